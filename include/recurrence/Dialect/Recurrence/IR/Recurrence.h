@@ -1,0 +1,32 @@
+//===- Recurrence.h - Recurrence dialect ------------------------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The recurrence dialect: its attributes and operations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCE_H
+#define RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.h.inc"
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceOps.h.inc"
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCE_H

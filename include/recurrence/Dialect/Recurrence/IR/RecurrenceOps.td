@@ -1,0 +1,118 @@
+//===- RecurrenceOps.td - Recurrence operations ------------*- tablegen -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCEOPS_TD
+#define RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCEOPS_TD
+
+include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.td"
+include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// Every recurrence op is a pure function of its tensor operands.
+class Recurrence_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Recurrence_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+def Recurrence_FloatTensor : RankedTensorOf<[AnyFloat]>;
+
+def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
+  let summary = "First-order linear recurrence h_t = A_t h_{t-1} + b_t";
+  let description = [{
+    Computes, for every batch index independently,
+
+    ```
+    h_t = A_t h_{t-1} + b_t    t = 1..T    (reverse: t = T..1, h_{T+1} = init)
+    ```
+
+    with `h_0 = init`, or zeros when `init` is absent. Shapes use `...` for any
+    number (zero included) of leading batch dims shared by every operand.
+
+    * The **state** is a vector `[N]`, or with the `matrix` keyword an `N x D`
+      matrix whose D columns share A_t (a `diagonal` transition may instead
+      be given per state element, `[..., T, N, D]`).
+    * The **structure** (see `#recurrence.structure`) fixes the `transition`
+      operands. `higher_order<m>` computes
+      `h_t = sum_{i=1..m} a_{i,t} * h_{t-i} + b_t` elementwise; its `init`
+      and final state hold the m most recent states, newest first:
+      `[..., m, N]` (`[..., m, N, D]`).
+    * The **input** is `input(%b)` with b `[..., T, N]` (`[..., T, N, D]`), or
+      `factored_input(%k, %v)` with `b_t = k_t v_t^T`, k `[..., T, N]`,
+      v `[..., T, D]`, which implies a matrix state.
+    * `readout(%c)` with c `[..., T, N]` replaces the states by
+      `y_t = c_t^T h_t`: the output is `[..., T]` (`[..., T, D]`). Otherwise
+      the output holds every state, `[..., T, N]` (`[..., T, N, D]`).
+    * A second result, when present, is the final state (h_T, or h_1 when
+      `reverse`), shaped like `init`.
+    * `schedule` is `sequential`, `chunked<C>`, `scan` or `auto` (the
+      default): a request to the lowering passes, not part of the semantics.
+
+    Example: a block-diagonal recurrence with 16 blocks of 4 x 4 over a
+    batch of 8 and 128 steps, returning the states and the final state.
+
+    ```mlir
+    %h, %last = recurrence.scan block_diagonal<4> schedule sequential
+        transition(%A : tensor<8x128x16x4x4xf32>)
+        input(%b : tensor<8x128x64xf32>)
+        -> tensor<8x128x64xf32>, tensor<8x64xf32>
+    ```
+
+    Mamba-style selective SSM on an N x D state with a readout:
+
+    ```mlir
+    %y = recurrence.scan diagonal matrix
+        transition(%a : tensor<2x256x16x64xf32>)
+        factored_input(%k, %v : tensor<2x256x16xf32>, tensor<2x256x64xf32>)
+        readout(%c : tensor<2x256x16xf32>) -> tensor<2x256x64xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    Recurrence_StructureAttr:$structure,
+    OptionalAttr<Recurrence_ScheduleAttr>:$schedule,
+    UnitAttr:$matrix,
+    UnitAttr:$reverse,
+    Variadic<Recurrence_FloatTensor>:$transition,
+    Optional<Recurrence_FloatTensor>:$input,
+    Optional<Recurrence_FloatTensor>:$input_key,
+    Optional<Recurrence_FloatTensor>:$input_value,
+    Optional<Recurrence_FloatTensor>:$init,
+    Optional<Recurrence_FloatTensor>:$readout);
+  let results = (outs Recurrence_FloatTensor:$output,
+                      Optional<Recurrence_FloatTensor>:$final_state);
+
+  let assemblyFormat = [{
+    custom<Structure>($structure) (`matrix` $matrix^)? (`reverse` $reverse^)?
+    custom<Schedule>($schedule)
+    (`transition` `(` $transition^ `:` type($transition) `)`)?
+    (`input` `(` $input^ `:` type($input) `)`)?
+    (`factored_input` `(` $input_key^ `,` $input_value `:` type($input_key)
+        `,` type($input_value) `)`)?
+    (`init` `(` $init^ `:` type($init) `)`)?
+    (`readout` `(` $readout^ `:` type($readout) `)`)?
+    attr-dict `->` type($output) (`,` type($final_state)^)?
+  }];
+
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+
+  let extraClassDeclaration = [{
+    /// The schedule, `auto` when none is given.
+    ScheduleAttr getScheduleOrAuto();
+    /// Whether b_t is given as the outer product k_t v_t^T.
+    bool hasFactoredInput() { return getInputKey() != nullptr; }
+    /// The number of leading batch dims.
+    int64_t getBatchRank();
+    /// The tensor that fixes batch dims, T and N: b, or k when factored.
+    Value getShapeSource() { return hasFactoredInput() ? getInputKey() : getInput(); }
+    /// The element type shared by every operand and result.
+    Type getElementType() {
+      return ::llvm::cast<RankedTensorType>(getOutput().getType()).getElementType();
+    }
+  }];
+}
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCEOPS_TD

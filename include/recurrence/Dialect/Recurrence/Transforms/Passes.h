@@ -1,0 +1,34 @@
+//===- Passes.h - Recurrence transformation passes --------------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_H
+#define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+namespace recurrence {
+
+#define GEN_PASS_DECL
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
+
+/// Adds the patterns that lower sequential (and `auto`) scans into loops.
+void populateLowerSequentialPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
+
+} // namespace recurrence
+} // namespace mlir
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_H

@@ -1,0 +1,50 @@
+//===- Pipelines.h - Named Recurrence pipelines -----------------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The pipelines every front door (recurrence-opt, the JIT, the bindings)
+// builds through these functions, so that there is one pipeline per target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_PIPELINES_PIPELINES_H
+#define RECURRENCE_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+namespace recurrence {
+
+struct RecurrenceToLLVMOptions
+    : public PassPipelineOptions<RecurrenceToLLVMOptions> {
+  PassOptions::Option<bool> inlineCalls{
+      *this, "inline",
+      llvm::cl::desc("Inline calls before bufferization, so that results are "
+                     "written straight into caller-provided buffers"),
+      llvm::cl::init(true)};
+};
+
+/// recurrence ops on tensors -> loops -> buffers -> LLVM dialect (CPU).
+void buildRecurrenceToLLVMPipeline(OpPassManager &pm,
+                                   const RecurrenceToLLVMOptions &options);
+
+/// Registers `-recurrence-to-llvm` with the pass registry.
+void registerRecurrencePipelines();
+
+/// Registers the recurrence dialect and everything its pipelines produce or
+/// need (dialects, interface models, LLVM IR translations).
+void registerAllRecurrenceDialects(DialectRegistry &registry);
+
+/// Registers the recurrence passes, the pipelines and the upstream passes.
+void registerAllRecurrencePasses();
+
+} // namespace recurrence
+} // namespace mlir
+
+#endif // RECURRENCE_PIPELINES_PIPELINES_H

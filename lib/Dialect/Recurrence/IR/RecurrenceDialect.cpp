@@ -1,0 +1,25 @@
+//===- RecurrenceDialect.cpp - Recurrence dialect -------------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.cpp.inc"
+
+void RecurrenceDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,193 @@
+//===- RecurrenceOps.cpp - Recurrence operations --------------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// structure ::= `identity` | `block_diagonal` `<` int `>` | ...
+static ParseResult parseStructure(OpAsmParser &parser,
+                                  StructureAttr &structure) {
+  structure = llvm::dyn_cast_or_null<StructureAttr>(
+      StructureAttr::parseBody(parser));
+  return success(structure != nullptr);
+}
+
+static void printStructure(OpAsmPrinter &printer, ScanOp,
+                           StructureAttr structure) {
+  structure.printBody(printer);
+}
+
+/// schedule ::= (`schedule` (`sequential` | `chunked` `<` int `>` | ...))?
+static ParseResult parseSchedule(OpAsmParser &parser, ScheduleAttr &schedule) {
+  if (failed(parser.parseOptionalKeyword("schedule")))
+    return success();
+  schedule =
+      llvm::dyn_cast_or_null<ScheduleAttr>(ScheduleAttr::parseBody(parser));
+  return success(schedule != nullptr);
+}
+
+static void printSchedule(OpAsmPrinter &printer, ScanOp,
+                          ScheduleAttr schedule) {
+  if (!schedule)
+    return;
+  printer << "schedule ";
+  schedule.printBody(printer);
+}
+
+#define GET_OP_CLASSES
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+ScheduleAttr ScanOp::getScheduleOrAuto() {
+  if (ScheduleAttr schedule = getScheduleAttr())
+    return schedule;
+  return ScheduleAttr::get(getContext(), ScheduleKind::Auto, 0);
+}
+
+int64_t ScanOp::getBatchRank() {
+  int64_t trailing = hasFactoredInput() ? 2 : (getMatrix() ? 3 : 2);
+  return cast<RankedTensorType>(getShapeSource().getType()).getRank() -
+         trailing;
+}
+
+namespace {
+/// Checks operand and result shapes against ScanDims and reports the first
+/// mismatch with the expected and the actual shape.
+class ShapeChecker {
+public:
+  ShapeChecker(ScanOp op, const ScanDims &dims) : op(op), dims(dims) {}
+
+  LogicalResult check(Value value, StringRef role,
+                      ArrayRef<int64_t> expected) {
+    ArrayRef<int64_t> actual =
+        cast<RankedTensorType>(value.getType()).getShape();
+    if (shapesCompatible(actual, expected))
+      return success();
+    InFlightDiagnostic diag = op.emitOpError();
+    diag << "expected " << role << " of shape " << formatShape(expected)
+         << " for ";
+    std::string structure;
+    llvm::raw_string_ostream os(structure);
+    os << stringifyStructureKind(dims.structure.getKind());
+    if (StructureAttr::hasParam(dims.structure.getKind()))
+      os << "<" << dims.structure.getParam() << ">";
+    diag << structure << " with N = " << formatDim(dims.size);
+    if (dims.matrix)
+      diag << ", D = " << formatDim(dims.columns);
+    diag << ", got " << formatShape(actual);
+    return diag;
+  }
+
+private:
+  ScanOp op;
+  const ScanDims &dims;
+};
+} // namespace
+
+/// Every operand and result must share one floating-point element type.
+static LogicalResult verifyElementTypes(ScanOp op) {
+  Type elementType = op.getElementType();
+  auto checkOne = [&](Value value, StringRef role) -> LogicalResult {
+    Type type = cast<RankedTensorType>(value.getType()).getElementType();
+    if (type == elementType)
+      return success();
+    return op.emitOpError() << "expected " << role << " of element type "
+                            << elementType << " (that of the output), got "
+                            << type;
+  };
+  for (OpOperand &operand : op->getOpOperands()) {
+    std::string role = "operand #" + std::to_string(operand.getOperandNumber());
+    if (failed(checkOne(operand.get(), role)))
+      return failure();
+  }
+  if (Value last = op.getFinalState())
+    return checkOne(last, "final state");
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  if (getInput() && (getInputKey() || getInputValue()))
+    return emitOpError("takes either `input` or `factored_input`, not both");
+  if (!getInput() && !(getInputKey() && getInputValue()))
+    return emitOpError(
+        "needs an input: `input(%b)` or `factored_input(%k, %v)`");
+  if (hasFactoredInput() && !getMatrix())
+    return emitOpError("`factored_input` builds b_t = k_t v_t^T, which needs "
+                       "a matrix state: add the `matrix` keyword");
+  if (failed(verifyElementTypes(*this)))
+    return failure();
+
+  std::optional<ScanDims> dims = ScanDims::fromOp(*this);
+  if (!dims)
+    return failure();
+  StructureAttr structure = getStructure();
+  unsigned expectedCount = structure.getNumTransitionOperands();
+  if (getTransition().size() != expectedCount)
+    return emitOpError() << "structure '"
+                         << stringifyStructureKind(structure.getKind())
+                         << "' takes " << expectedCount
+                         << " transition operand(s), got "
+                         << getTransition().size();
+  if (structure.getKind() == StructureKind::BlockDiagonal &&
+      !ShapedType::isDynamic(dims->size) &&
+      dims->size % structure.getParam() != 0)
+    return emitOpError() << "block_diagonal<" << structure.getParam()
+                         << "> needs a state size N divisible by "
+                         << structure.getParam() << ", got N = " << dims->size;
+
+  ShapeChecker checker(*this, *dims);
+  for (auto [index, operand] : llvm::enumerate(getTransition())) {
+    int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
+    bool perElement = dims->isPerElementDiagonal(rank);
+    std::string role = "transition operand #" + std::to_string(index);
+    if (failed(checker.check(operand, role,
+                             dims->perStep(dims->transitionStep(
+                                 index, perElement)))))
+      return failure();
+  }
+  if (getInput() &&
+      failed(checker.check(getInput(), "input", dims->perStep(
+                                                    dims->inputStep()))))
+    return failure();
+  if (hasFactoredInput() &&
+      (failed(checker.check(getInputKey(), "factored input key",
+                            dims->perStep({dims->size}))) ||
+       failed(checker.check(getInputValue(), "factored input value",
+                            dims->perStep({dims->columns})))))
+    return failure();
+  if (getInit() && failed(checker.check(getInit(), "init",
+                                        dims->perBatch(dims->stateStep()))))
+    return failure();
+  if (getReadout() && failed(checker.check(getReadout(), "readout",
+                                           dims->perStep({dims->size}))))
+    return failure();
+  if (failed(checker.check(getOutput(),
+                           getReadout() ? "output (readout)" : "output",
+                           dims->perStep(dims->outputStep(
+                               getReadout() != nullptr)))))
+    return failure();
+  if (getFinalState() &&
+      failed(checker.check(getFinalState(), "final state",
+                           dims->perBatch(dims->stateStep()))))
+    return failure();
+  return success();
+}

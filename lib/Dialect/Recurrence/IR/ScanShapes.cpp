@@ -1,0 +1,145 @@
+//===- ScanShapes.cpp - Operand shapes of recurrence.scan -----------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+static int64_t divideDim(int64_t size, int64_t by) {
+  return ShapedType::isDynamic(size) ? ShapedType::kDynamic : size / by;
+}
+
+std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
+  ScanDims dims;
+  dims.structure = op.getStructure();
+  dims.matrix = op.getMatrix();
+  Value source = op.getShapeSource();
+  if (!source) {
+    op.emitOpError("needs an input: `input(%b)` or `factored_input(%k, %v)`");
+    return std::nullopt;
+  }
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t trailing = op.hasFactoredInput() ? 2 : (dims.matrix ? 3 : 2);
+  StringRef role = op.hasFactoredInput() ? "factored input key" : "input";
+  if (type.getRank() < trailing) {
+    op.emitOpError() << "expected " << role << " of rank at least " << trailing
+                     << " ([..., T, N" << (trailing == 3 ? ", D" : "")
+                     << "]), got rank " << type.getRank();
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t batchRank = type.getRank() - trailing;
+  dims.batch.assign(shape.begin(), shape.begin() + batchRank);
+  dims.steps = shape[batchRank];
+  dims.size = shape[batchRank + 1];
+  if (op.hasFactoredInput()) {
+    auto valueType = cast<RankedTensorType>(op.getInputValue().getType());
+    if (valueType.getRank() != batchRank + 2) {
+      op.emitOpError() << "expected factored input value of rank "
+                       << batchRank + 2 << " ([..., T, D]), got rank "
+                       << valueType.getRank();
+      return std::nullopt;
+    }
+    dims.columns = valueType.getShape().back();
+  } else if (dims.matrix) {
+    dims.columns = shape[batchRank + 2];
+  }
+  return dims;
+}
+
+bool ScanDims::isPerElementDiagonal(int64_t rank) const {
+  return matrix && structure.getKind() == StructureKind::Diagonal &&
+         rank == static_cast<int64_t>(batch.size()) + 3;
+}
+
+SmallVector<int64_t> ScanDims::transitionStep(unsigned index,
+                                              bool perElement) const {
+  int64_t param = structure.getParam();
+  switch (structure.getKind()) {
+  case StructureKind::Identity:
+  case StructureKind::Scalar:
+    return {};
+  case StructureKind::Diagonal:
+    if (perElement)
+      return {size, columns};
+    return {size};
+  case StructureKind::BlockDiagonal:
+    return {divideDim(size, param), param, param};
+  case StructureKind::Dplr:
+    if (index == 0)
+      return {size};
+    return {size, param};
+  case StructureKind::Dense:
+    return {size, size};
+  case StructureKind::HigherOrder:
+    return {param, size};
+  }
+  llvm_unreachable("unknown structure");
+}
+
+SmallVector<int64_t> ScanDims::inputStep() const {
+  if (matrix)
+    return {size, columns};
+  return {size};
+}
+
+SmallVector<int64_t> ScanDims::stateStep() const {
+  SmallVector<int64_t> step;
+  if (structure.getKind() == StructureKind::HigherOrder)
+    step.push_back(structure.getParam());
+  llvm::append_range(step, inputStep());
+  return step;
+}
+
+SmallVector<int64_t> ScanDims::outputStep(bool readout) const {
+  if (!readout)
+    return inputStep();
+  if (matrix)
+    return {columns};
+  return {};
+}
+
+SmallVector<int64_t> ScanDims::perBatch(ArrayRef<int64_t> step) const {
+  SmallVector<int64_t> shape(batch);
+  llvm::append_range(shape, step);
+  return shape;
+}
+
+SmallVector<int64_t> ScanDims::perStep(ArrayRef<int64_t> step) const {
+  SmallVector<int64_t> shape(batch);
+  shape.push_back(steps);
+  llvm::append_range(shape, step);
+  return shape;
+}
+
+std::string mlir::recurrence::formatDim(int64_t size) {
+  return ShapedType::isDynamic(size) ? "?" : std::to_string(size);
+}
+
+std::string mlir::recurrence::formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os,
+                        [&](int64_t size) { os << formatDim(size); });
+  os << "]";
+  return text;
+}
+
+bool mlir::recurrence::shapesCompatible(ArrayRef<int64_t> actual,
+                                        ArrayRef<int64_t> expected) {
+  if (actual.size() != expected.size())
+    return false;
+  for (auto [a, e] : llvm::zip(actual, expected))
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return false;
+  return true;
+}

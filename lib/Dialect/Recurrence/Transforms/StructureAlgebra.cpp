@@ -1,0 +1,255 @@
+//===- StructureAlgebra.cpp - Transitions as tensor computations ----------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+using utils::IteratorType;
+
+namespace {
+/// Builds linalg.generic ops over a fixed loop nest with maps written as
+/// lists of loop dims, e.g. {{0, 2}, {2, 1}, {0, 1}} for a matmul.
+class GenericBuilder {
+public:
+  GenericBuilder(OpBuilder &b, Location loc, unsigned numLoops)
+      : b(b), loc(loc), numLoops(numLoops) {}
+
+  AffineMap map(ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : dims)
+      exprs.push_back(b.getAffineDimExpr(d));
+    return AffineMap::get(numLoops, 0, exprs, b.getContext());
+  }
+
+  /// One result written into `init`; the body gets the input elements and
+  /// the current output element and returns the new output element.
+  Value build(ValueRange inputs, ArrayRef<SmallVector<unsigned>> inputDims,
+              Value init, ArrayRef<unsigned> initDims,
+              ArrayRef<IteratorType> iterators,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+    SmallVector<AffineMap> maps;
+    for (ArrayRef<unsigned> dims : inputDims)
+      maps.push_back(map(dims));
+    maps.push_back(map(initDims));
+    auto op = linalg::GenericOp::create(
+        b, loc, init.getType(), inputs, init, maps, iterators,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+        });
+    return op.getResult(0);
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  unsigned numLoops;
+};
+
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulFOp::create(b, loc, x, y);
+}
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddFOp::create(b, loc, x, y);
+}
+Type elementTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+constexpr auto kPar = IteratorType::parallel;
+constexpr auto kRed = IteratorType::reduction;
+} // namespace
+
+Value mlir::recurrence::zeroTensor(OpBuilder &b, Location loc,
+                                   ArrayRef<OpFoldResult> sizes,
+                                   Type elementType) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+/// b_t as an [N, D] tensor: the given one, or the outer product k v^T.
+static Value materializeInput(OpBuilder &b, Location loc,
+                              const StepInput &input) {
+  if (input.full)
+    return input.full;
+  SmallVector<OpFoldResult> sizes = {
+      tensor::getMixedSize(b, loc, input.key, 0),
+      tensor::getMixedSize(b, loc, input.value, 0)};
+  Value empty =
+      tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(input.key));
+  return GenericBuilder(b, loc, 2).build(
+      {input.key, input.value}, {{0}, {1}}, empty, {0, 1}, {kPar, kPar},
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        return mul(nb, nl, args[0], args[1]);
+      });
+}
+
+/// h' = a * h + b_t elementwise, in place on h: identity, scalar, diagonal.
+static Value applyElementwise(OpBuilder &b, Location loc,
+                              const StepTransition &a, Value state,
+                              const StepInput &input) {
+  SmallVector<Value> inputs;
+  SmallVector<SmallVector<unsigned>> dims;
+  Value scalar;
+  StructureKind kind = a.structure.getKind();
+  if (kind == StructureKind::Scalar) {
+    scalar = a.operands[0];
+  } else if (kind == StructureKind::Diagonal) {
+    inputs.push_back(a.operands[0]);
+    dims.push_back(a.perElement ? SmallVector<unsigned>{0, 1}
+                                : SmallVector<unsigned>{0});
+  }
+  bool hasGate = kind == StructureKind::Diagonal;
+  if (input.full) {
+    inputs.push_back(input.full);
+    dims.push_back({0, 1});
+  } else {
+    inputs.append({input.key, input.value});
+    dims.append({{0}, {1}});
+  }
+  return GenericBuilder(b, loc, 2).build(
+      inputs, dims, state, {0, 1}, {kPar, kPar},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value h = args.back();
+        unsigned next = 0;
+        if (hasGate)
+          h = mul(nb, nl, args[next++], h);
+        else if (scalar)
+          h = mul(nb, nl, scalar, h);
+        Value bt = input.full ? args[next]
+                              : mul(nb, nl, args[next], args[next + 1]);
+        return add(nb, nl, h, bt);
+      });
+}
+
+/// acc + sum_k lhs[...] * rhs[...] for a contraction given by its maps.
+static Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
+                      SmallVector<unsigned> lhsDims, Value rhs,
+                      SmallVector<unsigned> rhsDims, Value acc,
+                      ArrayRef<unsigned> accDims,
+                      ArrayRef<IteratorType> iterators) {
+  return GenericBuilder(b, loc, numLoops)
+      .build({lhs, rhs}, {lhsDims, rhsDims}, acc, accDims, iterators,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               return add(nb, nl, args[2], mul(nb, nl, args[0], args[1]));
+             });
+}
+
+/// Block-diagonal A [H, m, m] applied to h [N, D] viewed as [H, m, D].
+static Value applyBlockDiagonal(OpBuilder &b, Location loc, Value blocks,
+                                Value state, Value acc) {
+  auto stateType = cast<RankedTensorType>(state.getType());
+  auto blockType = cast<RankedTensorType>(blocks.getType());
+  int64_t m = blockType.getDimSize(1);
+  auto viewType = RankedTensorType::get(
+      {blockType.getDimSize(0), m, stateType.getDimSize(1)},
+      stateType.getElementType());
+  SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
+  auto view = [&](Value v) -> Value {
+    return tensor::ExpandShapeOp::create(b, loc, viewType, v, groups);
+  };
+  // Loops (g, i, d, j): out[g, i, d] += A[g, i, j] * h[g, j, d].
+  Value result = contract(b, loc, 4, blocks, {0, 1, 3}, view(state),
+                          {0, 3, 2}, view(acc), {0, 1, 2},
+                          {kPar, kPar, kPar, kRed});
+  return tensor::CollapseShapeOp::create(b, loc, result, groups);
+}
+
+/// (diag(d) + U V^T) h + acc.
+static Value applyDplr(OpBuilder &b, Location loc, ValueRange operands,
+                       Value state, Value acc) {
+  Value diag = operands[0], left = operands[1], right = operands[2];
+  Type elementType = elementTypeOf(state);
+  // w[j, d] = sum_n V[n, j] h[n, d]
+  SmallVector<OpFoldResult> wSizes = {tensor::getMixedSize(b, loc, right, 1),
+                                      tensor::getMixedSize(b, loc, state, 1)};
+  Value w = contract(b, loc, 3, right, {2, 0}, state, {2, 1},
+                     zeroTensor(b, loc, wSizes, elementType), {0, 1},
+                     {kPar, kPar, kRed});
+  // acc[n, d] += sum_j U[n, j] w[j, d]
+  Value lowRank = contract(b, loc, 3, left, {0, 2}, w, {2, 1}, acc, {0, 1},
+                           {kPar, kPar, kRed});
+  // ... + d[n] h[n, d]
+  return GenericBuilder(b, loc, 2).build(
+      {diag, state}, {{0}, {0, 1}}, lowRank, {0, 1}, {kPar, kPar},
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        return add(nb, nl, args[2], mul(nb, nl, args[0], args[1]));
+      });
+}
+
+Value mlir::recurrence::applyTransition(OpBuilder &b, Location loc,
+                                        const StepTransition &a, Value state,
+                                        const StepInput &input) {
+  switch (a.structure.getKind()) {
+  case StructureKind::Identity:
+  case StructureKind::Scalar:
+  case StructureKind::Diagonal:
+    return applyElementwise(b, loc, a, state, input);
+  case StructureKind::BlockDiagonal:
+    return applyBlockDiagonal(b, loc, a.operands[0], state,
+                              materializeInput(b, loc, input));
+  case StructureKind::Dplr:
+    return applyDplr(b, loc, a.operands, state,
+                     materializeInput(b, loc, input));
+  case StructureKind::Dense:
+    // Loops (n, d, k): out[n, d] += A[n, k] * h[k, d].
+    return contract(b, loc, 3, a.operands[0], {0, 2}, state, {2, 1},
+                    materializeInput(b, loc, input), {0, 1},
+                    {kPar, kPar, kRed});
+  case StructureKind::HigherOrder:
+    // Loops (n, d, i): out[n, d] += a[i, n] * stack[i, n, d].
+    return contract(b, loc, 3, a.operands[0], {2, 0}, state, {2, 0, 1},
+                    materializeInput(b, loc, input), {0, 1},
+                    {kPar, kPar, kRed});
+  }
+  llvm_unreachable("unknown structure");
+}
+
+Value mlir::recurrence::advanceState(OpBuilder &b, Location loc,
+                                     StructureAttr structure, Value state,
+                                     Value newest) {
+  if (structure.getKind() != StructureKind::HigherOrder)
+    return newest;
+  int64_t order = structure.getParam();
+  auto stackType = cast<RankedTensorType>(state.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, state);
+  Value stack = tensor::EmptyOp::create(b, loc, sizes,
+                                        stackType.getElementType());
+  SmallVector<OpFoldResult> one(3, b.getIndexAttr(1));
+  auto offsetsAt = [&](int64_t row) {
+    return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(0),
+                                     b.getIndexAttr(0)};
+  };
+  SmallVector<OpFoldResult> rowSizes = {b.getIndexAttr(1), sizes[1], sizes[2]};
+  stack = tensor::InsertSliceOp::create(b, loc, newest, stack, offsetsAt(0),
+                                        rowSizes, one);
+  if (order == 1)
+    return stack;
+  SmallVector<OpFoldResult> olderSizes = {b.getIndexAttr(order - 1), sizes[1],
+                                          sizes[2]};
+  Value older = tensor::ExtractSliceOp::create(b, loc, state, offsetsAt(0),
+                                               olderSizes, one);
+  return tensor::InsertSliceOp::create(b, loc, older, stack, offsetsAt(1),
+                                       olderSizes, one);
+}
+
+Value mlir::recurrence::applyReadout(OpBuilder &b, Location loc,
+                                     Value readout, Value state) {
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, state, 1)};
+  Value zeros = zeroTensor(b, loc, sizes, elementTypeOf(state));
+  // Loops (d, n): y[d] += c[n] * h[n, d].
+  return contract(b, loc, 2, readout, {1}, state, {1, 0}, zeros, {0},
+                  {kPar, kRed});
+}

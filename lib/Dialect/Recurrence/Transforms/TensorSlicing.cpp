@@ -1,0 +1,89 @@
+//===- TensorSlicing.cpp - Row slices and unit-column reshapes ------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+namespace {
+/// Offsets, sizes and strides selecting source[lead..., :...].
+struct RowSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  RankedTensorType rowType;
+
+  RowSlice(OpBuilder &b, Location loc, Value source, ValueRange lead) {
+    auto type = cast<RankedTensorType>(source.getType());
+    SmallVector<OpFoldResult> all = tensor::getMixedSizes(b, loc, source);
+    for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+      bool fixed = i < static_cast<int64_t>(lead.size());
+      offsets.push_back(fixed ? OpFoldResult(lead[i]) : b.getIndexAttr(0));
+      sizes.push_back(fixed ? b.getIndexAttr(1) : all[i]);
+      strides.push_back(b.getIndexAttr(1));
+    }
+    rowType = RankedTensorType::get(type.getShape().drop_front(lead.size()),
+                                    type.getElementType());
+  }
+};
+} // namespace
+
+Value mlir::recurrence::extractRow(OpBuilder &b, Location loc, Value source,
+                                   ValueRange lead) {
+  if (lead.empty())
+    return source;
+  RowSlice slice(b, loc, source, lead);
+  return tensor::ExtractSliceOp::create(b, loc, slice.rowType, source,
+                                        slice.offsets, slice.sizes,
+                                        slice.strides);
+}
+
+Value mlir::recurrence::insertRow(OpBuilder &b, Location loc, Value row,
+                                  Value dest, ValueRange lead) {
+  if (lead.empty())
+    return row;
+  RowSlice slice(b, loc, dest, lead);
+  return tensor::InsertSliceOp::create(b, loc, row, dest, slice.offsets,
+                                       slice.sizes, slice.strides);
+}
+
+void mlir::recurrence::parallelInsertRow(OpBuilder &b, Location loc, Value row,
+                                         Value dest, ValueRange lead) {
+  RowSlice slice(b, loc, dest, lead);
+  tensor::ParallelInsertSliceOp::create(b, loc, row, dest, slice.offsets,
+                                        slice.sizes, slice.strides);
+}
+
+/// Reassociation that groups the last two of `rank` dims.
+static SmallVector<ReassociationIndices> lastTwoGrouped(int64_t rank) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    groups.push_back({i});
+  groups.push_back({rank - 2, rank - 1});
+  return groups;
+}
+
+Value mlir::recurrence::appendUnitDim(OpBuilder &b, Location loc,
+                                      Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.push_back(1);
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  sizes.push_back(b.getIndexAttr(1));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, value,
+                                       lastTwoGrouped(shape.size()), sizes);
+}
+
+Value mlir::recurrence::dropTrailingUnitDim(OpBuilder &b, Location loc,
+                                            Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return tensor::CollapseShapeOp::create(b, loc, value,
+                                         lastTwoGrouped(type.getRank()));
+}
