@@ -20,21 +20,16 @@ using namespace mlir::recurrence;
 // Custom directives
 //===----------------------------------------------------------------------===//
 
+/// header ::= structure (`schedule` schedule)?
 /// structure ::= `identity` | `block_diagonal` `<` int `>` | ...
-static ParseResult parseStructure(OpAsmParser &parser,
-                                  StructureAttr &structure) {
+/// schedule ::= `sequential` | `chunked` `<` int `>` | `scan` | `auto`
+static ParseResult parseStructureAndSchedule(OpAsmParser &parser,
+                                             StructureAttr &structure,
+                                             ScheduleAttr &schedule) {
   structure = llvm::dyn_cast_or_null<StructureAttr>(
       StructureAttr::parseBody(parser));
-  return success(structure != nullptr);
-}
-
-static void printStructure(OpAsmPrinter &printer, ScanOp,
-                           StructureAttr structure) {
-  structure.printBody(printer);
-}
-
-/// schedule ::= (`schedule` (`sequential` | `chunked` `<` int `>` | ...))?
-static ParseResult parseSchedule(OpAsmParser &parser, ScheduleAttr &schedule) {
+  if (!structure)
+    return failure();
   if (failed(parser.parseOptionalKeyword("schedule")))
     return success();
   schedule =
@@ -42,11 +37,13 @@ static ParseResult parseSchedule(OpAsmParser &parser, ScheduleAttr &schedule) {
   return success(schedule != nullptr);
 }
 
-static void printSchedule(OpAsmPrinter &printer, ScanOp,
-                          ScheduleAttr schedule) {
+static void printStructureAndSchedule(OpAsmPrinter &printer, ScanOp,
+                                      StructureAttr structure,
+                                      ScheduleAttr schedule) {
+  structure.printBody(printer);
   if (!schedule)
     return;
-  printer << "schedule ";
+  printer << " schedule ";
   schedule.printBody(printer);
 }
 

@@ -48,7 +48,8 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
     * A second result, when present, is the final state (h_T, or h_1 when
       `reverse`), shaped like `init`.
     * `schedule` is `sequential`, `chunked<C>`, `scan` or `auto` (the
-      default): a request to the lowering passes, not part of the semantics.
+      default), written right after the structure: a request to the
+      lowering passes, not part of the semantics.
 
     Example: a block-diagonal recurrence with 16 blocks of 4 x 4 over a
     batch of 8 and 128 steps, returning the states and the final state.
@@ -85,8 +86,8 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
                       Optional<Recurrence_FloatTensor>:$final_state);
 
   let assemblyFormat = [{
-    custom<Structure>($structure) (`matrix` $matrix^)? (`reverse` $reverse^)?
-    custom<Schedule>($schedule)
+    custom<StructureAndSchedule>($structure, $schedule)
+    (`matrix` $matrix^)? (`reverse` $reverse^)?
     (`transition` `(` $transition^ `:` type($transition) `)`)?
     (`input` `(` $input^ `:` type($input) `)`)?
     (`factored_input` `(` $input_key^ `,` $input_value `:` type($input_key)
