@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -60,14 +61,9 @@ bool StructureAttr::hasParam(StructureKind kind) {
 }
 
 unsigned StructureAttr::getNumTransitionOperands() const {
-  switch (getKind()) {
-  case StructureKind::Identity:
-    return 0;
-  case StructureKind::Dplr:
-    return 3;
-  default:
-    return 1;
-  }
+  ScanDims dims;
+  dims.kind = getKind();
+  return dims.numTransitionOperands();
 }
 
 LogicalResult

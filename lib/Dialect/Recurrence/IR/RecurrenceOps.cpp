@@ -84,9 +84,9 @@ public:
          << " for ";
     std::string structure;
     llvm::raw_string_ostream os(structure);
-    os << stringifyStructureKind(dims.structure.getKind());
-    if (StructureAttr::hasParam(dims.structure.getKind()))
-      os << "<" << dims.structure.getParam() << ">";
+    os << stringifyStructureKind(dims.kind);
+    if (StructureAttr::hasParam(dims.kind))
+      os << "<" << dims.param << ">";
     diag << structure << " with N = " << formatDim(dims.size);
     if (dims.matrix)
       diag << ", D = " << formatDim(dims.columns);

@@ -19,7 +19,8 @@ static int64_t divideDim(int64_t size, int64_t by) {
 
 std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
   ScanDims dims;
-  dims.structure = op.getStructure();
+  dims.kind = op.getStructure().getKind();
+  dims.param = op.getStructure().getParam();
   dims.matrix = op.getMatrix();
   Value source = op.getShapeSource();
   if (!source) {
@@ -55,15 +56,25 @@ std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
   return dims;
 }
 
+unsigned ScanDims::numTransitionOperands() const {
+  switch (kind) {
+  case StructureKind::Identity:
+    return 0;
+  case StructureKind::Dplr:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
 bool ScanDims::isPerElementDiagonal(int64_t rank) const {
-  return matrix && structure.getKind() == StructureKind::Diagonal &&
+  return matrix && kind == StructureKind::Diagonal &&
          rank == static_cast<int64_t>(batch.size()) + 3;
 }
 
 SmallVector<int64_t> ScanDims::transitionStep(unsigned index,
                                               bool perElement) const {
-  int64_t param = structure.getParam();
-  switch (structure.getKind()) {
+  switch (kind) {
   case StructureKind::Identity:
   case StructureKind::Scalar:
     return {};
@@ -93,8 +104,8 @@ SmallVector<int64_t> ScanDims::inputStep() const {
 
 SmallVector<int64_t> ScanDims::stateStep() const {
   SmallVector<int64_t> step;
-  if (structure.getKind() == StructureKind::HigherOrder)
-    step.push_back(structure.getParam());
+  if (kind == StructureKind::HigherOrder)
+    step.push_back(param);
   llvm::append_range(step, inputStep());
   return step;
 }

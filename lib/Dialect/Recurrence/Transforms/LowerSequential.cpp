@@ -186,10 +186,10 @@ struct LowerSequentialScan : OpRewritePattern<ScanOp> {
       ValueRange shared = forall.getRegionIterArgs();
       Value block = extractRow(rewriter, loc, shared[0], batch);
       auto [last, out] = emitter.timeLoop(rewriter, loc, batch, block);
-      rewriter.setInsertionPointToEnd(forall.getTerminator().getBody());
-      parallelInsertRow(rewriter, loc, out, shared[0], batch);
+      Block *combining = forall.getTerminator().getBody();
+      parallelInsertRow(rewriter, loc, out, shared[0], batch, combining);
       if (op.getFinalState())
-        parallelInsertRow(rewriter, loc, last, shared[1], batch);
+        parallelInsertRow(rewriter, loc, last, shared[1], batch, combining);
     }
     rewriter.replaceOp(op, forall.getResults());
     return success();

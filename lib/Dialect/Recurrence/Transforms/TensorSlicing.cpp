@@ -54,8 +54,11 @@ Value mlir::recurrence::insertRow(OpBuilder &b, Location loc, Value row,
 }
 
 void mlir::recurrence::parallelInsertRow(OpBuilder &b, Location loc, Value row,
-                                         Value dest, ValueRange lead) {
+                                         Value dest, ValueRange lead,
+                                         Block *combining) {
   RowSlice slice(b, loc, dest, lead);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(combining);
   tensor::ParallelInsertSliceOp::create(b, loc, row, dest, slice.offsets,
                                         slice.sizes, slice.strides);
 }

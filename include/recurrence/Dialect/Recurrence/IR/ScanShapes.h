@@ -22,7 +22,8 @@ namespace mlir::recurrence {
 
 /// The dims of one scan; unknown sizes are ShapedType::kDynamic.
 struct ScanDims {
-  StructureAttr structure;
+  StructureKind kind = StructureKind::Identity;
+  int64_t param = 0; // m or r
   bool matrix = false;
   SmallVector<int64_t> batch;
   int64_t steps = 0;  // T
@@ -43,6 +44,9 @@ struct ScanDims {
   /// Full shapes: batch dims, then T for per-step operands, then the step.
   SmallVector<int64_t> perStep(ArrayRef<int64_t> step) const;
   SmallVector<int64_t> perBatch(ArrayRef<int64_t> step) const;
+
+  /// The number of transition operands of the structure.
+  unsigned numTransitionOperands() const;
 
   /// Whether a diagonal transition of rank `rank` is given per element.
   bool isPerElementDiagonal(int64_t rank) const;

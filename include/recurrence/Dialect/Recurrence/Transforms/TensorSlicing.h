@@ -25,9 +25,11 @@ Value extractRow(OpBuilder &b, Location loc, Value source, ValueRange lead);
 Value insertRow(OpBuilder &b, Location loc, Value row, Value dest,
                 ValueRange lead);
 
-/// Emits tensor.parallel_insert_slice of `row` into dest[lead..., :...].
+/// Emits tensor.parallel_insert_slice of `row` into dest[lead..., :...] at
+/// the end of `combining` (an scf.forall.in_parallel body); sizes are
+/// computed at the builder's insertion point.
 void parallelInsertRow(OpBuilder &b, Location loc, Value row, Value dest,
-                       ValueRange lead);
+                       ValueRange lead, Block *combining);
 
 /// [..., N] -> [..., N, 1] and back.
 Value appendUnitDim(OpBuilder &b, Location loc, Value value);

@@ -1,0 +1,78 @@
+//===- JitModule.h - Compile and call recurrence code on the CPU -*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles functions on tensors through -recurrence-to-llvm with the MLIR
+// ExecutionEngine and calls them on caller-owned strided buffers: inputs are
+// read in place and results are written straight into the caller's memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_RUNTIME_JITMODULE_H
+#define RECURRENCE_RUNTIME_JITMODULE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace recurrence {
+
+/// A strided view of caller memory; strides count elements.
+struct BufferView {
+  void *data = nullptr;
+  unsigned elementBits = 32;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+
+  /// A contiguous row-major view.
+  static BufferView contiguous(void *data, unsigned elementBits,
+                               std::vector<int64_t> sizes);
+};
+
+class JitModule {
+public:
+  ~JitModule();
+
+  /// Compiles `module`, whose `entries` are functions from ranked tensors to
+  /// ranked tensors, for the host CPU. The module is lowered in place.
+  static llvm::Expected<std::unique_ptr<JitModule>>
+  compile(ModuleOp module, ArrayRef<std::string> entries);
+
+  /// Parses `source` and compiles it.
+  static llvm::Expected<std::unique_ptr<JitModule>>
+  compileSource(MLIRContext *context, StringRef source,
+                ArrayRef<std::string> entries);
+
+  /// Calls `entry` on `args`, writing its results into `results`. Sizes,
+  /// ranks and element types are checked against the function's signature;
+  /// result buffers must not overlap any other buffer.
+  llvm::Error call(StringRef entry, ArrayRef<BufferView> args,
+                   ArrayRef<BufferView> results);
+
+  /// The (ranked) shapes of an entry's arguments and results.
+  struct Signature {
+    std::vector<std::vector<int64_t>> args, results;
+    std::vector<unsigned> argBits, resultBits;
+  };
+  const Signature *getSignature(StringRef entry) const;
+
+private:
+  JitModule() = default;
+  std::unique_ptr<ExecutionEngine> engine;
+  llvm::StringMap<Signature> signatures;
+};
+
+} // namespace recurrence
+} // namespace mlir
+
+#endif // RECURRENCE_RUNTIME_JITMODULE_H

@@ -1,0 +1,81 @@
+//===- ScanSpec.h - A recurrence.scan described as plain data ---*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// What a front door (a test, the demo, the bindings) says about the scan it
+// wants: the structure, the flags and the number of batch dims. From it come
+// the operand list, their shapes for given sizes, and a function on
+// dynamically shaped tensors that holds the scan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_RUNTIME_SCANSPEC_H
+#define RECURRENCE_RUNTIME_SCANSPEC_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::recurrence {
+
+struct ScanSpec {
+  StructureKind structure = StructureKind::Diagonal;
+  int64_t param = 0; // m or r
+  ScheduleKind schedule = ScheduleKind::Auto;
+  int64_t chunkSize = 0;
+  bool matrix = false;
+  bool perElement = false; // diagonal given per state element
+  bool factored = false;   // b_t = k_t v_t^T
+  bool reverse = false;
+  bool init = false;
+  bool readout = false;
+  bool finalState = false;
+  bool f64 = false;
+  int64_t batchRank = 1;
+
+  /// A short name, e.g. "block_diagonal<3>.matrix.reverse.init.f64".
+  std::string describe() const;
+};
+
+/// What an operand of the scan function is for.
+enum class OperandRole { Transition, Input, Key, Value, Init, Readout };
+
+struct ScanOperand {
+  OperandRole role;
+  unsigned index; // among the transition operands
+  std::vector<int64_t> shape;
+};
+
+/// Concrete sizes of one problem.
+struct ScanSizes {
+  std::vector<int64_t> batch;
+  int64_t steps = 1, size = 1, columns = 1;
+};
+
+/// The function's operands in order (transition..., b | k, v, init, readout)
+/// with their shapes for `sizes`.
+std::vector<ScanOperand> scanOperands(const ScanSpec &spec,
+                                      const ScanSizes &sizes);
+/// The shapes of the output and of the final state.
+std::vector<int64_t> scanOutputShape(const ScanSpec &spec,
+                                     const ScanSizes &sizes);
+std::vector<int64_t> scanFinalStateShape(const ScanSpec &spec,
+                                         const ScanSizes &sizes);
+
+/// A module with `func.func @<name>` on dynamically shaped tensors that
+/// returns the output (and the final state) of one recurrence.scan.
+OwningOpRef<ModuleOp> buildScanModule(MLIRContext *context,
+                                      const ScanSpec &spec,
+                                      StringRef name = "scan");
+
+} // namespace mlir::recurrence
+
+#endif // RECURRENCE_RUNTIME_SCANSPEC_H

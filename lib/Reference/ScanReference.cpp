@@ -1,0 +1,151 @@
+//===- ScanReference.cpp - Float64 reference of recurrence.scan -----------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Reference/ScanReference.h"
+
+using namespace mlir::recurrence;
+
+namespace {
+/// The operand arrays of one problem, looked up by role.
+struct Operands {
+  const std::vector<double> *transition[3] = {nullptr, nullptr, nullptr};
+  const std::vector<double> *input = nullptr, *key = nullptr,
+                            *value = nullptr, *init = nullptr,
+                            *readout = nullptr;
+};
+} // namespace
+
+ReferenceResult mlir::recurrence::referenceScan(
+    const ScanSpec &spec, const ScanSizes &sizes,
+    const std::vector<std::vector<double>> &data) {
+  Operands in;
+  std::vector<ScanOperand> roles = scanOperands(spec, sizes);
+  for (size_t i = 0; i < roles.size(); ++i) {
+    const std::vector<double> *array = &data[i];
+    switch (roles[i].role) {
+    case OperandRole::Transition:
+      in.transition[roles[i].index] = array;
+      break;
+    case OperandRole::Input:
+      in.input = array;
+      break;
+    case OperandRole::Key:
+      in.key = array;
+      break;
+    case OperandRole::Value:
+      in.value = array;
+      break;
+    case OperandRole::Init:
+      in.init = array;
+      break;
+    case OperandRole::Readout:
+      in.readout = array;
+      break;
+    }
+  }
+
+  int64_t batch = 1;
+  for (int64_t size : sizes.batch)
+    batch *= size;
+  const int64_t T = sizes.steps, N = sizes.size;
+  const int64_t D = spec.matrix ? sizes.columns : 1;
+  const int64_t p = spec.param;
+  const bool higher = spec.structure == StructureKind::HigherOrder;
+  const int64_t depth = higher ? p : 1; // states remembered
+
+  ReferenceResult result;
+  const int64_t outPerStep = spec.readout ? D : N * D;
+  result.output.assign(batch * T * outPerStep, 0.0);
+  result.finalState.assign(batch * depth * N * D, 0.0);
+
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    // hist[i][n][d] = h_{t-1-i}: the previous `depth` states, newest first.
+    std::vector<double> hist(depth * N * D, 0.0);
+    if (in.init)
+      for (int64_t j = 0; j < depth * N * D; ++j)
+        hist[j] = (*in.init)[bi * depth * N * D + j];
+
+    for (int64_t step = 0; step < T; ++step) {
+      const int64_t t = spec.reverse ? T - 1 - step : step;
+      const int64_t bt = bi * T + t; // (batch, time) index
+      auto h = [&](int64_t i, int64_t n, int64_t d) {
+        return hist[(i * N + n) * D + d];
+      };
+      auto A = [&](int k) -> const std::vector<double> & {
+        return *in.transition[k];
+      };
+      std::vector<double> next(N * D, 0.0);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t d = 0; d < D; ++d) {
+          double ah = 0.0;
+          switch (spec.structure) {
+          case StructureKind::Identity:
+            ah = h(0, n, d);
+            break;
+          case StructureKind::Scalar:
+            ah = A(0)[bt] * h(0, n, d);
+            break;
+          case StructureKind::Diagonal:
+            ah = (spec.perElement ? A(0)[(bt * N + n) * D + d]
+                                  : A(0)[bt * N + n]) *
+                 h(0, n, d);
+            break;
+          case StructureKind::BlockDiagonal: {
+            int64_t g = n / p, i = n % p;
+            for (int64_t j = 0; j < p; ++j)
+              ah += A(0)[((bt * (N / p) + g) * p + i) * p + j] *
+                    h(0, g * p + j, d);
+            break;
+          }
+          case StructureKind::Dplr: {
+            ah = A(0)[bt * N + n] * h(0, n, d);
+            for (int64_t j = 0; j < p; ++j) {
+              double vh = 0.0;
+              for (int64_t k = 0; k < N; ++k)
+                vh += A(2)[(bt * N + k) * p + j] * h(0, k, d);
+              ah += A(1)[(bt * N + n) * p + j] * vh;
+            }
+            break;
+          }
+          case StructureKind::Dense:
+            for (int64_t k = 0; k < N; ++k)
+              ah += A(0)[(bt * N + n) * N + k] * h(0, k, d);
+            break;
+          case StructureKind::HigherOrder:
+            for (int64_t i = 0; i < p; ++i)
+              ah += A(0)[(bt * p + i) * N + n] * h(i, n, d);
+            break;
+          }
+          double b = spec.factored
+                         ? (*in.key)[bt * N + n] * (*in.value)[bt * D + d]
+                         : (*in.input)[(bt * N + n) * D + d];
+          next[n * D + d] = ah + b;
+        }
+      }
+      // Shift the history and store h_t as the newest state.
+      for (int64_t i = depth - 1; i > 0; --i)
+        for (int64_t j = 0; j < N * D; ++j)
+          hist[i * N * D + j] = hist[(i - 1) * N * D + j];
+      for (int64_t j = 0; j < N * D; ++j)
+        hist[j] = next[j];
+
+      double *out = &result.output[bt * outPerStep];
+      if (spec.readout) {
+        for (int64_t d = 0; d < D; ++d)
+          for (int64_t n = 0; n < N; ++n)
+            out[d] += (*in.readout)[bt * N + n] * next[n * D + d];
+      } else {
+        for (int64_t j = 0; j < N * D; ++j)
+          out[j] = next[j];
+      }
+    }
+    for (int64_t j = 0; j < depth * N * D; ++j)
+      result.finalState[bi * depth * N * D + j] = hist[j];
+  }
+  return result;
+}

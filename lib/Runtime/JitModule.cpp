@@ -1,0 +1,248 @@
+//===- JitModule.cpp - Compile and call recurrence code on the CPU --------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Runtime/JitModule.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+#ifndef RECURRENCE_C_RUNNER_UTILS
+#define RECURRENCE_C_RUNNER_UTILS "libmlir_c_runner_utils.so"
+#endif
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+JitModule::~JitModule() = default;
+
+BufferView BufferView::contiguous(void *data, unsigned elementBits,
+                                  std::vector<int64_t> sizes) {
+  BufferView view;
+  view.data = data;
+  view.elementBits = elementBits;
+  view.strides.assign(sizes.size(), 1);
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 2; i >= 0; --i)
+    view.strides[i] = view.strides[i + 1] * std::max<int64_t>(sizes[i + 1], 1);
+  view.sizes = std::move(sizes);
+  return view;
+}
+
+static llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The name of the destination-passing wrapper of `entry`.
+static std::string wrapperName(StringRef entry) {
+  return ("_recurrence_dps_" + entry).str();
+}
+
+/// Adds `func @_recurrence_dps_<entry>(args..., results...)` on strided
+/// memrefs that reads the arguments in place and materializes the results
+/// in the caller's buffers.
+static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = entry.getLoc();
+  auto stridedOf = [&](Type type) -> MemRefType {
+    auto tensor = cast<RankedTensorType>(type);
+    SmallVector<int64_t> strides(tensor.getRank(), ShapedType::kDynamic);
+    auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                         strides);
+    return MemRefType::get(tensor.getShape(), tensor.getElementType(), layout);
+  };
+  SmallVector<Type> memrefs;
+  for (Type type : entry.getArgumentTypes())
+    memrefs.push_back(stridedOf(type));
+  for (Type type : entry.getResultTypes())
+    memrefs.push_back(stridedOf(type));
+  auto wrapper = func::FuncOp::create(b, loc, wrapperName(entry.getName()),
+                                      b.getFunctionType(memrefs, {}));
+  wrapper->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   b.getUnitAttr());
+  Block *body = wrapper.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+  unsigned numArgs = entry.getNumArguments();
+  SmallVector<Value> tensors;
+  for (auto [type, buffer] :
+       llvm::zip(entry.getArgumentTypes(), body->getArguments()))
+    tensors.push_back(bufferization::ToTensorOp::create(
+        b, loc, type, buffer, /*restrict=*/true, /*writable=*/false));
+  auto call = func::CallOp::create(b, loc, entry, tensors);
+  for (auto [result, buffer] : llvm::zip(
+           call.getResults(), body->getArguments().drop_front(numArgs))) {
+    auto materialize =
+        bufferization::MaterializeInDestinationOp::create(b, loc, result,
+                                                          buffer);
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
+  func::ReturnOp::create(b, loc);
+  return success();
+}
+
+/// Reads the signature of an entry, which must be on ranked float tensors.
+static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
+  JitModule::Signature signature;
+  auto add = [&](TypeRange types, std::vector<std::vector<int64_t>> &shapes,
+                 std::vector<unsigned> &bits, StringRef what) -> llvm::Error {
+    for (Type type : types) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !isa<FloatType>(tensor.getElementType()))
+        return makeError("entry '" + entry.getName() + "' has a " + what +
+                         " that is not a ranked float tensor");
+      shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
+      bits.push_back(tensor.getElementTypeBitWidth());
+    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = add(entry.getArgumentTypes(), signature.args,
+                              signature.argBits, "argument"))
+    return std::move(error);
+  if (llvm::Error error = add(entry.getResultTypes(), signature.results,
+                              signature.resultBits, "result"))
+    return std::move(error);
+  return signature;
+}
+
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
+  static std::once_flag initTarget;
+  std::call_once(initTarget, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  MLIRContext *context = module.getContext();
+  registerBuiltinDialectTranslation(*context);
+  registerLLVMDialectTranslation(*context);
+
+  std::unique_ptr<JitModule> jit(new JitModule());
+  for (const std::string &name : entries) {
+    auto entry = module.lookupSymbol<func::FuncOp>(name);
+    if (!entry || entry.isExternal())
+      return makeError("no function '" + name + "' to compile");
+    llvm::Expected<Signature> signature = readSignature(entry);
+    if (!signature)
+      return signature.takeError();
+    jit->signatures[name] = std::move(*signature);
+    if (failed(addWrapper(module, entry)))
+      return makeError("cannot wrap '" + name + "'");
+  }
+
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+    os << diag.getLocation() << ": " << diag << "\n";
+    return success();
+  });
+  PassManager pm(context);
+  buildRecurrenceToLLVMPipeline(pm, RecurrenceToLLVMOptions());
+  if (failed(pm.run(module)))
+    return makeError("lowering failed:\n" + diagnostics);
+
+  ExecutionEngineOptions options;
+  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  SmallVector<StringRef> libs = {RECURRENCE_C_RUNNER_UTILS};
+  options.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    return engine.takeError();
+  jit->engine = std::move(*engine);
+  return std::move(jit);
+}
+
+llvm::Expected<std::unique_ptr<JitModule>>
+JitModule::compileSource(MLIRContext *context, StringRef source,
+                         ArrayRef<std::string> entries) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  OwningOpRef<ModuleOp> module;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+      os << diag.getLocation() << ": " << diag << "\n";
+      return success();
+    });
+    module = parseSourceString<ModuleOp>(source, context);
+  }
+  if (!module)
+    return makeError("cannot parse the module:\n" + diagnostics);
+  return compile(*module, entries);
+}
+
+const JitModule::Signature *JitModule::getSignature(StringRef entry) const {
+  auto it = signatures.find(entry);
+  return it == signatures.end() ? nullptr : &it->second;
+}
+
+/// Checks one buffer against the signature and packs its memref descriptor:
+/// {allocated, aligned, offset, sizes..., strides...}.
+static llvm::Error packDescriptor(const BufferView &view,
+                                  ArrayRef<int64_t> shape, unsigned bits,
+                                  const Twine &what,
+                                  std::vector<int64_t> &descriptor) {
+  if (view.sizes.size() != shape.size() ||
+      view.strides.size() != shape.size())
+    return makeError(what + ": expected rank " + Twine(shape.size()) +
+                     ", got " + Twine(view.sizes.size()));
+  if (!shapesCompatible(view.sizes, shape))
+    return makeError(what + ": expected shape " + formatShape(shape) +
+                     ", got " + formatShape(view.sizes));
+  if (view.elementBits != bits)
+    return makeError(what + ": expected " + Twine(bits) +
+                     "-bit elements, got " + Twine(view.elementBits));
+  auto address = reinterpret_cast<intptr_t>(view.data);
+  descriptor = {address, address, 0};
+  llvm::append_range(descriptor, view.sizes);
+  llvm::append_range(descriptor, view.strides);
+  return llvm::Error::success();
+}
+
+llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
+                            ArrayRef<BufferView> results) {
+  const Signature *signature = getSignature(entry);
+  if (!signature)
+    return makeError("no compiled function '" + entry + "'");
+  if (args.size() != signature->args.size() ||
+      results.size() != signature->results.size())
+    return makeError("'" + entry + "' takes " +
+                     Twine(signature->args.size()) + " argument(s) and " +
+                     Twine(signature->results.size()) + " result(s), got " +
+                     Twine(args.size()) + " and " + Twine(results.size()));
+  std::vector<std::vector<int64_t>> descriptors(args.size() + results.size());
+  for (auto [i, view] : llvm::enumerate(args))
+    if (llvm::Error error =
+            packDescriptor(view, signature->args[i], signature->argBits[i],
+                           "argument #" + Twine(i), descriptors[i]))
+      return error;
+  for (auto [i, view] : llvm::enumerate(results))
+    if (llvm::Error error = packDescriptor(
+            view, signature->results[i], signature->resultBits[i],
+            "result #" + Twine(i), descriptors[args.size() + i]))
+      return error;
+  std::vector<void *> pointers;
+  for (std::vector<int64_t> &descriptor : descriptors)
+    pointers.push_back(descriptor.data());
+  std::vector<void *> packed;
+  for (void *&pointer : pointers)
+    packed.push_back(&pointer);
+  return engine->invokePacked("_mlir_ciface_" + wrapperName(entry), packed);
+}

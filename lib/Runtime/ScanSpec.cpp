@@ -1,0 +1,174 @@
+//===- ScanSpec.cpp - A recurrence.scan described as plain data -----------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Runtime/ScanSpec.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+std::string ScanSpec::describe() const {
+  std::string text = stringifyStructureKind(structure).str();
+  if (StructureAttr::hasParam(structure))
+    text += "<" + std::to_string(param) + ">";
+  if (matrix)
+    text += ".matrix";
+  if (perElement)
+    text += ".per_element";
+  if (factored)
+    text += ".factored";
+  if (reverse)
+    text += ".reverse";
+  if (init)
+    text += ".init";
+  if (readout)
+    text += ".readout";
+  if (finalState)
+    text += ".final";
+  text += f64 ? ".f64" : ".f32";
+  text += ".batch" + std::to_string(batchRank);
+  if (schedule != ScheduleKind::Auto)
+    text += "." + stringifyScheduleKind(schedule).str();
+  return text;
+}
+
+/// ScanDims for a spec; `sizes` null means every size is dynamic.
+static ScanDims dimsFor(const ScanSpec &spec, const ScanSizes *sizes) {
+  ScanDims dims;
+  dims.kind = spec.structure;
+  dims.param = spec.param;
+  dims.matrix = spec.matrix;
+  int64_t dyn = ShapedType::kDynamic;
+  if (sizes) {
+    dims.batch.assign(sizes->batch.begin(), sizes->batch.end());
+    dims.steps = sizes->steps;
+    dims.size = sizes->size;
+    dims.columns = spec.matrix ? sizes->columns : 1;
+  } else {
+    dims.batch.assign(spec.batchRank, dyn);
+    dims.steps = dims.size = dyn;
+    dims.columns = spec.matrix ? dyn : 1;
+  }
+  return dims;
+}
+
+/// The roles and shapes of every operand, from ScanDims.
+static std::vector<ScanOperand> operandsFor(const ScanSpec &spec,
+                                            const ScanDims &dims) {
+  auto toVector = [](ArrayRef<int64_t> shape) {
+    return std::vector<int64_t>(shape.begin(), shape.end());
+  };
+  std::vector<ScanOperand> operands;
+  for (unsigned i = 0, e = dims.numTransitionOperands(); i < e; ++i)
+    operands.push_back({OperandRole::Transition, i,
+                        toVector(dims.perStep(
+                            dims.transitionStep(i, spec.perElement)))});
+  if (spec.factored) {
+    operands.push_back(
+        {OperandRole::Key, 0, toVector(dims.perStep({dims.size}))});
+    operands.push_back(
+        {OperandRole::Value, 0, toVector(dims.perStep({dims.columns}))});
+  } else {
+    operands.push_back(
+        {OperandRole::Input, 0, toVector(dims.perStep(dims.inputStep()))});
+  }
+  if (spec.init)
+    operands.push_back(
+        {OperandRole::Init, 0, toVector(dims.perBatch(dims.stateStep()))});
+  if (spec.readout)
+    operands.push_back(
+        {OperandRole::Readout, 0, toVector(dims.perStep({dims.size}))});
+  return operands;
+}
+
+std::vector<ScanOperand>
+mlir::recurrence::scanOperands(const ScanSpec &spec, const ScanSizes &sizes) {
+  return operandsFor(spec, dimsFor(spec, &sizes));
+}
+
+std::vector<int64_t>
+mlir::recurrence::scanOutputShape(const ScanSpec &spec,
+                                  const ScanSizes &sizes) {
+  ScanDims dims = dimsFor(spec, &sizes);
+  SmallVector<int64_t> shape = dims.perStep(dims.outputStep(spec.readout));
+  return {shape.begin(), shape.end()};
+}
+
+std::vector<int64_t>
+mlir::recurrence::scanFinalStateShape(const ScanSpec &spec,
+                                      const ScanSizes &sizes) {
+  ScanDims dims = dimsFor(spec, &sizes);
+  SmallVector<int64_t> shape = dims.perBatch(dims.stateStep());
+  return {shape.begin(), shape.end()};
+}
+
+OwningOpRef<ModuleOp>
+mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
+                                  StringRef name) {
+  context->loadDialect<RecurrenceDialect, func::FuncDialect>();
+  OpBuilder b(context);
+  Location loc = NameLoc::get(b.getStringAttr(spec.describe()));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+
+  Type element = spec.f64 ? Type(b.getF64Type()) : Type(b.getF32Type());
+  ScanDims dims = dimsFor(spec, nullptr);
+  auto tensorOf = [&](ArrayRef<int64_t> shape) -> Type {
+    return RankedTensorType::get(shape, element);
+  };
+  std::vector<ScanOperand> operands = operandsFor(spec, dims);
+  SmallVector<Type> argTypes;
+  for (const ScanOperand &operand : operands)
+    argTypes.push_back(tensorOf(operand.shape));
+  SmallVector<Type> resultTypes = {
+      tensorOf(dims.perStep(dims.outputStep(spec.readout)))};
+  if (spec.finalState)
+    resultTypes.push_back(tensorOf(dims.perBatch(dims.stateStep())));
+
+  auto func = func::FuncOp::create(b, loc, name,
+                                   b.getFunctionType(argTypes, resultTypes));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+  SmallVector<Value> transition;
+  Value input, key, value, init, readout;
+  for (auto [operand, arg] : llvm::zip(operands, body->getArguments())) {
+    switch (operand.role) {
+    case OperandRole::Transition:
+      transition.push_back(arg);
+      break;
+    case OperandRole::Input:
+      input = arg;
+      break;
+    case OperandRole::Key:
+      key = arg;
+      break;
+    case OperandRole::Value:
+      value = arg;
+      break;
+    case OperandRole::Init:
+      init = arg;
+      break;
+    case OperandRole::Readout:
+      readout = arg;
+      break;
+    }
+  }
+  ScheduleAttr schedule;
+  if (spec.schedule != ScheduleKind::Auto)
+    schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
+  auto scan = ScanOp::create(
+      b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
+      StructureAttr::get(context, spec.structure, spec.param), schedule,
+      spec.matrix, spec.reverse, transition, input,
+      key, value, init, readout);
+  func::ReturnOp::create(b, loc, scan->getResults());
+  return module;
+}
