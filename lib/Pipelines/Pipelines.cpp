@@ -59,6 +59,7 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
     OpPassManager &pm, const RecurrenceToLLVMOptions &options) {
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLowerSequentialPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

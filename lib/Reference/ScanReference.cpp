@@ -8,21 +8,23 @@
 
 #include "recurrence/Reference/ScanReference.h"
 
+#include <cmath>
+#include <random>
+
 using namespace mlir::recurrence;
 
 namespace {
 /// The operand arrays of one problem, looked up by role.
 struct Operands {
   const std::vector<double> *transition[3] = {nullptr, nullptr, nullptr};
-  const std::vector<double> *input = nullptr, *key = nullptr,
-                            *value = nullptr, *init = nullptr,
-                            *readout = nullptr;
+  const std::vector<double> *input = nullptr, *key = nullptr, *value = nullptr,
+                            *init = nullptr, *readout = nullptr;
 };
 } // namespace
 
-ReferenceResult mlir::recurrence::referenceScan(
-    const ScanSpec &spec, const ScanSizes &sizes,
-    const std::vector<std::vector<double>> &data) {
+ReferenceResult
+mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
+                                const std::vector<std::vector<double>> &data) {
   Operands in;
   std::vector<ScanOperand> roles = scanOperands(spec, sizes);
   for (size_t i = 0; i < roles.size(); ++i) {
@@ -148,4 +150,51 @@ ReferenceResult mlir::recurrence::referenceScan(
       result.finalState[bi * depth * N * D + j] = hist[j];
   }
   return result;
+}
+
+/// The half-width of the uniform range of transition operand `index`, chosen
+/// so that every A_t has infinity norm below 0.95.
+double mlir::recurrence::transitionRange(const ScanSpec &spec,
+                                         const ScanSizes &sizes,
+                                         unsigned index) {
+  double n = static_cast<double>(sizes.size);
+  double p = static_cast<double>(spec.param);
+  switch (spec.structure) {
+  case StructureKind::Identity:
+  case StructureKind::Scalar:
+  case StructureKind::Diagonal:
+    return 0.95;
+  case StructureKind::BlockDiagonal:
+  case StructureKind::HigherOrder:
+    return 0.95 / p;
+  case StructureKind::Dense:
+    return 0.95 / n;
+  case StructureKind::Dplr:
+    return index == 0 ? 0.5 : std::sqrt(0.45 / (n * p));
+  }
+  return 1.0;
+}
+
+std::vector<std::vector<double>>
+mlir::recurrence::randomScanOperands(const ScanSpec &spec,
+                                     const ScanSizes &sizes, uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::vector<std::vector<double>> operands;
+  for (const ScanOperand &operand : scanOperands(spec, sizes)) {
+    double scale = operand.role == OperandRole::Transition
+                       ? transitionRange(spec, sizes, operand.index)
+                       : 1.0;
+    std::uniform_real_distribution<double> uniform(-scale, scale);
+    int64_t count = 1;
+    for (int64_t size : operand.shape)
+      count *= size;
+    std::vector<double> values(count);
+    for (double &value : values) {
+      value = uniform(engine);
+      if (!spec.f64)
+        value = static_cast<double>(static_cast<float>(value));
+    }
+    operands.push_back(std::move(values));
+  }
+  return operands;
 }

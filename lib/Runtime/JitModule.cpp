@@ -130,6 +130,8 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
     llvm::InitializeNativeTargetAsmPrinter();
   });
   MLIRContext *context = module.getContext();
+  context->loadDialect<bufferization::BufferizationDialect, func::FuncDialect,
+                       LLVM::LLVMDialect>();
   registerBuiltinDialectTranslation(*context);
   registerLLVMDialectTranslation(*context);
 

@@ -40,6 +40,48 @@ std::string ScanSpec::describe() const {
   return text;
 }
 
+ScanSpec ScanSpec::fromOp(ScanOp op) {
+  ScanSpec spec;
+  spec.structure = op.getStructure().getKind();
+  spec.param = op.getStructure().getParam();
+  spec.schedule = op.getScheduleOrAuto().getKind();
+  spec.chunkSize = op.getScheduleOrAuto().getChunkSize();
+  spec.matrix = op.getMatrix();
+  spec.factored = op.hasFactoredInput();
+  spec.reverse = op.getReverse();
+  spec.init = op.getInit() != nullptr;
+  spec.readout = op.getReadout() != nullptr;
+  spec.finalState = op.getFinalState() != nullptr;
+  spec.f64 = op.getElementType().isF64();
+  spec.batchRank = op.getBatchRank();
+  if (!op.getTransition().empty()) {
+    int64_t rank =
+        cast<RankedTensorType>(op.getTransition()[0].getType()).getRank();
+    spec.perElement = spec.structure == StructureKind::Diagonal &&
+                      spec.matrix && rank == spec.batchRank + 3;
+  }
+  return spec;
+}
+
+std::optional<ScanSizes> mlir::recurrence::scanSizesOf(ScanOp op) {
+  std::optional<ScanDims> dims = ScanDims::fromOp(op);
+  if (!dims)
+    return std::nullopt;
+  ScanSizes sizes;
+  sizes.batch.assign(dims->batch.begin(), dims->batch.end());
+  sizes.steps = dims->steps;
+  sizes.size = dims->size;
+  sizes.columns = dims->columns;
+  for (int64_t size : sizes.batch)
+    if (ShapedType::isDynamic(size))
+      return std::nullopt;
+  if (ShapedType::isDynamic(sizes.steps) ||
+      ShapedType::isDynamic(sizes.size) ||
+      ShapedType::isDynamic(sizes.columns))
+    return std::nullopt;
+  return sizes;
+}
+
 /// ScanDims for a spec; `sizes` null means every size is dynamic.
 static ScanDims dimsFor(const ScanSpec &spec, const ScanSizes *sizes) {
   ScanDims dims;

@@ -80,7 +80,7 @@ TEST(ScanReference, StructuresAgreeOnDiagonalTransitions) {
   const int64_t T = 6, N = 3;
   ScanSizes sizes{{2}, T, N, 1};
   ScanSpec diagonal = specOf(StructureKind::Diagonal);
-  auto operands = randomOperands(diagonal, sizes, 7);
+  auto operands = randomScanOperands(diagonal, sizes, 7);
   const std::vector<double> &a = operands[0], &b = operands[1];
   ReferenceResult want = referenceScan(diagonal, sizes, operands);
 

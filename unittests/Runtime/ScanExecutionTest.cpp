@@ -41,7 +41,7 @@ protected:
     ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
     for (auto [index, sizes] : llvm::enumerate(shapes)) {
       uint64_t seed = std::hash<std::string>()(spec.describe()) + index;
-      auto operands = randomOperands(spec, sizes, seed);
+      auto operands = randomScanOperands(spec, sizes, seed);
       ReferenceResult want = referenceScan(spec, sizes, operands);
       RunResult got = runScan(**jit, spec, sizes, operands);
       SCOPED_TRACE("shape #" + std::to_string(index) + " T=" +

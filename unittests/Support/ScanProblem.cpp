@@ -14,7 +14,6 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -34,48 +33,6 @@ int64_t mlir::recurrence::testing::numElements(
   for (int64_t size : shape)
     count *= size;
   return count;
-}
-
-/// The half-width of the uniform range of transition operand `index`, chosen
-/// so that every A_t has infinity norm below 0.95.
-static double transitionScale(const ScanSpec &spec, const ScanSizes &sizes,
-                              unsigned index) {
-  double n = static_cast<double>(sizes.size);
-  double p = static_cast<double>(spec.param);
-  switch (spec.structure) {
-  case StructureKind::Identity:
-  case StructureKind::Scalar:
-  case StructureKind::Diagonal:
-    return 0.95;
-  case StructureKind::BlockDiagonal:
-  case StructureKind::HigherOrder:
-    return 0.95 / p;
-  case StructureKind::Dense:
-    return 0.95 / n;
-  case StructureKind::Dplr:
-    return index == 0 ? 0.5 : std::sqrt(0.45 / (n * p));
-  }
-  return 1.0;
-}
-
-std::vector<std::vector<double>> mlir::recurrence::testing::randomOperands(
-    const ScanSpec &spec, const ScanSizes &sizes, uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::vector<std::vector<double>> operands;
-  for (const ScanOperand &operand : scanOperands(spec, sizes)) {
-    double scale = operand.role == OperandRole::Transition
-                       ? transitionScale(spec, sizes, operand.index)
-                       : 1.0;
-    std::uniform_real_distribution<double> uniform(-scale, scale);
-    std::vector<double> values(numElements(operand.shape));
-    for (double &value : values) {
-      value = uniform(engine);
-      if (!spec.f64)
-        value = static_cast<double>(static_cast<float>(value));
-    }
-    operands.push_back(std::move(values));
-  }
-  return operands;
 }
 
 namespace {

@@ -26,13 +26,6 @@ namespace mlir::recurrence::testing {
 /// A context with every dialect and translation the pipelines need.
 std::unique_ptr<MLIRContext> makeContext();
 
-/// Random operands for `spec` at `sizes`, drawn so that every transition
-/// is contractive (the states stay bounded over long T), already rounded to
-/// the element type so that the reference sees what the kernel sees.
-std::vector<std::vector<double>> randomOperands(const ScanSpec &spec,
-                                                const ScanSizes &sizes,
-                                                uint64_t seed);
-
 /// The result of running a compiled scan on one problem.
 struct RunResult {
   std::vector<double> output, finalState;

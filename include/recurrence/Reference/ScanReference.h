@@ -31,6 +31,17 @@ struct ReferenceResult {
 ReferenceResult referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
                               const std::vector<std::vector<double>> &operands);
 
+/// The half-width of the uniform range of transition operand `index` that
+/// keeps every A_t's infinity norm below 0.95, so states stay bounded.
+double transitionRange(const ScanSpec &spec, const ScanSizes &sizes,
+                       unsigned index);
+
+/// Random operands in scanOperands() order, uniform in [-1, 1] except the
+/// transitions (see transitionRange), rounded to f32 unless `spec.f64`.
+std::vector<std::vector<double>> randomScanOperands(const ScanSpec &spec,
+                                                    const ScanSizes &sizes,
+                                                    uint64_t seed);
+
 } // namespace mlir::recurrence
 
 #endif // RECURRENCE_REFERENCE_SCANREFERENCE_H

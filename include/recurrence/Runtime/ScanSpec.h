@@ -43,6 +43,9 @@ struct ScanSpec {
 
   /// A short name, e.g. "block_diagonal<3>.matrix.reverse.init.f64".
   std::string describe() const;
+
+  /// Reads the spec off a verified op.
+  static ScanSpec fromOp(ScanOp op);
 };
 
 /// What an operand of the scan function is for.
@@ -59,6 +62,9 @@ struct ScanSizes {
   std::vector<int64_t> batch;
   int64_t steps = 1, size = 1, columns = 1;
 };
+
+/// The sizes of a verified op, or std::nullopt if any is dynamic.
+std::optional<ScanSizes> scanSizesOf(ScanOp op);
 
 /// The function's operands in order (transition..., b | k, v, init, readout)
 /// with their shapes for `sizes`.
