@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, then compiles and runs the example
+# recurrences on the CPU and prints their error against a float64 reference.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+install_deps
+configure_and_build "$ROOT/build"
+
+echo
+echo "== the example, lowered by recurrence-opt -recurrence-to-llvm (first lines)"
+"$ROOT/build/bin/recurrence-opt" "$ROOT/examples/bdlru.mlir" \
+  -recurrence-lower-sequential | head -n 12
+echo "   ..."
+echo
+status=0
+for example in bdlru diagonal selective_ssm; do
+  "$ROOT/build/bin/recurrence-run" "$ROOT/examples/$example.mlir" || status=1
+  echo
+done
+exit $status

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds and runs every test suite: lit (IR tests
+# and JIT execution tests) and the GoogleTest suites.
+#
+#   scripts/test.sh             plain release build in build/
+#   scripts/test.sh --sanitize  AddressSanitizer + UBSan build in build-sanitize/
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+build="$ROOT/build"
+cmake_args=()
+if [ "${1:-}" = "--sanitize" ]; then
+  build="$ROOT/build-sanitize"
+  cmake_args+=(-DRECURRENCE_SANITIZE=ON)
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+  export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+fi
+
+install_deps
+configure_and_build "$build" "${cmake_args[@]}"
+
+passed=0
+failed=0
+status=0
+
+echo
+echo "== lit"
+lit_log="$(mktemp)"
+if "$LLVM_DIR/bin/lit" -sv "$build/test" | tee "$lit_log"; then :; else status=1; fi
+p=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$lit_log" | tail -n1 || true)
+f=$( (grep -E '^ *(Failed|Unresolved|Timed Out) *:' "$lit_log" || true) |
+  awk -F: '{ split($2, n, " "); s += n[1] } END { print s + 0 }')
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+rm -f "$lit_log"
+
+for suite in ReferenceTests JitModuleTests ScanExecutionTests; do
+  echo
+  echo "== $suite"
+  log="$(mktemp)"
+  if "$build/unittests/$suite" --gtest_brief=1 | tee "$log"; then :; else status=1; fi
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" || true)
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" || true)
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  rm -f "$log"
+done
+
+echo
+[ "$passed" -gt 0 ] || status=1
+[ "$failed" -eq 0 ] || status=1
+echo "$passed passed, $failed failed"
+exit $status
