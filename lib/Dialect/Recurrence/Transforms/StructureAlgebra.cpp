@@ -9,6 +9,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
@@ -252,4 +253,251 @@ Value mlir::recurrence::applyReadout(OpBuilder &b, Location loc,
   // Loops (d, n): y[d] += c[n] * h[n, d].
   return contract(b, loc, 2, readout, {1}, state, {1, 0}, zeros, {0},
                   {kPar, kRed});
+}
+
+//===----------------------------------------------------------------------===//
+// Composition
+//===----------------------------------------------------------------------===//
+
+using Form = Composite::Form;
+
+Composite::Form mlir::recurrence::compositeFormOf(StructureKind structure) {
+  switch (structure) {
+  case StructureKind::Identity:
+    return Form::Identity;
+  case StructureKind::Scalar:
+    return Form::Scalar;
+  case StructureKind::Diagonal:
+    return Form::Diagonal;
+  case StructureKind::BlockDiagonal:
+    return Form::Blocks;
+  case StructureKind::Dplr:
+  case StructureKind::Dense:
+    return Form::Dense;
+  case StructureKind::HigherOrder:
+    return Form::Companion;
+  }
+  llvm_unreachable("unknown structure");
+}
+
+/// An empty tensor shaped like `like`.
+static Value emptyLike(OpBuilder &b, Location loc, Value like) {
+  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
+                                 elementTypeOf(like));
+}
+
+/// A tensor shaped like `like` holding the identity in its last two dims
+/// (or ones when it has fewer than two).
+static Value eyeLike(OpBuilder &b, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  int64_t rank = type.getRank();
+  Type elementType = type.getElementType();
+  SmallVector<unsigned> all;
+  for (int64_t i = 0; i < rank; ++i)
+    all.push_back(i);
+  return GenericBuilder(b, loc, rank)
+      .build({}, {}, emptyLike(b, loc, like), all,
+             SmallVector<IteratorType>(rank, kPar),
+             [&](OpBuilder &nb, Location nl, ValueRange) -> Value {
+               Value one = arith::ConstantOp::create(
+                   nb, nl, nb.getFloatAttr(elementType, 1.0));
+               if (rank < 2)
+                 return one;
+               Value zero = arith::ConstantOp::create(
+                   nb, nl, nb.getFloatAttr(elementType, 0.0));
+               Value i = linalg::IndexOp::create(nb, nl, rank - 2);
+               Value j = linalg::IndexOp::create(nb, nl, rank - 1);
+               Value same = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::eq, i, j);
+               return arith::SelectOp::create(nb, nl, same, one, zero);
+             });
+}
+
+/// The [N, m, m] companion blocks of higher-order coefficients a [m, N]:
+/// row 0 holds a[:, n], and row r > 0 shifts h_{t-r} down from row r - 1.
+static Value companionOf(OpBuilder &b, Location loc, Value coefficients) {
+  auto type = cast<RankedTensorType>(coefficients.getType());
+  int64_t order = type.getDimSize(0);
+  SmallVector<OpFoldResult> sizes = {
+      tensor::getMixedSize(b, loc, coefficients, 1), b.getIndexAttr(order),
+      b.getIndexAttr(order)};
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  // Loops (n, r, c).
+  return GenericBuilder(b, loc, 3).build(
+      {coefficients}, {{2, 0}}, empty, {0, 1, 2}, {kPar, kPar, kPar},
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Type elementType = type.getElementType();
+        Value one =
+            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elementType, 1));
+        Value zero =
+            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elementType, 0));
+        Value r = linalg::IndexOp::create(nb, nl, 1);
+        Value c = linalg::IndexOp::create(nb, nl, 2);
+        Value c0 = arith::ConstantIndexOp::create(nb, nl, 0);
+        Value c1 = arith::ConstantIndexOp::create(nb, nl, 1);
+        Value top =
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, r, c0);
+        Value below = arith::CmpIOp::create(
+            nb, nl, arith::CmpIPredicate::eq, c,
+            arith::SubIOp::create(nb, nl, r, c1));
+        Value shift = arith::SelectOp::create(nb, nl, below, one, zero);
+        return arith::SelectOp::create(nb, nl, top, args[0], shift);
+      });
+}
+
+Composite mlir::recurrence::stepComposite(OpBuilder &b, Location loc,
+                                          const StepTransition &a) {
+  Form form = compositeFormOf(a.structure.getKind());
+  switch (a.structure.getKind()) {
+  case StructureKind::Identity:
+    return {form, Value()};
+  case StructureKind::Scalar: {
+    Value one = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({1}, a.operands[0].getType()),
+        a.operands[0]);
+    return {form, one};
+  }
+  case StructureKind::Diagonal:
+  case StructureKind::BlockDiagonal:
+  case StructureKind::Dense:
+    return {form, a.operands[0]};
+  case StructureKind::Dplr: {
+    // Densify: apply the step to the identity matrix.
+    Value diag = a.operands[0];
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, diag, 0),
+                                       tensor::getMixedSize(b, loc, diag, 0)};
+    Value eye = eyeLike(
+        b, loc,
+        tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(diag)));
+    Value zeros = zeroTensor(b, loc, sizes, elementTypeOf(diag));
+    return {form, applyDplr(b, loc, a.operands, eye, zeros)};
+  }
+  case StructureKind::HigherOrder:
+    return {form, companionOf(b, loc, a.operands[0])};
+  }
+  llvm_unreachable("unknown structure");
+}
+
+Composite mlir::recurrence::identityLike(OpBuilder &b, Location loc,
+                                         const Composite &like) {
+  if (like.form == Form::Identity)
+    return like;
+  if (like.form == Form::Scalar || like.form == Form::Diagonal) {
+    Type elementType = elementTypeOf(like.value);
+    Value one =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 1.0));
+    return {like.form,
+            linalg::FillOp::create(b, loc, one, emptyLike(b, loc, like.value))
+                .getResult(0)};
+  }
+  return {like.form, eyeLike(b, loc, like.value)};
+}
+
+/// Zeros shaped like `like`.
+static Value zerosLike(OpBuilder &b, Location loc, Value like) {
+  return zeroTensor(b, loc, tensor::getMixedSizes(b, loc, like),
+                    elementTypeOf(like));
+}
+
+Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
+                                    const Composite &later,
+                                    const Composite &earlier) {
+  if (later.form == Form::Identity)
+    return earlier;
+  if (earlier.form == Form::Identity)
+    return later;
+  switch (later.form) {
+  case Form::Identity:
+    break;
+  case Form::Scalar:
+  case Form::Diagonal: {
+    int64_t rank = cast<RankedTensorType>(later.value.getType()).getRank();
+    SmallVector<unsigned> dims = rank == 1 ? SmallVector<unsigned>{0}
+                                           : SmallVector<unsigned>{0, 1};
+    Value product = GenericBuilder(b, loc, rank).build(
+        {later.value, earlier.value}, {dims, dims},
+        emptyLike(b, loc, later.value), dims,
+        SmallVector<IteratorType>(rank, kPar),
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          return mul(nb, nl, args[0], args[1]);
+        });
+    return {later.form, product};
+  }
+  case Form::Blocks:
+  case Form::Companion:
+    // Loops (g, i, j, k): out[g, i, j] += L[g, i, k] * E[g, k, j].
+    return {later.form,
+            contract(b, loc, 4, later.value, {0, 1, 3}, earlier.value,
+                     {0, 3, 2}, zerosLike(b, loc, later.value), {0, 1, 2},
+                     {kPar, kPar, kPar, kRed})};
+  case Form::Dense:
+    // Loops (i, j, k): out[i, j] += L[i, k] * E[k, j].
+    return {later.form,
+            contract(b, loc, 3, later.value, {0, 2}, earlier.value, {2, 1},
+                     zerosLike(b, loc, later.value), {0, 1},
+                     {kPar, kPar, kRed})};
+  }
+  llvm_unreachable("unknown composite form");
+}
+
+Value mlir::recurrence::applyComposite(OpBuilder &b, Location loc,
+                                       const Composite &p, Value state,
+                                       Value acc) {
+  if (p.form == Form::Identity) {
+    if (!acc)
+      return state;
+    return GenericBuilder(b, loc, 2).build(
+        {state}, {{0, 1}}, acc, {0, 1}, {kPar, kPar},
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          return add(nb, nl, args[0], args[1]);
+        });
+  }
+  if (!acc)
+    acc = zerosLike(b, loc, state);
+  switch (p.form) {
+  case Form::Identity:
+    break;
+  case Form::Scalar:
+  case Form::Diagonal: {
+    // P is [1] (scalar), [N] or [N, D]; loops (n, d).
+    int64_t rank = cast<RankedTensorType>(p.value.getType()).getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(2, b.getContext());
+    AffineExpr first = p.form == Form::Scalar ? b.getAffineConstantExpr(0)
+                                              : b.getAffineDimExpr(0);
+    AffineMap pMap =
+        rank == 2 ? id : AffineMap::get(2, 0, {first}, b.getContext());
+    auto op = linalg::GenericOp::create(
+        b, loc, acc.getType(), ValueRange{p.value, state}, acc,
+        ArrayRef<AffineMap>{pMap, id, id}, {kPar, kPar},
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, nl, add(nb, nl, args[2], mul(nb, nl, args[0], args[1])));
+        });
+    return op.getResult(0);
+  }
+  case Form::Blocks:
+    return applyBlockDiagonal(b, loc, p.value, state, acc);
+  case Form::Dense:
+    // Loops (n, d, k): out[n, d] += P[n, k] * h[k, d].
+    return contract(b, loc, 3, p.value, {0, 2}, state, {2, 1}, acc, {0, 1},
+                    {kPar, kPar, kRed});
+  case Form::Companion:
+    // Loops (i, n, d, j): out[i, n, d] += P[n, i, j] * S[j, n, d].
+    return contract(b, loc, 4, p.value, {1, 0, 3}, state, {3, 1, 2}, acc,
+                    {0, 1, 2}, {kPar, kPar, kPar, kRed});
+  }
+  llvm_unreachable("unknown composite form");
+}
+
+Value mlir::recurrence::embedInStack(OpBuilder &b, Location loc, Value newest,
+                                     int64_t order) {
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(order),
+                                     tensor::getMixedSize(b, loc, newest, 0),
+                                     tensor::getMixedSize(b, loc, newest, 1)};
+  Value stack = zeroTensor(b, loc, sizes, elementTypeOf(newest));
+  SmallVector<OpFoldResult> zeros(3, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> ones(3, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> rowSizes = {b.getIndexAttr(1), sizes[1], sizes[2]};
+  return tensor::InsertSliceOp::create(b, loc, newest, stack, zeros, rowSizes,
+                                       ones);
 }

@@ -8,7 +8,9 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -30,6 +32,18 @@ struct RowSlice {
     }
     rowType = RankedTensorType::get(type.getShape().drop_front(lead.size()),
                                     type.getElementType());
+  }
+
+  /// Selects rows [offset, offset + count) of the first free dim.
+  RowSlice(OpBuilder &b, Location loc, Value source, ValueRange lead,
+           OpFoldResult offset, OpFoldResult count)
+      : RowSlice(b, loc, source, lead) {
+    offsets[lead.size()] = offset;
+    sizes[lead.size()] = count;
+    SmallVector<int64_t> shape(rowType.getShape());
+    std::optional<int64_t> known = getConstantIntValue(count);
+    shape[0] = known ? *known : ShapedType::kDynamic;
+    rowType = RankedTensorType::get(shape, rowType.getElementType());
   }
 };
 } // namespace
@@ -61,6 +75,65 @@ void mlir::recurrence::parallelInsertRow(OpBuilder &b, Location loc, Value row,
   b.setInsertionPointToEnd(combining);
   tensor::ParallelInsertSliceOp::create(b, loc, row, dest, slice.offsets,
                                         slice.sizes, slice.strides);
+}
+
+Value mlir::recurrence::extractRows(OpBuilder &b, Location loc, Value source,
+                                    ValueRange lead, OpFoldResult offset,
+                                    OpFoldResult count) {
+  RowSlice slice(b, loc, source, lead, offset, count);
+  return tensor::ExtractSliceOp::create(b, loc, slice.rowType, source,
+                                        slice.offsets, slice.sizes,
+                                        slice.strides);
+}
+
+void mlir::recurrence::parallelInsertRows(OpBuilder &b, Location loc,
+                                          Value rows, Value dest,
+                                          ValueRange lead, OpFoldResult offset,
+                                          OpFoldResult count,
+                                          Block *combining) {
+  RowSlice slice(b, loc, dest, lead, offset, count);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(combining);
+  tensor::ParallelInsertSliceOp::create(b, loc, rows, dest, slice.offsets,
+                                        slice.sizes, slice.strides);
+}
+
+SmallVector<Value>
+mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
+                                    ArrayRef<OpFoldResult> upperBounds,
+                                    ValueRange outputs, ParallelBody body) {
+  if (upperBounds.empty()) {
+    SmallVector<Value> results(outputs);
+    for (const ParallelWrite &write : body(b, loc, {}, outputs)) {
+      Value &dest = results[write.output];
+      if (!write.rowCount) {
+        dest = insertRow(b, loc, write.source, dest, write.lead);
+        continue;
+      }
+      RowSlice slice(b, loc, dest, write.lead, write.rowOffset,
+                     write.rowCount);
+      dest = tensor::InsertSliceOp::create(b, loc, write.source, dest,
+                                           slice.offsets, slice.sizes,
+                                           slice.strides);
+    }
+    return results;
+  }
+  auto forall =
+      scf::ForallOp::create(b, loc, upperBounds, outputs, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  SmallVector<Value> ivs = forall.getInductionVars();
+  SmallVector<Value> shared(forall.getRegionIterArgs());
+  Block *combining = forall.getTerminator().getBody();
+  for (const ParallelWrite &write : body(b, loc, ivs, shared)) {
+    Value dest = shared[write.output];
+    if (write.rowCount)
+      parallelInsertRows(b, loc, write.source, dest, write.lead,
+                         write.rowOffset, write.rowCount, combining);
+    else
+      parallelInsertRow(b, loc, write.source, dest, write.lead, combining);
+  }
+  return forall.getResults();
 }
 
 /// Reassociation that groups the last two of `rank` dims.

@@ -53,6 +53,47 @@ Value advanceState(OpBuilder &b, Location loc, StructureAttr structure,
 /// Returns y = c^T h as a [D] tensor, for c [N] and h [N, D].
 Value applyReadout(OpBuilder &b, Location loc, Value readout, Value state);
 
+//===----------------------------------------------------------------------===//
+// Composition: the associative combine (A2, b2) o (A1, b1) = (A2 A1, A2 b1 + b2)
+//===----------------------------------------------------------------------===//
+
+/// A product A_j ... A_i of transitions in the form its structure keeps under
+/// composition. dplr is not closed (its rank grows), so its products are
+/// dense; higher_order<m> composes as one m x m companion block per channel.
+struct Composite {
+  enum class Form {
+    Identity,  // no value
+    Scalar,    // [1]
+    Diagonal,  // [N], or [N, D] per element
+    Blocks,    // [N/m, m, m]
+    Dense,     // [N, N]
+    Companion, // [N, m, m], acting on the [m, N, D] stack
+  };
+  Form form = Form::Identity;
+  Value value;
+};
+
+/// The form that products of `structure` take.
+Composite::Form compositeFormOf(StructureKind structure);
+
+/// One step's transition as a composite.
+Composite stepComposite(OpBuilder &b, Location loc, const StepTransition &a);
+
+/// The identity in the shape of `like`.
+Composite identityLike(OpBuilder &b, Location loc, const Composite &like);
+
+/// later * earlier.
+Composite compose(OpBuilder &b, Location loc, const Composite &later,
+                  const Composite &earlier);
+
+/// P state + acc (acc may be null), for a canonical state (or stack).
+Value applyComposite(OpBuilder &b, Location loc, const Composite &p,
+                     Value state, Value acc);
+
+/// The stack [m, N, D] with `newest` on top and zeros below, which is how an
+/// input b_t enters a higher_order<m> recurrence.
+Value embedInStack(OpBuilder &b, Location loc, Value newest, int64_t order);
+
 /// A zero-filled tensor of the given sizes.
 Value zeroTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                  Type elementType);

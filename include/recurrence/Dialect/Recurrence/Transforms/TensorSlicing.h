@@ -31,6 +31,37 @@ Value insertRow(OpBuilder &b, Location loc, Value row, Value dest,
 void parallelInsertRow(OpBuilder &b, Location loc, Value row, Value dest,
                        ValueRange lead, Block *combining);
 
+/// source[lead..., offset : offset + count, :...]: `count` rows of the dim
+/// after the fixed ones.
+Value extractRows(OpBuilder &b, Location loc, Value source, ValueRange lead,
+                  OpFoldResult offset, OpFoldResult count);
+
+/// Like parallelInsertRow for a block of rows written by extractRows.
+void parallelInsertRows(OpBuilder &b, Location loc, Value rows, Value dest,
+                        ValueRange lead, OpFoldResult offset,
+                        OpFoldResult count, Block *combining);
+
+/// A write of one parallel iteration into a shared output: `source` goes to
+/// dest[lead..., :...], or to rows [rowOffset, rowOffset + rowCount) of the
+/// first free dim when rowCount is set.
+struct ParallelWrite {
+  Value source;
+  unsigned output; // index into the loop's outputs
+  SmallVector<Value> lead;
+  OpFoldResult rowOffset, rowCount;
+};
+
+using ParallelBody = function_ref<SmallVector<ParallelWrite>(
+    OpBuilder &, Location, ValueRange ivs, ValueRange shared)>;
+
+/// Builds an scf.forall over [0, upperBounds) with `outputs` as shared
+/// outputs and returns its results. `body` reads the shared block arguments
+/// and returns its writes, which become tensor.parallel_insert_slice ops.
+/// With no upper bounds the body is emitted inline, once.
+SmallVector<Value> buildParallelLoop(OpBuilder &b, Location loc,
+                                     ArrayRef<OpFoldResult> upperBounds,
+                                     ValueRange outputs, ParallelBody body);
+
 /// [..., N] -> [..., N, 1] and back.
 Value appendUnitDim(OpBuilder &b, Location loc, Value value);
 Value dropTrailingUnitDim(OpBuilder &b, Location loc, Value value);

@@ -1,0 +1,90 @@
+//===- ScanIO.h - What schedules read and write of a scan -------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The operand and result plumbing of recurrence.scan that every schedule
+// shares: slicing one batch element's step t out of each operand, the initial
+// state, one step of the recurrence, and writing an output row. Schedules
+// differ only in the order in which they visit steps.
+//
+// States are canonical (see StructureAlgebra.h): [N, D], or the [m, N, D]
+// stack for higher_order<m>. Steps are visited in logical order tau; timeOf
+// maps tau to the physical step (T - 1 - tau when reversed).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_SCANIO_H
+#define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_SCANIO_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::recurrence {
+
+class ScanIO {
+public:
+  ScanIO(OpBuilder &b, ScanOp op);
+
+  ScanOp getOp() const { return op; }
+  StructureAttr getStructure() const { return structure; }
+  int64_t getBatchRank() const { return batchRank; }
+  /// T as an index value.
+  Value getSteps() const { return steps; }
+
+  /// The physical step of logical step `tau`.
+  Value timeOf(OpBuilder &b, Location loc, Value tau) const;
+
+  /// A_t and b_t of one batch element.
+  StepTransition transitionAt(OpBuilder &b, Location loc, ValueRange batch,
+                              Value t) const;
+  StepInput inputAt(OpBuilder &b, Location loc, ValueRange batch,
+                    Value t) const;
+
+  /// The carried state before the first step: init, or zeros.
+  Value initialState(OpBuilder &b, Location loc, ValueRange batch) const;
+  /// A zero carried state.
+  Value zeroState(OpBuilder &b, Location loc) const;
+
+  /// One step from `state`: returns the next carried state and h_t.
+  std::pair<Value, Value> step(OpBuilder &b, Location loc, ValueRange batch,
+                               Value t, Value state) const;
+
+  /// The newest state h_t [N, D] of a carried state.
+  Value newestOf(OpBuilder &b, Location loc, Value state) const;
+
+  /// Writes step t's output row (h_t, or its readout) into `block` at `row`;
+  /// `block` holds consecutive output rows of one batch element.
+  Value writeRow(OpBuilder &b, Location loc, ValueRange batch, Value t,
+                 Value newest, Value block, Value row) const;
+
+  /// A carried state in the layout of the final-state result.
+  Value toResultLayout(OpBuilder &b, Location loc, Value state) const;
+
+  /// The batch sizes, and the sizes of the output or the final state.
+  SmallVector<OpFoldResult> batchSizes(OpBuilder &b, Location loc) const;
+  SmallVector<OpFoldResult> resultSizes(OpBuilder &b, Location loc,
+                                        bool finalState) const;
+
+  /// Empty tensors for the results, in result order.
+  SmallVector<Value> emptyResults(OpBuilder &b, Location loc) const;
+
+private:
+  Value toCanonical(OpBuilder &b, Location loc, Value row) const;
+  Value fromCanonical(OpBuilder &b, Location loc, Value row) const;
+
+  mutable ScanOp op;
+  StructureAttr structure;
+  bool matrix, perElement;
+  int64_t batchRank;
+  Value steps;
+};
+
+} // namespace mlir::recurrence
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_SCANIO_H

@@ -1,0 +1,177 @@
+//===- ScanIO.cpp - What schedules read and write of a scan ---------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+ScanIO::ScanIO(OpBuilder &b, ScanOp op)
+    : op(op), structure(op.getStructure()), matrix(op.getMatrix()),
+      batchRank(op.getBatchRank()) {
+  perElement = false;
+  if (!op.getTransition().empty()) {
+    std::optional<ScanDims> dims = ScanDims::fromOp(op);
+    int64_t rank =
+        cast<RankedTensorType>(op.getTransition()[0].getType()).getRank();
+    perElement = dims && dims->isPerElementDiagonal(rank);
+  }
+  steps = getValueOrCreateConstantIndexOp(
+      b, op.getLoc(),
+      tensor::getMixedSize(b, op.getLoc(), op.getShapeSource(), batchRank));
+}
+
+Value ScanIO::toCanonical(OpBuilder &b, Location loc, Value row) const {
+  return matrix ? row : appendUnitDim(b, loc, row);
+}
+
+Value ScanIO::fromCanonical(OpBuilder &b, Location loc, Value row) const {
+  return matrix ? row : dropTrailingUnitDim(b, loc, row);
+}
+
+Value ScanIO::timeOf(OpBuilder &b, Location loc, Value tau) const {
+  if (!op.getReverse())
+    return tau;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::SubIOp::create(b, loc, steps, one);
+  return arith::SubIOp::create(b, loc, last, tau);
+}
+
+static SmallVector<Value> leadOf(ValueRange batch, Value t) {
+  SmallVector<Value> lead(batch);
+  lead.push_back(t);
+  return lead;
+}
+
+StepTransition ScanIO::transitionAt(OpBuilder &b, Location loc,
+                                    ValueRange batch, Value t) const {
+  SmallVector<Value> lead = leadOf(batch, t);
+  StepTransition transition{structure, {}, perElement};
+  for (Value a : op.getTransition()) {
+    if (structure.getKind() == StructureKind::Scalar)
+      transition.operands.push_back(tensor::ExtractOp::create(b, loc, a, lead));
+    else
+      transition.operands.push_back(extractRow(b, loc, a, lead));
+  }
+  return transition;
+}
+
+StepInput ScanIO::inputAt(OpBuilder &b, Location loc, ValueRange batch,
+                          Value t) const {
+  SmallVector<Value> lead = leadOf(batch, t);
+  StepInput input;
+  if (op.hasFactoredInput()) {
+    input.key = extractRow(b, loc, op.getInputKey(), lead);
+    input.value = extractRow(b, loc, op.getInputValue(), lead);
+  } else {
+    input.full = toCanonical(b, loc, extractRow(b, loc, op.getInput(), lead));
+  }
+  return input;
+}
+
+Value ScanIO::zeroState(OpBuilder &b, Location loc) const {
+  Value source = op.getShapeSource();
+  SmallVector<OpFoldResult> sizes;
+  if (structure.getKind() == StructureKind::HigherOrder)
+    sizes.push_back(b.getIndexAttr(structure.getParam()));
+  sizes.push_back(tensor::getMixedSize(b, loc, source, batchRank + 1));
+  if (!matrix)
+    sizes.push_back(b.getIndexAttr(1));
+  else if (op.hasFactoredInput())
+    sizes.push_back(
+        tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1));
+  else
+    sizes.push_back(tensor::getMixedSize(b, loc, source, batchRank + 2));
+  return zeroTensor(b, loc, sizes, op.getElementType());
+}
+
+Value ScanIO::initialState(OpBuilder &b, Location loc,
+                           ValueRange batch) const {
+  if (Value init = op.getInit())
+    return toCanonical(b, loc, extractRow(b, loc, init, batch));
+  return zeroState(b, loc);
+}
+
+std::pair<Value, Value> ScanIO::step(OpBuilder &b, Location loc,
+                                     ValueRange batch, Value t,
+                                     Value state) const {
+  Value newest =
+      applyTransition(b, loc, transitionAt(b, loc, batch, t), state,
+                      inputAt(b, loc, batch, t));
+  return {advanceState(b, loc, structure, state, newest), newest};
+}
+
+Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {
+  if (structure.getKind() != StructureKind::HigherOrder)
+    return state;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return extractRow(b, loc, state, zero);
+}
+
+Value ScanIO::writeRow(OpBuilder &b, Location loc, ValueRange batch, Value t,
+                       Value newest, Value block, Value row) const {
+  if (Value readout = op.getReadout()) {
+    Value y = applyReadout(
+        b, loc, extractRow(b, loc, readout, leadOf(batch, t)), newest);
+    if (!matrix) {
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value scalar = tensor::ExtractOp::create(b, loc, y, zero);
+      return tensor::InsertOp::create(b, loc, scalar, block, row);
+    }
+    return insertRow(b, loc, y, block, row);
+  }
+  return insertRow(b, loc, fromCanonical(b, loc, newest), block, row);
+}
+
+Value ScanIO::toResultLayout(OpBuilder &b, Location loc, Value state) const {
+  return fromCanonical(b, loc, state);
+}
+
+SmallVector<OpFoldResult> ScanIO::batchSizes(OpBuilder &b,
+                                             Location loc) const {
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(b, loc, op.getShapeSource());
+  sizes.resize(batchRank);
+  return sizes;
+}
+
+SmallVector<OpFoldResult> ScanIO::resultSizes(OpBuilder &b, Location loc,
+                                              bool finalState) const {
+  Value source = op.getShapeSource();
+  SmallVector<OpFoldResult> all = tensor::getMixedSizes(b, loc, source);
+  SmallVector<OpFoldResult> sizes(all.begin(), all.begin() + batchRank);
+  if (finalState) {
+    if (structure.getKind() == StructureKind::HigherOrder)
+      sizes.push_back(b.getIndexAttr(structure.getParam()));
+  } else {
+    sizes.push_back(all[batchRank]);
+  }
+  if (finalState || !op.getReadout())
+    sizes.push_back(all[batchRank + 1]);
+  if (matrix)
+    sizes.push_back(op.hasFactoredInput()
+                        ? tensor::getMixedSize(b, loc, op.getInputValue(),
+                                               batchRank + 1)
+                        : all[batchRank + 2]);
+  return sizes;
+}
+
+SmallVector<Value> ScanIO::emptyResults(OpBuilder &b, Location loc) const {
+  SmallVector<Value> results;
+  for (Value result : op->getResults())
+    results.push_back(tensor::EmptyOp::create(
+        b, loc, resultSizes(b, loc, result == op.getFinalState()),
+        op.getElementType()));
+  return results;
+}
