@@ -20,6 +20,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <algorithm>
+#include <thread>
+
 using namespace mlir;
 using namespace mlir::recurrence;
 
@@ -40,18 +43,24 @@ static void addBufferization(OpPassManager &pm) {
 }
 
 /// Loops and buffers to the LLVM dialect.
-static void addLowerToLLVM(OpPassManager &pm) {
+static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  pm.addPass(createSCFToControlFlowPass());
+  if (openmp)
+    pm.addPass(createConvertSCFToOpenMPPass());
+  // Memrefs first: this inlines the memref.alloca_scope that each OpenMP
+  // loop body gets, before the loops inside it become blocks.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  if (openmp)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
@@ -60,11 +69,19 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
+  SelectSchedulePassOptions schedule;
+  schedule.target = "cpu";
+  schedule.cores = options.cores > 0
+                       ? static_cast<int64_t>(options.cores)
+                       : std::max(1u, std::thread::hardware_concurrency());
+  pm.addPass(createSelectSchedulePass(schedule));
+  pm.addPass(createLowerScanPass());
+  pm.addPass(createLowerChunkedPass());
   pm.addPass(createLowerSequentialPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);
-  addLowerToLLVM(pm);
+  addLowerToLLVM(pm, options.openmp);
 }
 
 void mlir::recurrence::registerRecurrencePipelines() {

@@ -27,6 +27,9 @@
 #ifndef RECURRENCE_C_RUNNER_UTILS
 #define RECURRENCE_C_RUNNER_UTILS "libmlir_c_runner_utils.so"
 #endif
+#ifndef RECURRENCE_OPENMP_RUNTIME
+#define RECURRENCE_OPENMP_RUNTIME "libomp.so"
+#endif
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -163,7 +166,8 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
   auto transformer = makeOptimizingTransformer(3, 0, nullptr);
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  SmallVector<StringRef> libs = {RECURRENCE_C_RUNNER_UTILS};
+  SmallVector<StringRef> libs = {RECURRENCE_C_RUNNER_UTILS,
+                                 RECURRENCE_OPENMP_RUNTIME};
   options.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)

@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every structure x {forward, reverse} x {no init, init} x {f32, f64} x
-// {vector, matrix, factored matrix} state x {states, readout} is compiled
+// Every structure x schedule x {forward, reverse} x {no init, init} x
+// {f32, f64} x {vector, matrix, factored matrix} state x {states, readout}
+// is compiled
 // once through -recurrence-to-llvm and run on random seeded problems of
 // several shapes (T = 1, T = 257, odd N, two batch dims, an empty batch),
 // then compared with the float64 reference.
@@ -92,6 +93,14 @@ std::vector<ScanSpec> structures() {
   return specs;
 }
 
+/// Every schedule; the chunk of 8 leaves a one-step last chunk at T = 257
+/// and is longer than T = 5.
+const std::pair<ScheduleKind, int64_t> kSchedules[] = {
+    {ScheduleKind::Sequential, 0},
+    {ScheduleKind::Chunked, 8},
+    {ScheduleKind::Scan, 0},
+};
+
 std::vector<ScanSpec> fullMatrix() {
   std::vector<ScanSpec> specs;
   for (ScanSpec base : structures()) {
@@ -109,10 +118,13 @@ std::vector<ScanSpec> fullMatrix() {
       states.push_back(perElement);
     }
     for (ScanSpec spec : states)
-      for (bool reverse : {false, true})
+      for (auto [schedule, chunk] : kSchedules)
+        for (bool reverse : {false, true})
         for (bool init : {false, true})
           for (bool f64 : {false, true})
             for (bool readout : {false, true}) {
+              spec.schedule = schedule;
+              spec.chunkSize = chunk;
               spec.reverse = reverse;
               spec.init = init;
               spec.f64 = f64;

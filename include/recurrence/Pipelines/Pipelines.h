@@ -28,6 +28,14 @@ struct RecurrenceToLLVMOptions
       llvm::cl::desc("Inline calls before bufferization, so that results are "
                      "written straight into caller-provided buffers"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> cores{
+      *this, "cores",
+      llvm::cl::desc("Cores the cost model plans for (0: this machine's)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("Run parallel loops on OpenMP threads (libomp)"),
+      llvm::cl::init(true)};
 };
 
 /// recurrence ops on tensors -> loops -> buffers -> LLVM dialect (CPU).

@@ -81,6 +81,49 @@ StepInput ScanIO::inputAt(OpBuilder &b, Location loc, ValueRange batch,
 }
 
 Value ScanIO::zeroState(OpBuilder &b, Location loc) const {
+  return zeroTensor(b, loc, stateSizes(b, loc), op.getElementType());
+}
+
+SmallVector<OpFoldResult> ScanIO::compositeSizes(OpBuilder &b,
+                                                 Location loc) const {
+  SmallVector<OpFoldResult> state = stateSizes(b, loc);
+  bool higherOrder = structure.getKind() == StructureKind::HigherOrder;
+  OpFoldResult size = state[higherOrder ? 1 : 0];
+  OpFoldResult columns = state.back();
+  int64_t param = structure.getParam();
+  switch (compositeFormOf(structure.getKind())) {
+  case Composite::Form::Identity:
+    return {};
+  case Composite::Form::Scalar:
+    return {b.getIndexAttr(1)};
+  case Composite::Form::Diagonal:
+    if (perElement)
+      return {size, columns};
+    return {size};
+  case Composite::Form::Blocks: {
+    Value n = getValueOrCreateConstantIndexOp(b, loc, size);
+    Value m = arith::ConstantIndexOp::create(b, loc, param);
+    return {OpFoldResult(arith::DivUIOp::create(b, loc, n, m).getResult()),
+            b.getIndexAttr(param), b.getIndexAttr(param)};
+  }
+  case Composite::Form::Dense:
+    return {size, size};
+  case Composite::Form::Companion:
+    return {size, b.getIndexAttr(param), b.getIndexAttr(param)};
+  }
+  llvm_unreachable("unknown composite form");
+}
+
+Value ScanIO::inputAsState(OpBuilder &b, Location loc, ValueRange batch,
+                           Value t) const {
+  Value input = materializeInput(b, loc, inputAt(b, loc, batch, t));
+  if (structure.getKind() != StructureKind::HigherOrder)
+    return input;
+  return embedInStack(b, loc, input, structure.getParam());
+}
+
+SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b,
+                                             Location loc) const {
   Value source = op.getShapeSource();
   SmallVector<OpFoldResult> sizes;
   if (structure.getKind() == StructureKind::HigherOrder)
@@ -93,7 +136,7 @@ Value ScanIO::zeroState(OpBuilder &b, Location loc) const {
         tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1));
   else
     sizes.push_back(tensor::getMixedSize(b, loc, source, batchRank + 2));
-  return zeroTensor(b, loc, sizes, op.getElementType());
+  return sizes;
 }
 
 Value ScanIO::initialState(OpBuilder &b, Location loc,

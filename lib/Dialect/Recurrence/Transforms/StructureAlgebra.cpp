@@ -80,9 +80,8 @@ Value mlir::recurrence::zeroTensor(OpBuilder &b, Location loc,
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 
-/// b_t as an [N, D] tensor: the given one, or the outer product k v^T.
-static Value materializeInput(OpBuilder &b, Location loc,
-                              const StepInput &input) {
+Value mlir::recurrence::materializeInput(OpBuilder &b, Location loc,
+                                         const StepInput &input) {
   if (input.full)
     return input.full;
   SmallVector<OpFoldResult> sizes = {
@@ -500,4 +499,37 @@ Value mlir::recurrence::embedInStack(OpBuilder &b, Location loc, Value newest,
   SmallVector<OpFoldResult> rowSizes = {b.getIndexAttr(1), sizes[1], sizes[2]};
   return tensor::InsertSliceOp::create(b, loc, newest, stack, zeros, rowSizes,
                                        ones);
+}
+
+//===----------------------------------------------------------------------===//
+// Costs
+//===----------------------------------------------------------------------===//
+
+StructureCosts mlir::recurrence::structureCosts(StructureKind structure,
+                                                int64_t param, double n,
+                                                double d, bool perElement) {
+  double p = static_cast<double>(param);
+  double nd = n * d;
+  switch (structure) {
+  case StructureKind::Identity:
+    return {nd, 0, nd, 0, 0, nd};
+  case StructureKind::Scalar:
+    return {2 * nd, 1, nd, 1, 1, nd};
+  case StructureKind::Diagonal: {
+    double gates = perElement ? nd : n;
+    return {2 * nd, gates, nd, gates, gates, nd};
+  }
+  case StructureKind::BlockDiagonal:
+    return {2 * p * nd, 2 * n * p * p, 2 * p * nd, n * p, n * p, nd};
+  case StructureKind::Dplr:
+    // Composition densifies: form diag + U V^T (2 N^2 r), then N^3.
+    return {(4 * p + 2) * nd, 2 * n * n * n + 2 * n * n * p, 2 * n * nd,
+            n * (1 + 2 * p), n * n, nd};
+  case StructureKind::Dense:
+    return {2 * n * nd, 2 * n * n * n, 2 * n * nd, n * n, n * n, nd};
+  case StructureKind::HigherOrder:
+    return {2 * p * nd, 2 * n * p * p * p, 2 * p * p * nd, p * n, n * p * p,
+            p * nd};
+  }
+  llvm_unreachable("unknown structure");
 }

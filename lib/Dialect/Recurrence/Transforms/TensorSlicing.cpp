@@ -38,7 +38,14 @@ struct RowSlice {
   RowSlice(OpBuilder &b, Location loc, Value source, ValueRange lead,
            OpFoldResult offset, OpFoldResult count)
       : RowSlice(b, loc, source, lead) {
-    offsets[lead.size()] = offset;
+    // Constant bounds become attributes, so that the slice type is static.
+    auto fold = [&](OpFoldResult value) -> OpFoldResult {
+      if (std::optional<int64_t> known = getConstantIntValue(value))
+        return b.getIndexAttr(*known);
+      return value;
+    };
+    offsets[lead.size()] = fold(offset);
+    count = fold(count);
     sizes[lead.size()] = count;
     SmallVector<int64_t> shape(rowType.getShape());
     std::optional<int64_t> known = getConstantIntValue(count);

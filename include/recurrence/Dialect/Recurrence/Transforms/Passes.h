@@ -25,6 +25,14 @@ namespace recurrence {
 /// Adds the patterns that lower sequential (and `auto`) scans into loops.
 void populateLowerSequentialPatterns(RewritePatternSet &patterns);
 
+/// Adds the patterns that lower chunked scans; a non-zero `autoChunkSize`
+/// also lowers `auto` scans with that chunk size.
+void populateLowerChunkedPatterns(RewritePatternSet &patterns,
+                                  int64_t autoChunkSize = 0);
+
+/// Adds the patterns that lower scan-scheduled scans to a Blelloch scan.
+void populateLowerScanPatterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
 

@@ -51,4 +51,102 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   ];
 }
 
+def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
+  let summary = "Lower chunked recurrence.scan ops with the three-phase algorithm";
+  let description = [{
+    Rewrites every `recurrence.scan` with schedule `chunked<C>` into three
+    parallel phases over the batch and over the K = ceil(T / C) chunks of
+    time:
+
+    1. every chunk, in parallel, runs its steps from a zero state and
+       composes its transitions: the chunk's local end state e_c and its
+       product P_c = A_end ... A_start (in the form the structure keeps under
+       composition: dplr densified, higher_order as companion blocks);
+    2. a short loop over chunks carries the states across chunk boundaries,
+       H_c = P_c H_{c-1} + e_c from H_0 = init, recording each chunk's start
+       state (and the final state);
+    3. every chunk, in parallel, runs its steps again from its true start
+       state and writes its outputs (states or readout), which equals adding
+       (A_t ... A_start) H_{c-1} to the local states.
+
+    With `chunk-size` set, `auto` scans are lowered this way too, with that
+    chunk size.
+
+    ```mlir
+    %h = recurrence.scan diagonal schedule chunked<256>
+        transition(%a : tensor<1x262144x256xf32>)
+        input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+    ```
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
+           "Also lower `auto` scans as chunked with this chunk size (0: no)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def LowerScanPass : Pass<"recurrence-lower-scan"> {
+  let summary = "Lower scan-scheduled recurrence.scan ops to a Blelloch scan";
+  let description = [{
+    Rewrites every `recurrence.scan` with schedule `scan` into a
+    work-efficient up-sweep / down-sweep scan over time on the pairs
+    (A_t, b_t) with the associative combine
+    (A2, b2) o (A1, b1) = (A2 A1, A2 b1 + b2): O(T) combines in O(log T)
+    parallel levels, each level an `scf.forall` over the batch and the
+    combines of that level. The initial state is folded into the first
+    pair (b_1 := A_1 h_0 + b_1), after which every scanned b_t is h_t.
+
+    Transitions are composed in the form their structure keeps under
+    products; dplr<r> is densified to N x N, which is refused for N > 256
+    (use `sequential` or `chunked`).
+
+    ```mlir
+    %h = recurrence.scan block_diagonal<2> schedule scan
+        transition(%A : tensor<8x4096x256x2x2xf32>)
+        input(%b : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
+  let summary = "Choose a schedule for every `auto` recurrence.scan";
+  let description = [{
+    Estimates the time of each candidate schedule — `sequential`,
+    `chunked<C>` for a few chunk sizes, and `scan` where it is legal — from
+    the structure's per-step, composition and byte costs, the sizes (batch,
+    T, N, m, r, D, element type) and the target (cores, memory bandwidth,
+    compute rate), and writes the cheapest onto each `auto` op. An explicit
+    schedule is never changed. With `explain`, each decision is reported as
+    a remark listing every candidate's estimated time.
+
+    ```mlir
+    // -recurrence-select-schedule=explain=true
+    %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>)
+        input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+    // remark: schedule chunked<...> chosen; estimated seconds: ...
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "The target: cpu or cuda">,
+    Option<"cores", "cores", "int64_t", /*default=*/"0",
+           "Parallel units (0: 2 for cpu, 132 SMs for cuda)">,
+    Option<"bandwidth", "bandwidth", "double", /*default=*/"0",
+           "Memory bandwidth in GB/s (0: 50 for cpu, 4000 for cuda)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report every decision and the candidates' costs as remarks">
+  ];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD

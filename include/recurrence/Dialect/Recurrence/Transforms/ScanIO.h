@@ -51,6 +51,15 @@ public:
   /// A zero carried state.
   Value zeroState(OpBuilder &b, Location loc) const;
 
+  /// The sizes of a carried state, and of a composite of transitions
+  /// (empty for identity, which has none).
+  SmallVector<OpFoldResult> stateSizes(OpBuilder &b, Location loc) const;
+  SmallVector<OpFoldResult> compositeSizes(OpBuilder &b, Location loc) const;
+
+  /// b_t as a carried state: [N, D], or the stack with b_t on top.
+  Value inputAsState(OpBuilder &b, Location loc, ValueRange batch,
+                     Value t) const;
+
   /// One step from `state`: returns the next carried state and h_t.
   std::pair<Value, Value> step(OpBuilder &b, Location loc, ValueRange batch,
                                Value t, Value state) const;

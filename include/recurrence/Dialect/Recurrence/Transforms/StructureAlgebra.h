@@ -50,6 +50,9 @@ Value applyTransition(OpBuilder &b, Location loc, const StepTransition &a,
 Value advanceState(OpBuilder &b, Location loc, StructureAttr structure,
                    Value state, Value newest);
 
+/// b_t as an [N, D] tensor: the given one, or the outer product k v^T.
+Value materializeInput(OpBuilder &b, Location loc, const StepInput &input);
+
 /// Returns y = c^T h as a [D] tensor, for c [N] and h [N, D].
 Value applyReadout(OpBuilder &b, Location loc, Value readout, Value state);
 
@@ -93,6 +96,24 @@ Value applyComposite(OpBuilder &b, Location loc, const Composite &p,
 /// The stack [m, N, D] with `newest` on top and zeros below, which is how an
 /// input b_t enters a higher_order<m> recurrence.
 Value embedInStack(OpBuilder &b, Location loc, Value newest, int64_t order);
+
+//===----------------------------------------------------------------------===//
+// Costs
+//===----------------------------------------------------------------------===//
+
+/// Per-step work and sizes of a structure at state size N and D columns,
+/// counted in floating-point operations and elements.
+struct StructureCosts {
+  double stepFlops;          // h <- A h + b
+  double composeFlops;       // A2 A1 in composite form
+  double applyFlops;         // P h with a composite
+  double transitionElements; // operand elements of one A_t
+  double compositeElements;  // elements of a composite (0 for identity)
+  double stateElements;      // elements of a carried state
+};
+
+StructureCosts structureCosts(StructureKind structure, int64_t param,
+                              double size, double columns, bool perElement);
 
 /// A zero-filled tensor of the given sizes.
 Value zeroTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,

@@ -1,0 +1,49 @@
+//===- CostModel.h - Estimated time of each schedule ------------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A roofline estimate of every candidate schedule of a scan: each parallel
+// phase takes the longer of its compute time on the cores it can occupy and
+// its memory time at the share of bandwidth those cores draw, plus a cost per
+// parallel region and per task.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_COSTMODEL_H
+#define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_COSTMODEL_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+
+#include <string>
+
+namespace mlir::recurrence {
+
+struct TargetModel {
+  std::string name;
+  double cores;            // parallel units
+  double bytesPerSecond;   // memory bandwidth of the whole target
+  double flopsPerCore;     // per second
+  double regionSeconds;    // starting one parallel region (or kernel)
+  double taskSeconds;      // one parallel task
+
+  /// Defaults for `cpu` or `cuda`; cores or bandwidth (GB/s) of 0 keep them.
+  static std::optional<TargetModel> get(StringRef name, int64_t cores,
+                                        double gigabytesPerSecond);
+};
+
+struct ScheduleEstimate {
+  ScheduleAttr schedule;
+  double seconds;
+};
+
+/// Every legal candidate for `op`, cheapest first.
+SmallVector<ScheduleEstimate> estimateSchedules(ScanOp op,
+                                                const TargetModel &target);
+
+} // namespace mlir::recurrence
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_COSTMODEL_H

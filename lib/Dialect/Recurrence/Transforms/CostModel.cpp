@@ -1,0 +1,133 @@
+//===- CostModel.cpp - Estimated time of each schedule --------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+/// Sizes assumed for dynamic dims.
+static constexpr double kAssumedBatch = 1, kAssumedSteps = 4096,
+                        kAssumedSize = 64;
+static constexpr int64_t kChunkSizes[] = {64, 256, 1024, 4096};
+/// The largest dplr state the scan schedule densifies (see LowerScan.cpp).
+static constexpr double kMaxDenseDplrSize = 256;
+
+std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
+                                            double gigabytesPerSecond) {
+  TargetModel target;
+  if (name == "cpu")
+    target = {"cpu", 2, 50e9, 8e9, 5e-6, 2e-7};
+  else if (name == "cuda")
+    target = {"cuda", 132, 4000e9, 4e11, 4e-6, 1e-9};
+  else
+    return std::nullopt;
+  if (cores > 0)
+    target.cores = static_cast<double>(cores);
+  if (gigabytesPerSecond > 0)
+    target.bytesPerSecond = gigabytesPerSecond * 1e9;
+  return target;
+}
+
+namespace {
+/// The time of one parallel phase of `tasks` independent tasks.
+double phaseSeconds(const TargetModel &target, double tasks, double flops,
+                    double bytes) {
+  double busy = std::min(std::max(tasks, 1.0), target.cores);
+  double compute = flops / (busy * target.flopsPerCore);
+  double memory = bytes / (target.bytesPerSecond * busy / target.cores);
+  return std::max(compute, memory) + target.regionSeconds +
+         target.taskSeconds * tasks / target.cores;
+}
+
+double knownOr(int64_t size, double assumed) {
+  return ShapedType::isDynamic(size) ? assumed : static_cast<double>(size);
+}
+} // namespace
+
+SmallVector<ScheduleEstimate>
+mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target) {
+  std::optional<ScanDims> dims = ScanDims::fromOp(op);
+  if (!dims)
+    return {};
+  double batch = 1;
+  for (int64_t size : dims->batch)
+    batch *= knownOr(size, kAssumedBatch);
+  double steps = knownOr(dims->steps, kAssumedSteps);
+  double n = knownOr(dims->size, kAssumedSize);
+  double d = knownOr(dims->columns, kAssumedSize);
+  if (!op.getMatrix())
+    d = 1;
+  bool perElement = false;
+  if (!op.getTransition().empty())
+    perElement = dims->isPerElementDiagonal(
+        cast<RankedTensorType>(op.getTransition()[0].getType()).getRank());
+  StructureCosts cost =
+      structureCosts(dims->kind, dims->param, n, d, perElement);
+  double bytes = op.getElementType().getIntOrFloatBitWidth() / 8.0;
+  double input = op.hasFactoredInput() ? n + d : n * d;
+  double output = op.getReadout() ? d + n : n * d;
+  double readBytes = bytes * (cost.transitionElements + input);
+  double stepBytes = readBytes + bytes * output;
+  double pairBytes = bytes * (cost.compositeElements + cost.stateElements);
+  MLIRContext *context = op.getContext();
+
+  SmallVector<ScheduleEstimate> estimates;
+  estimates.push_back(
+      {ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
+       phaseSeconds(target, batch, batch * steps * cost.stepFlops,
+                    batch * steps * stepBytes)});
+
+  for (int64_t chunk : kChunkSizes) {
+    if (chunk >= steps && chunk != kChunkSizes[0])
+      continue;
+    double chunks = std::ceil(steps / chunk);
+    double local = phaseSeconds(
+        target, batch * chunks,
+        batch * steps * (cost.stepFlops + cost.composeFlops),
+        batch * steps * readBytes + batch * chunks * pairBytes);
+    double carry =
+        phaseSeconds(target, batch, batch * chunks * cost.applyFlops,
+                     2 * batch * chunks * pairBytes);
+    double finish = phaseSeconds(target, batch * chunks,
+                                 batch * steps * cost.stepFlops,
+                                 batch * steps * stepBytes);
+    estimates.push_back(
+        {ScheduleAttr::get(context, ScheduleKind::Chunked, chunk),
+         local + carry + finish});
+  }
+
+  bool scanLegal = dims->kind != StructureKind::Dplr || n <= kMaxDenseDplrSize;
+  if (scanLegal) {
+    double levels = 2 * std::ceil(std::log2(std::max(steps, 2.0)));
+    double combineFlops = cost.composeFlops + cost.applyFlops;
+    double setup = phaseSeconds(
+        target, batch * steps,
+        batch * steps * (cost.composeFlops + cost.stateElements),
+        batch * steps * (readBytes + pairBytes));
+    // Each level touches its combines' three pairs; together the levels
+    // make about 2T combines.
+    double sweeps = levels * (target.regionSeconds) +
+                    phaseSeconds(target, batch * steps / 2,
+                                 2 * batch * steps * combineFlops,
+                                 6 * batch * steps * pairBytes);
+    double finish = phaseSeconds(target, batch * steps, 0,
+                                 batch * steps * (pairBytes + bytes * output));
+    estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Scan, 0),
+                         setup + sweeps + finish});
+  }
+  llvm::stable_sort(estimates, [](const auto &a, const auto &b) {
+    return a.seconds < b.seconds;
+  });
+  return estimates;
+}

@@ -1,0 +1,40 @@
+# -*- Python -*-
+# lit configuration for the Recurrence tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Recurrence"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.recurrence_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%runner_utils", config.runner_utils))
+config.substitutions.append(("%c_runner_utils", config.c_runner_utils))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# %run below names mlir-runner bare, after the tool substitutions have been
+# made: put the LLVM tools (mlir-runner among them) on PATH so it is found
+# whether or not /usr/lib/llvm-22/bin is on the caller's PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.recurrence_tools_dir, config.llvm_tools_dir]
+tools = ["recurrence-opt", "mlir-runner", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Runs lowered IR on the CPU JIT with the runtime libraries for printing.
+config.substitutions.append(
+    (
+        "%run",
+        "mlir-runner -e main -entry-point-result=void "
+        "-shared-libs=%s,%s,%s"
+        % (config.runner_utils, config.c_runner_utils, config.openmp_runtime),
+    )
+)

@@ -1,0 +1,6 @@
+// A valid function followed by junk.
+func.func @garbled(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
+}
+}}} $$$ @@@ recurrence.scan ((( ::

@@ -1,0 +1,4 @@
+// Cut off before the closing brace of the function.
+func.func @truncated(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
