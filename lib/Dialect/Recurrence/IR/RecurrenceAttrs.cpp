@@ -27,27 +27,34 @@ void RecurrenceDialect::registerAttributes() {
       >();
 }
 
-/// Parses `keyword` or `keyword<int>` into an enum case and its parameter.
+/// Parses `keyword` or `keyword<int>` into an enum case and its parameter,
+/// which must be present exactly when `takesParam(kind)`.
 template <typename Kind>
-static ParseResult parseKeywordWithParam(AsmParser &parser, Kind &kind,
-                                         int64_t &param,
-                                         std::optional<Kind> (*symbolize)(
-                                             StringRef),
-                                         StringRef what) {
+static ParseResult
+parseKeywordWithParam(AsmParser &parser, Kind &kind, int64_t &param,
+                      std::optional<Kind> (*symbolize)(StringRef),
+                      function_ref<bool(Kind)> takesParam, StringRef what,
+                      StringRef expected) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
+  if (parser.parseOptionalKeyword(&keyword))
+    return parser.emitError(loc) << "expected a " << what << ": " << expected;
   std::optional<Kind> parsed = symbolize(keyword);
   if (!parsed)
     return parser.emitError(loc) << "unknown " << what << " '" << keyword
-                                 << "'";
+                                 << "'; expected " << expected;
   kind = *parsed;
   param = 0;
-  if (succeeded(parser.parseOptionalLess())) {
-    if (parser.parseInteger(param) || parser.parseGreater())
-      return failure();
-  }
+  bool given = succeeded(parser.parseOptionalLess());
+  if (given && !takesParam(kind))
+    return parser.emitError(loc) << what << " '" << keyword
+                                 << "' takes no parameter";
+  if (!given && takesParam(kind))
+    return parser.emitError(loc) << what << " '" << keyword
+                                 << "' needs a parameter, e.g. " << keyword
+                                 << "<4>";
+  if (given && (parser.parseInteger(param) || parser.parseGreater()))
+    return failure();
   return success();
 }
 
@@ -82,15 +89,11 @@ Attribute StructureAttr::parseBody(AsmParser &parser) {
   StructureKind kind;
   int64_t param;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseKeywordWithParam<StructureKind>(parser, kind, param,
-                                           symbolizeStructureKind, "structure"))
+  if (parseKeywordWithParam<StructureKind>(
+          parser, kind, param, symbolizeStructureKind, hasParam, "structure",
+          "identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense or "
+          "higher_order<m>"))
     return {};
-  if (hasParam(kind) && param == 0)
-    return parser.emitError(loc) << "structure '"
-                                 << stringifyStructureKind(kind)
-                                 << "' needs a parameter, e.g. "
-                                 << stringifyStructureKind(kind) << "<4>",
-           Attribute();
   return getChecked([&] { return parser.emitError(loc); },
                     parser.getContext(), kind, param);
 }
@@ -137,8 +140,10 @@ Attribute ScheduleAttr::parseBody(AsmParser &parser) {
   ScheduleKind kind;
   int64_t chunk;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseKeywordWithParam<ScheduleKind>(parser, kind, chunk,
-                                          symbolizeScheduleKind, "schedule"))
+  if (parseKeywordWithParam<ScheduleKind>(
+          parser, kind, chunk, symbolizeScheduleKind,
+          [](ScheduleKind k) { return k == ScheduleKind::Chunked; },
+          "schedule", "sequential, chunked<C>, scan or auto"))
     return {};
   return getChecked([&] { return parser.emitError(loc); },
                     parser.getContext(), kind, chunk);

@@ -100,33 +100,48 @@ private:
 };
 } // namespace
 
-/// Every operand and result must share one floating-point element type.
+/// Every operand with the role it plays, for diagnostics.
+static SmallVector<std::pair<Value, std::string>> namedOperands(ScanOp op) {
+  SmallVector<std::pair<Value, std::string>> named;
+  for (auto [index, value] : llvm::enumerate(op.getTransition()))
+    named.push_back({value, "transition operand #" + std::to_string(index)});
+  std::pair<Value, const char *> others[] = {
+      {op.getInput(), "input"},
+      {op.getInputKey(), "factored input key"},
+      {op.getInputValue(), "factored input value"},
+      {op.getInit(), "init"},
+      {op.getReadout(), "readout"},
+      {op.getOutput(), "output"},
+      {op.getFinalState(), "final state"}};
+  for (auto [value, role] : others)
+    if (value)
+      named.push_back({value, role});
+  return named;
+}
+
+/// Every operand and result must share the element type of the input.
 static LogicalResult verifyElementTypes(ScanOp op) {
-  Type elementType = op.getElementType();
-  auto checkOne = [&](Value value, StringRef role) -> LogicalResult {
+  Value source = op.getShapeSource();
+  Type elementType = cast<RankedTensorType>(source.getType()).getElementType();
+  StringRef sourceRole = op.hasFactoredInput() ? "factored input key" : "input";
+  for (auto [value, role] : namedOperands(op)) {
     Type type = cast<RankedTensorType>(value.getType()).getElementType();
-    if (type == elementType)
-      return success();
-    return op.emitOpError() << "expected " << role << " of element type "
-                            << elementType << " (that of the output), got "
-                            << type;
-  };
-  for (OpOperand &operand : op->getOpOperands()) {
-    std::string role = "operand #" + std::to_string(operand.getOperandNumber());
-    if (failed(checkOne(operand.get(), role)))
-      return failure();
+    if (type != elementType)
+      return op.emitOpError()
+             << "expected " << role << " of element type " << elementType
+             << " (that of the " << sourceRole << "), got " << type;
   }
-  if (Value last = op.getFinalState())
-    return checkOne(last, "final state");
   return success();
 }
 
 LogicalResult ScanOp::verify() {
   if (getInput() && (getInputKey() || getInputValue()))
     return emitOpError("takes either `input` or `factored_input`, not both");
-  if (!getInput() && !(getInputKey() && getInputValue()))
+  if (!getInput() && !getInputKey() && !getInputValue())
     return emitOpError(
         "needs an input: `input(%b)` or `factored_input(%k, %v)`");
+  if (!getInput() && !(getInputKey() && getInputValue()))
+    return emitOpError("`factored_input` needs both a key and a value");
   if (hasFactoredInput() && !getMatrix())
     return emitOpError("`factored_input` builds b_t = k_t v_t^T, which needs "
                        "a matrix state: add the `matrix` keyword");

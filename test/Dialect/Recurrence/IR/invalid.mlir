@@ -25,7 +25,7 @@ func.func @structure_missing_param(%b: tensor<2x8x4xf32>) {
 
 // A zero parameter is reported like a missing one.
 func.func @structure_zero_param(%b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{custom op 'recurrence.scan' structure 'higher_order' needs a parameter, e.g. higher_order<4>}}
+  // expected-error @+1 {{custom op 'recurrence.scan' structure 'higher_order' needs a parameter of at least 1, got 0}}
   %h = recurrence.scan higher_order<0> input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
@@ -77,7 +77,7 @@ func.func @chunked_zero(%b: tensor<2x8x4xf32>) {
 // -----
 
 func.func @chunked_without_size(%b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{custom op 'recurrence.scan' schedule 'chunked' needs a chunk size of at least 1, got 0}}
+  // expected-error @+1 {{custom op 'recurrence.scan' schedule 'chunked' needs a parameter, e.g. chunked<4>}}
   %h = recurrence.scan identity schedule chunked input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
@@ -85,7 +85,7 @@ func.func @chunked_without_size(%b: tensor<2x8x4xf32>) {
 // -----
 
 func.func @schedule_unexpected_size(%b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{custom op 'recurrence.scan' schedule 'sequential' takes no chunk size}}
+  // expected-error @+1 {{custom op 'recurrence.scan' schedule 'sequential' takes no parameter}}
   %h = recurrence.scan identity schedule sequential<4> input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
@@ -136,7 +136,7 @@ func.func private @attr_chunked_negative() attributes {s = #recurrence.schedule<
 
 // -----
 
-// expected-error @+1 {{schedule 'auto' takes no chunk size}}
+// expected-error @+1 {{schedule 'auto' takes no parameter}}
 func.func private @attr_schedule_unexpected_size() attributes {s = #recurrence.schedule<auto<1>>}
 
 // -----
@@ -178,7 +178,7 @@ func.func @no_input(%a: tensor<2x8xf32>) {
 
 // A key alone is not a factored input.
 func.func @key_without_value(%k: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{'recurrence.scan' op needs an input: `input(%b)` or `factored_input(%k, %v)`}}
+  // expected-error @+1 {{'recurrence.scan' op `factored_input` needs both a key and a value}}
   %h = "recurrence.scan"(%k) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>) -> tensor<2x8x4x3xf32>
   return
 }
@@ -206,7 +206,7 @@ func.func @integer_elements(%b: tensor<2x8x4xi32>) {
 // -----
 
 func.func @transition_element_type(%a: tensor<2x8xf16>, %b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{'recurrence.scan' op expected operand #0 of element type 'f32' (that of the output), got 'f16'}}
+  // expected-error @+1 {{'recurrence.scan' op expected transition operand #0 of element type 'f32' (that of the input), got 'f16'}}
   %h = recurrence.scan scalar transition(%a : tensor<2x8xf16>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
@@ -214,7 +214,7 @@ func.func @transition_element_type(%a: tensor<2x8xf16>, %b: tensor<2x8x4xf32>) {
 // -----
 
 func.func @readout_element_type(%a: tensor<2x8xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x4xf64>) {
-  // expected-error @+1 {{'recurrence.scan' op expected operand #2 of element type 'f32' (that of the output), got 'f64'}}
+  // expected-error @+1 {{'recurrence.scan' op expected readout of element type 'f32' (that of the input), got 'f64'}}
   %h = recurrence.scan scalar transition(%a : tensor<2x8xf32>) input(%b : tensor<2x8x4xf32>) readout(%c : tensor<2x8x4xf64>) -> tensor<2x8xf32>
   return
 }
@@ -223,7 +223,7 @@ func.func @readout_element_type(%a: tensor<2x8xf32>, %b: tensor<2x8x4xf32>, %c: 
 
 // The output fixes the element type, so an odd output blames operand #0.
 func.func @output_element_type(%b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{'recurrence.scan' op expected operand #0 of element type 'f64' (that of the output), got 'f32'}}
+  // expected-error @+1 {{'recurrence.scan' op expected output of element type 'f32' (that of the input), got 'f64'}}
   %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf64>
   return
 }
@@ -231,7 +231,7 @@ func.func @output_element_type(%b: tensor<2x8x4xf32>) {
 // -----
 
 func.func @final_state_element_type(%b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{'recurrence.scan' op expected final state of element type 'f32' (that of the output), got 'bf16'}}
+  // expected-error @+1 {{'recurrence.scan' op expected final state of element type 'f32' (that of the input), got 'bf16'}}
   %h, %last = recurrence.scan identity input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xbf16>
   return
 }
