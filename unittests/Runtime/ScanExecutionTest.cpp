@@ -175,4 +175,32 @@ std::vector<ScanSpec> batchRanks() {
 INSTANTIATE_TEST_SUITE_P(AllStructures, ScanBatchRank,
                          ::testing::ValuesIn(batchRanks()), specName);
 
+/// Empty time and empty states: the final state is the initial one, a
+/// readout of an empty state is zero.
+class ScanEmpty : public ScanExecution {};
+
+TEST_P(ScanEmpty, MatchesReference) {
+  checkShapes(GetParam(),
+              {ScanSizes{{2}, 0, 6, 2}, ScanSizes{{2}, 3, 0, 2},
+               ScanSizes{{2}, 3, 6, 0}});
+}
+
+std::vector<ScanSpec> emptyCases() {
+  std::vector<ScanSpec> specs;
+  for (ScanSpec spec : structures())
+    for (auto [schedule, chunk] : kSchedules) {
+      spec.schedule = schedule;
+      spec.chunkSize = chunk;
+      spec.matrix = spec.init = spec.finalState = true;
+      spec.readout = false;
+      specs.push_back(spec);
+      spec.readout = true;
+      specs.push_back(spec);
+    }
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStructures, ScanEmpty,
+                         ::testing::ValuesIn(emptyCases()), specName);
+
 } // namespace

@@ -81,6 +81,8 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
 
     Location loc = op.getLoc();
     ScanIO io(rewriter, op);
+    if (io.replaceIfEmpty(rewriter))
+      return success();
     Value steps = io.getSteps();
     Chunking chunks(rewriter, loc, steps, chunkSize);
     Type elementType = op.getElementType();
@@ -123,7 +125,9 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
                   Composite step =
                       stepComposite(nb, nl, io.transitionAt(nb, nl, batchIvs, t));
                   next.push_back(
-                      compose(nb, nl, step, {product.form, args[1]}).value);
+                      compose(nb, nl, step,
+                              compositeOf(op.getStructure(), args[1]))
+                          .value);
                 }
                 scf::YieldOp::create(nb, nl, next);
               });
@@ -137,7 +141,6 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
 
     // Phase 2: carry H_c = P_c H_{c-1} + e_c across chunks, per batch
     // element, recording every chunk's start state.
-    Composite::Form form = compositeFormOf(op.getStructure().getKind());
     SmallVector<Value> phase2Outs = {tensor::EmptyOp::create(
         rewriter, loc,
         perChunk(batch, chunks.count, io.stateSizes(rewriter, loc)),
@@ -156,9 +159,9 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
               [&](OpBuilder &nb, Location nl, Value c, ValueRange args) {
                 SmallVector<Value> at = append(batchIvs, c);
                 Value recorded = insertRow(nb, nl, args[0], args[1], c);
-                Composite product{form, Value()};
-                if (hasProducts)
-                  product.value = extractRow(nb, nl, local[1], at);
+                Composite product = compositeOf(
+                    op.getStructure(),
+                    hasProducts ? extractRow(nb, nl, local[1], at) : Value());
                 Value end = extractRow(nb, nl, local[0], at);
                 Value next = applyComposite(nb, nl, product, args[0], end);
                 scf::YieldOp::create(nb, nl, ValueRange{next, recorded});
@@ -207,7 +210,7 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
     SmallVector<Value> results = {output[0]};
     if (op.getFinalState())
       results.push_back(carried[1]);
-    rewriter.replaceOp(op, results);
+    io.replaceOp(rewriter, results);
     return success();
   }
 

@@ -54,6 +54,8 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
       return rewriter.notifyMatchFailure(op, "not a scan schedule");
     Location loc = op.getLoc();
     ScanIO io(rewriter, op);
+    if (io.replaceIfEmpty(rewriter))
+      return success();
     Value steps = io.getSteps();
     Type elementType = op.getElementType();
     Composite::Form form = compositeFormOf(op.getStructure().getKind());
@@ -90,8 +92,8 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
     if (op.getInit())
       scanned.states = foldInit(rewriter, loc, io, batch, scanned.states);
 
-    scanned = sweep(rewriter, loc, io, form, space, scanned, /*up=*/true);
-    scanned = sweep(rewriter, loc, io, form, space, scanned, /*up=*/false);
+    scanned = sweep(rewriter, loc, io, space, scanned, /*up=*/true);
+    scanned = sweep(rewriter, loc, io, space, scanned, /*up=*/false);
 
     // Outputs: every scanned state is h_t.
     SmallVector<Value> empty = io.emptyResults(rewriter, loc);
@@ -113,17 +115,21 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
     if (op.getFinalState())
       results.push_back(finalState(rewriter, loc, io, batch, scanned.states,
                                    empty[1]));
-    rewriter.replaceOp(op, results);
+    io.replaceOp(rewriter, results);
     return success();
   }
 
-  /// b_1 := A_1 h_0 + b_1, so that the scan starts from h_0.
+  /// b_1 := A_1 h_0 + b_1, so that the scan starts from h_0 (when T > 0).
   static Value foldInit(OpBuilder &b, Location loc, const ScanIO &io,
                         ArrayRef<OpFoldResult> batch, Value states) {
+    SmallVector<OpFoldResult> space(batch);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    space.push_back(
+        arith::MinUIOp::create(b, loc, io.getSteps(), one).getResult());
     return buildParallelLoop(
-        b, loc, batch, {states},
-        [&](OpBuilder &nb, Location l, ValueRange batchIvs,
-            ValueRange shared) {
+        b, loc, space, {states},
+        [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange shared) {
+          ValueRange batchIvs = ivs.drop_back();
           Value zero = arith::ConstantIndexOp::create(nb, l, 0);
           Value t = io.timeOf(nb, l, zero);
           Value first =
@@ -167,8 +173,8 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
   ///   up:   j = 2s k + 2s - 1 < T  (s = 1, 2, 4, ...)
   ///   down: j = 2s k + 3s - 1 < T  (s = ..., 4, 2, 1)
   static Pairs sweep(OpBuilder &b, Location loc, const ScanIO &io,
-                     Composite::Form form, ArrayRef<OpFoldResult> space,
-                     Pairs pairs, bool up) {
+                     ArrayRef<OpFoldResult> space, Pairs pairs, bool up) {
+    StructureAttr structure = io.getStructure();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value levels = arith::ConstantIndexOp::create(b, loc, kMaxLevels);
@@ -211,11 +217,13 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
                 Value i = arith::SubIOp::create(pb, pl, j, s);
                 SmallVector<Value> atJ = append(batchIvs, j);
                 SmallVector<Value> atI = append(batchIvs, i);
-                Composite later{form, Value()}, earlier{form, Value()};
-                if (shared.size() > 1) {
-                  later.value = extractRow(pb, pl, shared[1], atJ);
-                  earlier.value = extractRow(pb, pl, shared[1], atI);
-                }
+                bool products = shared.size() > 1;
+                Composite later = compositeOf(
+                    structure,
+                    products ? extractRow(pb, pl, shared[1], atJ) : Value());
+                Composite earlier = compositeOf(
+                    structure,
+                    products ? extractRow(pb, pl, shared[1], atI) : Value());
                 Value state = applyComposite(
                     pb, pl, later, extractRow(pb, pl, shared[0], atI),
                     extractRow(pb, pl, shared[0], atJ));

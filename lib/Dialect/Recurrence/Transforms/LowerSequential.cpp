@@ -59,6 +59,8 @@ struct LowerSequentialScan : OpRewritePattern<ScanOp> {
       return rewriter.notifyMatchFailure(op, "not a sequential schedule");
     Location loc = op.getLoc();
     ScanIO io(rewriter, op);
+    if (io.replaceIfEmpty(rewriter))
+      return success();
     SmallVector<Value> results = buildParallelLoop(
         rewriter, loc, io.batchSizes(rewriter, loc),
         io.emptyResults(rewriter, loc),
@@ -70,7 +72,7 @@ struct LowerSequentialScan : OpRewritePattern<ScanOp> {
             writes.push_back({io.toResultLayout(b, l, last), 1, batch, {}, {}});
           return writes;
         });
-    rewriter.replaceOp(op, results);
+    io.replaceOp(rewriter, results);
     return success();
   }
 };

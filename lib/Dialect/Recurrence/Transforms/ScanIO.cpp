@@ -10,8 +10,10 @@
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -101,9 +103,9 @@ SmallVector<OpFoldResult> ScanIO::compositeSizes(OpBuilder &b,
       return {size, columns};
     return {size};
   case Composite::Form::Blocks: {
-    Value n = getValueOrCreateConstantIndexOp(b, loc, size);
-    Value m = arith::ConstantIndexOp::create(b, loc, param);
-    return {OpFoldResult(arith::DivUIOp::create(b, loc, n, m).getResult()),
+    AffineExpr s0 = b.getAffineSymbolExpr(0);
+    return {affine::makeComposedFoldedAffineApply(b, loc, s0.floorDiv(param),
+                                                  {size}),
             b.getIndexAttr(param), b.getIndexAttr(param)};
   }
   case Composite::Form::Dense:
@@ -217,4 +219,42 @@ SmallVector<Value> ScanIO::emptyResults(OpBuilder &b, Location loc) const {
         b, loc, resultSizes(b, loc, result == op.getFinalState()),
         op.getElementType()));
   return results;
+}
+
+void ScanIO::replaceOp(RewriterBase &rewriter, ValueRange results) const {
+  SmallVector<Value> cast;
+  for (auto [result, value] : llvm::zip(op->getResults(), results)) {
+    if (value.getType() != result.getType())
+      value = tensor::CastOp::create(rewriter, op.getLoc(), result.getType(),
+                                     value);
+    cast.push_back(value);
+  }
+  rewriter.replaceOp(op, cast);
+}
+
+bool ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
+  std::optional<ScanDims> dims = ScanDims::fromOp(op);
+  if (!dims)
+    return false;
+  bool noSteps = dims->steps == 0;
+  bool noState = dims->size == 0 || (matrix && dims->columns == 0);
+  if (!noSteps && !noState)
+    return false;
+  Location loc = op.getLoc();
+  SmallVector<Value> results = emptyResults(rewriter, loc);
+  Type elementType = op.getElementType();
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elementType));
+  // A readout of an empty state is zero; with no steps there is nothing.
+  if (op.getReadout() && !noSteps)
+    results[0] =
+        linalg::FillOp::create(rewriter, loc, zero, results[0]).getResult(0);
+  // With no steps the final state is the initial one.
+  if (op.getFinalState() && noSteps && !noState)
+    results[1] = op.getInit() ? Value(op.getInit())
+                              : linalg::FillOp::create(rewriter, loc, zero,
+                                                       results[1])
+                                    .getResult(0);
+  replaceOp(rewriter, results);
+  return true;
 }

@@ -8,6 +8,7 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -147,24 +148,34 @@ static Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
              });
 }
 
-/// Block-diagonal A [H, m, m] applied to h [N, D] viewed as [H, m, D].
-static Value applyBlockDiagonal(OpBuilder &b, Location loc, Value blocks,
-                                Value state, Value acc) {
-  auto stateType = cast<RankedTensorType>(state.getType());
-  auto blockType = cast<RankedTensorType>(blocks.getType());
-  int64_t m = blockType.getDimSize(1);
+/// Views an [N, D] tensor as [N/m, m, D].
+static Value viewAsBlocks(OpBuilder &b, Location loc, Value value,
+                          int64_t m) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t n = type.getDimSize(0);
   auto viewType = RankedTensorType::get(
-      {blockType.getDimSize(0), m, stateType.getDimSize(1)},
-      stateType.getElementType());
-  SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
-  auto view = [&](Value v) -> Value {
-    return tensor::ExpandShapeOp::create(b, loc, viewType, v, groups);
-  };
+      {ShapedType::isDynamic(n) ? n : n / m, m, type.getDimSize(1)},
+      type.getElementType());
+  AffineExpr s0 = b.getAffineSymbolExpr(0);
+  OpFoldResult blocks = affine::makeComposedFoldedAffineApply(
+      b, loc, s0.floorDiv(m), {tensor::getMixedSize(b, loc, value, 0)});
+  SmallVector<OpFoldResult> sizes = {blocks, b.getIndexAttr(m),
+                                     tensor::getMixedSize(b, loc, value, 1)};
+  return tensor::ExpandShapeOp::create(
+      b, loc, viewType, value, SmallVector<ReassociationIndices>{{0, 1}, {2}},
+      sizes);
+}
+
+/// Block-diagonal A [H, m, m] applied to h [N, D] viewed as [H, m, D].
+static Value applyBlockDiagonal(OpBuilder &b, Location loc, int64_t m,
+                                Value blocks, Value state, Value acc) {
   // Loops (g, i, d, j): out[g, i, d] += A[g, i, j] * h[g, j, d].
-  Value result = contract(b, loc, 4, blocks, {0, 1, 3}, view(state),
-                          {0, 3, 2}, view(acc), {0, 1, 2},
+  Value result = contract(b, loc, 4, blocks, {0, 1, 3},
+                          viewAsBlocks(b, loc, state, m), {0, 3, 2},
+                          viewAsBlocks(b, loc, acc, m), {0, 1, 2},
                           {kPar, kPar, kPar, kRed});
-  return tensor::CollapseShapeOp::create(b, loc, result, groups);
+  return tensor::CollapseShapeOp::create(
+      b, loc, result, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
 /// (diag(d) + U V^T) h + acc.
@@ -198,8 +209,8 @@ Value mlir::recurrence::applyTransition(OpBuilder &b, Location loc,
   case StructureKind::Diagonal:
     return applyElementwise(b, loc, a, state, input);
   case StructureKind::BlockDiagonal:
-    return applyBlockDiagonal(b, loc, a.operands[0], state,
-                              materializeInput(b, loc, input));
+    return applyBlockDiagonal(b, loc, a.structure.getParam(), a.operands[0],
+                              state, materializeInput(b, loc, input));
   case StructureKind::Dplr:
     return applyDplr(b, loc, a.operands, state,
                      materializeInput(b, loc, input));
@@ -344,6 +355,13 @@ static Value companionOf(OpBuilder &b, Location loc, Value coefficients) {
       });
 }
 
+Composite mlir::recurrence::compositeOf(StructureAttr structure, Value value) {
+  Composite composite{compositeFormOf(structure.getKind()), value, 0};
+  if (structure.getKind() == StructureKind::BlockDiagonal)
+    composite.blockSize = structure.getParam();
+  return composite;
+}
+
 Composite mlir::recurrence::stepComposite(OpBuilder &b, Location loc,
                                           const StepTransition &a) {
   Form form = compositeFormOf(a.structure.getKind());
@@ -357,9 +375,10 @@ Composite mlir::recurrence::stepComposite(OpBuilder &b, Location loc,
     return {form, one};
   }
   case StructureKind::Diagonal:
-  case StructureKind::BlockDiagonal:
   case StructureKind::Dense:
     return {form, a.operands[0]};
+  case StructureKind::BlockDiagonal:
+    return {form, a.operands[0], a.structure.getParam()};
   case StructureKind::Dplr: {
     // Densify: apply the step to the identity matrix.
     Value diag = a.operands[0];
@@ -428,7 +447,8 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
     return {later.form,
             contract(b, loc, 4, later.value, {0, 1, 3}, earlier.value,
                      {0, 3, 2}, zerosLike(b, loc, later.value), {0, 1, 2},
-                     {kPar, kPar, kPar, kRed})};
+                     {kPar, kPar, kPar, kRed}),
+            later.blockSize};
   case Form::Dense:
     // Loops (i, j, k): out[i, j] += L[i, k] * E[k, j].
     return {later.form,
@@ -475,7 +495,7 @@ Value mlir::recurrence::applyComposite(OpBuilder &b, Location loc,
     return op.getResult(0);
   }
   case Form::Blocks:
-    return applyBlockDiagonal(b, loc, p.value, state, acc);
+    return applyBlockDiagonal(b, loc, p.blockSize, p.value, state, acc);
   case Form::Dense:
     // Loops (n, d, k): out[n, d] += P[n, k] * h[k, d].
     return contract(b, loc, 3, p.value, {0, 2}, state, {2, 1}, acc, {0, 1},

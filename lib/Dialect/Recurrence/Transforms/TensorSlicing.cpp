@@ -55,6 +55,15 @@ struct RowSlice {
 };
 } // namespace
 
+/// `value` as `type`, through a tensor.cast when they differ only in which
+/// sizes are static.
+static Value castTo(OpBuilder &b, Location loc, Value value,
+                    RankedTensorType type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(b, loc, type, value);
+}
+
 Value mlir::recurrence::extractRow(OpBuilder &b, Location loc, Value source,
                                    ValueRange lead) {
   if (lead.empty())
@@ -70,14 +79,16 @@ Value mlir::recurrence::insertRow(OpBuilder &b, Location loc, Value row,
   if (lead.empty())
     return row;
   RowSlice slice(b, loc, dest, lead);
-  return tensor::InsertSliceOp::create(b, loc, row, dest, slice.offsets,
-                                       slice.sizes, slice.strides);
+  return tensor::InsertSliceOp::create(
+      b, loc, castTo(b, loc, row, slice.rowType), dest, slice.offsets,
+      slice.sizes, slice.strides);
 }
 
 void mlir::recurrence::parallelInsertRow(OpBuilder &b, Location loc, Value row,
                                          Value dest, ValueRange lead,
                                          Block *combining) {
   RowSlice slice(b, loc, dest, lead);
+  row = castTo(b, loc, row, slice.rowType);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(combining);
   tensor::ParallelInsertSliceOp::create(b, loc, row, dest, slice.offsets,
@@ -99,6 +110,7 @@ void mlir::recurrence::parallelInsertRows(OpBuilder &b, Location loc,
                                           OpFoldResult count,
                                           Block *combining) {
   RowSlice slice(b, loc, dest, lead, offset, count);
+  rows = castTo(b, loc, rows, slice.rowType);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(combining);
   tensor::ParallelInsertSliceOp::create(b, loc, rows, dest, slice.offsets,
@@ -119,9 +131,9 @@ mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
       }
       RowSlice slice(b, loc, dest, write.lead, write.rowOffset,
                      write.rowCount);
-      dest = tensor::InsertSliceOp::create(b, loc, write.source, dest,
-                                           slice.offsets, slice.sizes,
-                                           slice.strides);
+      dest = tensor::InsertSliceOp::create(
+          b, loc, castTo(b, loc, write.source, slice.rowType), dest,
+          slice.offsets, slice.sizes, slice.strides);
     }
     return results;
   }

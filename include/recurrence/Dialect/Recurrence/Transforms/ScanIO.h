@@ -24,6 +24,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::recurrence {
 
@@ -82,6 +83,14 @@ public:
 
   /// Empty tensors for the results, in result order.
   SmallVector<Value> emptyResults(OpBuilder &b, Location loc) const;
+
+  /// Replaces the op by `results`, casting any whose type is more or less
+  /// static than the op's result.
+  void replaceOp(RewriterBase &rewriter, ValueRange results) const;
+
+  /// When T, N or D is statically zero there is nothing to iterate: replaces
+  /// the op by its trivial results and returns true.
+  bool replaceIfEmpty(RewriterBase &rewriter) const;
 
 private:
   Value toCanonical(OpBuilder &b, Location loc, Value row) const;

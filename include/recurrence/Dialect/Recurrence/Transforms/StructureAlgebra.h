@@ -74,10 +74,14 @@ struct Composite {
   };
   Form form = Form::Identity;
   Value value;
+  int64_t blockSize = 0; // m, for Blocks
 };
 
 /// The form that products of `structure` take.
 Composite::Form compositeFormOf(StructureKind structure);
+
+/// A composite of `structure` held in `value` (null for identity).
+Composite compositeOf(StructureAttr structure, Value value);
 
 /// One step's transition as a composite.
 Composite stepComposite(OpBuilder &b, Location loc, const StepTransition &a);
