@@ -30,15 +30,10 @@ using namespace mlir::recurrence;
 static void addBufferization(OpPassManager &pm) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
-  bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  // Non-elementwise steps build each new state in a fresh buffer.
-  options.allowReturnAllocsFromLoops = true;
-  options.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(createBufferizePass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -80,6 +75,9 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   pm.addPass(createLowerSequentialPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A step's state update and its copy into the output become one loop.
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
   addBufferization(pm);
   addLowerToLLVM(pm, options.openmp);
 }

@@ -20,8 +20,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #ifndef RECURRENCE_C_RUNNER_UTILS
@@ -57,25 +60,23 @@ static std::string wrapperName(StringRef entry) {
   return ("_recurrence_dps_" + entry).str();
 }
 
-/// Adds `func @_recurrence_dps_<entry>(args..., results...)` on strided
+/// Adds `func @_recurrence_dps_<entry>(args..., results...)` on contiguous
 /// memrefs that reads the arguments in place and materializes the results
-/// in the caller's buffers.
+/// in the caller's buffers. (Contiguous layouts let the compiled loops use
+/// unit strides and vectorize; call() stages strided views.)
 static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
   OpBuilder b(module.getContext());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = entry.getLoc();
-  auto stridedOf = [&](Type type) -> MemRefType {
+  auto memrefOf = [&](Type type) -> MemRefType {
     auto tensor = cast<RankedTensorType>(type);
-    SmallVector<int64_t> strides(tensor.getRank(), ShapedType::kDynamic);
-    auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                                         strides);
-    return MemRefType::get(tensor.getShape(), tensor.getElementType(), layout);
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
   };
   SmallVector<Type> memrefs;
   for (Type type : entry.getArgumentTypes())
-    memrefs.push_back(stridedOf(type));
+    memrefs.push_back(memrefOf(type));
   for (Type type : entry.getResultTypes())
-    memrefs.push_back(stridedOf(type));
+    memrefs.push_back(memrefOf(type));
   auto wrapper = func::FuncOp::create(b, loc, wrapperName(entry.getName()),
                                       b.getFunctionType(memrefs, {}));
   wrapper->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
@@ -162,17 +163,30 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
   if (failed(pm.run(module)))
     return makeError("lowering failed:\n" + diagnostics);
 
+  // Optimize for this very CPU (its vector width and features).
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
   ExecutionEngineOptions options;
-  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
+  auto transformer = makeOptimizingTransformer(3, 0, machine->get());
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   SmallVector<StringRef> libs = {RECURRENCE_C_RUNNER_UTILS,
                                  RECURRENCE_OPENMP_RUNTIME};
   options.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(module, options);
+  // RECURRENCE_DUMP_OBJECT=<file> writes the generated object code there.
+  const char *objectDump = std::getenv("RECURRENCE_DUMP_OBJECT");
+  options.enableObjectDump = objectDump != nullptr;
+  auto engine = ExecutionEngine::create(module, options, std::move(*machine));
   if (!engine)
     return engine.takeError();
   jit->engine = std::move(*engine);
+  if (objectDump)
+    jit->engine->dumpToObjectFile(objectDump);
   return std::move(jit);
 }
 
@@ -222,6 +236,73 @@ static llvm::Error packDescriptor(const BufferView &view,
   return llvm::Error::success();
 }
 
+bool BufferView::isContiguous() const {
+  int64_t expected = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (sizes[i] == 0)
+      return true;
+    if (sizes[i] != 1 && strides[i] != expected)
+      return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+/// Copies between a strided view and a contiguous buffer, either way.
+static void copyStrided(const BufferView &view, char *packed, bool toPacked) {
+  size_t bytes = view.elementBits / 8;
+  int64_t rank = view.sizes.size();
+  int64_t total = 1;
+  for (int64_t size : view.sizes)
+    total *= size;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t linear = 0; linear < total; ++linear) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += index[d] * view.strides[d];
+    char *element = static_cast<char *>(view.data) + offset * bytes;
+    if (toPacked)
+      std::memcpy(packed + linear * bytes, element, bytes);
+    else
+      std::memcpy(element, packed + linear * bytes, bytes);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < view.sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+namespace {
+/// A contiguous stand-in for a strided view, copied in (arguments) or out
+/// (results) around the call.
+struct StagedView {
+  BufferView original;
+  std::vector<char> packed;
+  BufferView view;
+
+  StagedView(const BufferView &original, bool copyIn) : original(original) {
+    if (original.isContiguous()) {
+      view = original;
+      return;
+    }
+    int64_t total = 1;
+    for (int64_t size : original.sizes)
+      total *= size;
+    packed.resize(total * (original.elementBits / 8));
+    if (copyIn)
+      copyStrided(original, packed.data(), /*toPacked=*/true);
+    view = BufferView::contiguous(packed.data(), original.elementBits,
+                                  original.sizes);
+  }
+
+  void copyOut() {
+    if (!packed.empty())
+      copyStrided(original, packed.data(), /*toPacked=*/false);
+  }
+};
+} // namespace
+
 llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
                             ArrayRef<BufferView> results) {
   const Signature *signature = getSignature(entry);
@@ -244,11 +325,29 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
             view, signature->results[i], signature->resultBits[i],
             "result #" + Twine(i), descriptors[args.size() + i]))
       return error;
+  // Strided views go through contiguous copies.
+  std::vector<StagedView> staged;
+  staged.reserve(args.size() + results.size());
+  for (const BufferView &view : args)
+    staged.emplace_back(view, /*copyIn=*/true);
+  for (const BufferView &view : results)
+    staged.emplace_back(view, /*copyIn=*/false);
+  for (auto [descriptor, stage] : llvm::zip(descriptors, staged)) {
+    auto address = reinterpret_cast<intptr_t>(stage.view.data);
+    descriptor[0] = descriptor[1] = address;
+    for (size_t d = 0; d < stage.view.strides.size(); ++d)
+      descriptor[3 + stage.view.sizes.size() + d] = stage.view.strides[d];
+  }
   std::vector<void *> pointers;
   for (std::vector<int64_t> &descriptor : descriptors)
     pointers.push_back(descriptor.data());
   std::vector<void *> packed;
   for (void *&pointer : pointers)
     packed.push_back(&pointer);
-  return engine->invokePacked("_mlir_ciface_" + wrapperName(entry), packed);
+  if (llvm::Error error =
+          engine->invokePacked("_mlir_ciface_" + wrapperName(entry), packed))
+    return error;
+  for (StagedView &stage : llvm::drop_begin(staged, args.size()))
+    stage.copyOut();
+  return llvm::Error::success();
 }

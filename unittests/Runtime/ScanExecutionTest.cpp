@@ -204,3 +204,34 @@ INSTANTIATE_TEST_SUITE_P(AllStructures, ScanEmpty,
                          ::testing::ValuesIn(emptyCases()), specName);
 
 } // namespace
+
+namespace {
+/// Float32 over a million steps with |a_t| <= 1 stays finite and close to
+/// float64, whatever the schedule.
+TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
+  for (auto [schedule, chunk] :
+       {std::pair<ScheduleKind, int64_t>{ScheduleKind::Sequential, 0},
+        {ScheduleKind::Chunked, 4096},
+        {ScheduleKind::Scan, 0}}) {
+    ScanSpec spec;
+    spec.structure = StructureKind::Diagonal;
+    spec.schedule = schedule;
+    spec.chunkSize = chunk;
+    spec.finalState = true;
+    SCOPED_TRACE(spec.describe());
+    ScanSizes sizes{{1}, 1000000, 3, 1};
+    auto operands = randomScanOperands(spec, sizes, 42);
+    // Stretch the gates to the whole of [-1, 1], ones included.
+    for (double &a : operands[0])
+      a = static_cast<float>(a / 0.95);
+    operands[0][0] = operands[0][7] = 1.0;
+    OwningOpRef<ModuleOp> module = buildScanModule(context, spec);
+    auto jit = JitModule::compile(*module, {"scan"});
+    ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+    ReferenceResult want = referenceScan(spec, sizes, operands);
+    RunResult got = runScan(**jit, spec, sizes, operands);
+    EXPECT_LE(maxRelativeError(got.output, want.output), 1e-3);
+    EXPECT_LE(maxRelativeError(got.finalState, want.finalState), 1e-3);
+  }
+}
+} // namespace

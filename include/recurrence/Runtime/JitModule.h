@@ -34,6 +34,10 @@ struct BufferView {
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
 
+  /// Whether the view is row-major contiguous (unit dims may have any
+  /// stride).
+  bool isContiguous() const;
+
   /// A contiguous row-major view.
   static BufferView contiguous(void *data, unsigned elementBits,
                                std::vector<int64_t> sizes);
@@ -55,7 +59,8 @@ public:
 
   /// Calls `entry` on `args`, writing its results into `results`. Sizes,
   /// ranks and element types are checked against the function's signature;
-  /// result buffers must not overlap any other buffer.
+  /// result buffers must not overlap any other buffer. Contiguous views are
+  /// used in place; strided ones are staged through contiguous copies.
   llvm::Error call(StringRef entry, ArrayRef<BufferView> args,
                    ArrayRef<BufferView> results);
 

@@ -167,16 +167,18 @@ Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {
 Value ScanIO::writeRow(OpBuilder &b, Location loc, ValueRange batch, Value t,
                        Value newest, Value block, Value row) const {
   if (Value readout = op.getReadout()) {
-    Value y = applyReadout(
-        b, loc, extractRow(b, loc, readout, leadOf(batch, t)), newest);
+    Value c = extractRow(b, loc, readout, leadOf(batch, t));
     if (!matrix) {
+      Value y = applyReadout(b, loc, c, newest);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value scalar = tensor::ExtractOp::create(b, loc, y, zero);
       return tensor::InsertOp::create(b, loc, scalar, block, row);
     }
+    // y_t is accumulated straight into its output row.
+    Value y = applyReadout(b, loc, c, newest, extractRow(b, loc, block, row));
     return insertRow(b, loc, y, block, row);
   }
-  return insertRow(b, loc, fromCanonical(b, loc, newest), block, row);
+  return copyIntoRow(b, loc, fromCanonical(b, loc, newest), block, row);
 }
 
 Value ScanIO::toResultLayout(OpBuilder &b, Location loc, Value state) const {

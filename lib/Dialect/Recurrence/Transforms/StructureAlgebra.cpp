@@ -257,9 +257,16 @@ Value mlir::recurrence::advanceState(OpBuilder &b, Location loc,
 }
 
 Value mlir::recurrence::applyReadout(OpBuilder &b, Location loc,
-                                     Value readout, Value state) {
-  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, state, 1)};
-  Value zeros = zeroTensor(b, loc, sizes, elementTypeOf(state));
+                                     Value readout, Value state, Value into) {
+  Value zeros;
+  if (into) {
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(elementTypeOf(state)));
+    zeros = linalg::FillOp::create(b, loc, zero, into).getResult(0);
+  } else {
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, state, 1)};
+    zeros = zeroTensor(b, loc, sizes, elementTypeOf(state));
+  }
   // Loops (d, n): y[d] += c[n] * h[n, d].
   return contract(b, loc, 2, readout, {1}, state, {1, 0}, zeros, {0},
                   {kPar, kRed});

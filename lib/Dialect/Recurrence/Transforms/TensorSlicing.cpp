@@ -8,6 +8,7 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -82,6 +83,17 @@ Value mlir::recurrence::insertRow(OpBuilder &b, Location loc, Value row,
   return tensor::InsertSliceOp::create(
       b, loc, castTo(b, loc, row, slice.rowType), dest, slice.offsets,
       slice.sizes, slice.strides);
+}
+
+Value mlir::recurrence::copyIntoRow(OpBuilder &b, Location loc, Value row,
+                                    Value dest, ValueRange lead) {
+  Value slice = extractRow(b, loc, dest, lead);
+  Value copied = linalg::CopyOp::create(
+                     b, loc, castTo(b, loc, row, cast<RankedTensorType>(
+                                                     slice.getType())),
+                     slice)
+                     .getResult(0);
+  return insertRow(b, loc, copied, dest, lead);
 }
 
 void mlir::recurrence::parallelInsertRow(OpBuilder &b, Location loc, Value row,

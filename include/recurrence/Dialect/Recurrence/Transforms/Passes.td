@@ -51,6 +51,23 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   ];
 }
 
+def BufferizePass : Pass<"recurrence-bufferize", "::mlir::ModuleOp"> {
+  let summary = "One-shot bufferization as the recurrence pipelines need it";
+  let description = [{
+    Runs one-shot module bufferization with function boundaries on plain
+    (identity-layout) memrefs, lets loops return fresh buffers (a
+    non-elementwise step builds its new state in one), and makes every copy
+    a `linalg.copy`, which lowers to a vectorizable loop rather than the
+    generic strided `memrefCopy` runtime call that a dynamically shaped
+    `memref.copy` becomes.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
   let summary = "Lower chunked recurrence.scan ops with the three-phase algorithm";
   let description = [{

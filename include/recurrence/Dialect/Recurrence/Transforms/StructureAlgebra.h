@@ -53,8 +53,10 @@ Value advanceState(OpBuilder &b, Location loc, StructureAttr structure,
 /// b_t as an [N, D] tensor: the given one, or the outer product k v^T.
 Value materializeInput(OpBuilder &b, Location loc, const StepInput &input);
 
-/// Returns y = c^T h as a [D] tensor, for c [N] and h [N, D].
-Value applyReadout(OpBuilder &b, Location loc, Value readout, Value state);
+/// Returns y = c^T h as a [D] tensor, for c [N] and h [N, D], written into
+/// `into` when given.
+Value applyReadout(OpBuilder &b, Location loc, Value readout, Value state,
+                   Value into = {});
 
 //===----------------------------------------------------------------------===//
 // Composition: the associative combine (A2, b2) o (A1, b1) = (A2 A1, A2 b1 + b2)

@@ -25,6 +25,12 @@ Value extractRow(OpBuilder &b, Location loc, Value source, ValueRange lead);
 Value insertRow(OpBuilder &b, Location loc, Value row, Value dest,
                 ValueRange lead);
 
+/// Copies `row` into dest[lead..., :...] with a linalg.copy into the slice,
+/// which bufferizes to an in-place loop rather than a strided memref.copy;
+/// returns the new dest.
+Value copyIntoRow(OpBuilder &b, Location loc, Value row, Value dest,
+                  ValueRange lead);
+
 /// Emits tensor.parallel_insert_slice of `row` into dest[lead..., :...] at
 /// the end of `combining` (an scf.forall.in_parallel body); sizes are
 /// computed at the builder's insertion point.

@@ -1,0 +1,247 @@
+//===- ScanBench.cpp - Throughput of compiled scans -----------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Times every schedule of a few characteristic recurrences on the CPU and
+// prints one line per case with its bandwidth and its ratios to two ceilings
+// measured in the same run: memcpy bandwidth and a plain -O3 loop of the
+// same recurrence.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HandWritten.h"
+
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Pipelines/Pipelines.h"
+#include "recurrence/Reference/ScanReference.h"
+#include "recurrence/Runtime/JitModule.h"
+#include "recurrence/Runtime/ScanSpec.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::recurrence;
+using namespace mlir::recurrence::bench;
+
+static llvm::cl::opt<bool> quick("quick",
+                                 llvm::cl::desc("Smaller shapes, one rep"));
+static llvm::cl::opt<std::string>
+    only("only", llvm::cl::desc("Run only cases whose structure is this"));
+static llvm::cl::opt<int> reps("reps", llvm::cl::desc("Timed repetitions"),
+                               llvm::cl::init(3));
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+/// Best time of `reps` runs of `body`, in seconds.
+double bestSeconds(int count, const std::function<void()> &body) {
+  double best = INFINITY;
+  for (int i = 0; i < count; ++i) {
+    auto start = Clock::now();
+    body();
+    best = std::min(
+        best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return best;
+}
+
+/// memcpy bandwidth (bytes read + written per second) on a large buffer.
+double memcpyBandwidth() {
+  size_t bytes = (quick ? 64u : 512u) << 20;
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  double seconds = bestSeconds(std::max(3, reps.getValue()), [&] {
+    std::memcpy(to.data(), from.data(), bytes);
+  });
+  return 2.0 * bytes / seconds;
+}
+
+int64_t count(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t size : shape)
+    n *= size;
+  return n;
+}
+
+/// Cheap deterministic values in [-range, range].
+void fill(std::vector<float> &values, double range, uint64_t seed) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (float &value : values) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    value = static_cast<float>(range * ((x >> 11) * 0x1.0p-53 * 2 - 1));
+  }
+}
+
+struct Case {
+  ScanSpec spec;
+  ScanSizes sizes;
+};
+
+/// The schedule `auto` resolves to for `spec` on this machine.
+ScheduleAttr resolveAuto(MLIRContext &context, ModuleOp module) {
+  PassManager pm(&context);
+  SelectSchedulePassOptions options;
+  options.cores = std::max(1u, std::thread::hardware_concurrency());
+  pm.addPass(createSelectSchedulePass(options));
+  (void)pm.run(module);
+  ScheduleAttr chosen;
+  module.walk([&](ScanOp op) { chosen = op.getScheduleAttr(); });
+  return chosen;
+}
+
+std::string scheduleName(ScheduleKind kind, int64_t chunk) {
+  std::string name = stringifyScheduleKind(kind).str();
+  if (kind == ScheduleKind::Chunked)
+    name += "<" + std::to_string(chunk) + ">";
+  return name;
+}
+
+/// Runs the plain loop for `c` into `out`.
+void runHandWritten(const Case &c, const std::vector<std::vector<float>> &in,
+                    std::vector<float> &out) {
+  const ScanSizes &s = c.sizes;
+  int64_t batch = count(s.batch);
+  switch (c.spec.structure) {
+  case StructureKind::Diagonal:
+    return diagonalLoop(in[0].data(), in[1].data(), out.data(), batch,
+                        s.steps, s.size);
+  case StructureKind::BlockDiagonal:
+    return blockDiagonalLoop(in[0].data(), in[1].data(), out.data(), batch,
+                             s.steps, s.size, c.spec.param);
+  case StructureKind::Dplr:
+    return dplrLoop(in[0].data(), in[1].data(), in[2].data(), in[3].data(),
+                    out.data(), batch, s.steps, s.size);
+  case StructureKind::Dense:
+    return denseLoop(in[0].data(), in[1].data(), out.data(), batch, s.steps,
+                     s.size);
+  default:
+    return;
+  }
+}
+
+void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
+  std::vector<ScanOperand> layout = scanOperands(c.spec, c.sizes);
+  std::vector<std::vector<float>> inputs;
+  std::vector<BufferView> args;
+  double bytes = 0;
+  for (auto [index, operand] : llvm::enumerate(layout)) {
+    std::vector<float> values(count(operand.shape));
+    double range = operand.role == OperandRole::Transition
+                       ? transitionRange(c.spec, c.sizes, operand.index)
+                       : 1.0;
+    fill(values, range, index + 1);
+    bytes += 4.0 * values.size();
+    inputs.push_back(std::move(values));
+  }
+  for (auto [operand, values] : llvm::zip(layout, inputs))
+    args.push_back(BufferView::contiguous(values.data(), 32, operand.shape));
+  std::vector<int64_t> outShape = scanOutputShape(c.spec, c.sizes);
+  std::vector<float> out(count(outShape)), expected(count(outShape));
+  bytes += 4.0 * out.size();
+
+  double handSeconds = bestSeconds(quick ? 1 : 2, [&] {
+    runHandWritten(c, inputs, expected);
+  });
+
+  const std::pair<ScheduleKind, int64_t> schedules[] = {
+      {ScheduleKind::Sequential, 0},
+      {ScheduleKind::Chunked, 1024},
+      {ScheduleKind::Scan, 0},
+      {ScheduleKind::Auto, 0}};
+  for (auto [kind, chunk] : schedules) {
+    ScanSpec spec = c.spec;
+    spec.schedule = kind;
+    spec.chunkSize = chunk;
+    OwningOpRef<ModuleOp> module = buildScanModule(&context, spec);
+    std::string name = scheduleName(kind, chunk);
+    if (kind == ScheduleKind::Auto) {
+      ScheduleAttr chosen = resolveAuto(context, *module);
+      name = "auto:" + scheduleName(chosen.getKind(), chosen.getChunkSize());
+    }
+    auto jit = JitModule::compile(*module, {"scan"});
+    if (!jit) {
+      llvm::outs() << "BENCH structure=" << c.spec.describe()
+                   << " schedule=" << name << " error="
+                   << llvm::toString(jit.takeError()) << "\n";
+      continue;
+    }
+    BufferView result = BufferView::contiguous(out.data(), 32, outShape);
+    auto call = [&] {
+      if (llvm::Error error = (*jit)->call("scan", args, {result}))
+        llvm::report_fatal_error(llvm::Twine(llvm::toString(std::move(error))));
+    };
+    call(); // warm up
+    double seconds = bestSeconds(quick ? 1 : reps, call);
+    double worst = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      worst = std::max<double>(worst, std::fabs(out[i] - expected[i]) /
+                                          (1.0 + std::fabs(expected[i])));
+    double gbps = bytes / seconds / 1e9;
+    llvm::outs() << "BENCH structure=" << c.spec.describe()
+                 << " schedule=" << name
+                 << " B=" << count(c.sizes.batch) << " T=" << c.sizes.steps
+                 << " N=" << c.sizes.size
+                 << llvm::format(" GBps=%.2f vs_memcpy=%.2f vs_handwritten=%.2f"
+                                 " ms=%.2f max_rel_diff=%.1e\n",
+                                 gbps, gbps * 1e9 / copyBandwidth,
+                                 handSeconds / seconds, seconds * 1e3, worst);
+  }
+}
+
+Case makeCase(StructureKind structure, int64_t param, int64_t batch,
+              int64_t steps, int64_t size) {
+  Case c;
+  c.spec.structure = structure;
+  c.spec.param = param;
+  c.spec.batchRank = 1;
+  c.sizes = ScanSizes{{batch}, steps, size, 1};
+  return c;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "Recurrence CPU throughput benchmark\n");
+  DialectRegistry registry;
+  registerAllRecurrenceDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  int64_t scale = quick ? 8 : 1;
+  std::vector<Case> cases = {
+      makeCase(StructureKind::Diagonal, 0, 8, 16384 / scale, 1536),
+      makeCase(StructureKind::Diagonal, 0, 1, 262144 / scale, 256)};
+  for (int64_t m : {2, 4, 8, 16})
+    cases.push_back(
+        makeCase(StructureKind::BlockDiagonal, m, 8, 4096 / scale, 512));
+  cases.push_back(makeCase(StructureKind::Dplr, 1, 8, 4096 / scale, 64));
+  cases.push_back(makeCase(StructureKind::Dense, 0, 8, 4096 / scale, 64));
+
+  double copyBandwidth = memcpyBandwidth();
+  llvm::outs() << llvm::format(
+      "BENCH memcpy GBps=%.2f threads=%u\n", copyBandwidth / 1e9,
+      std::thread::hardware_concurrency());
+  for (const Case &c : cases) {
+    if (!only.empty() && stringifyStructureKind(c.spec.structure) != only)
+      continue;
+    runCase(context, c, copyBandwidth);
+  }
+  return 0;
+}
