@@ -71,6 +71,11 @@ double memcpyBandwidth() {
   return 2.0 * bytes / seconds;
 }
 
+struct Case {
+  ScanSpec spec;
+  ScanSizes sizes;
+};
+
 int64_t count(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t size : shape)
@@ -89,20 +94,18 @@ void fill(std::vector<float> &values, double range, uint64_t seed) {
   }
 }
 
-struct Case {
-  ScanSpec spec;
-  ScanSizes sizes;
-};
 
-/// The schedule `auto` resolves to for `spec` on this machine.
-ScheduleAttr resolveAuto(MLIRContext &context, ModuleOp module) {
+/// The schedule `auto` resolves to for `c` on this machine.
+ScheduleAttr resolveAuto(MLIRContext &context, const Case &c) {
+  OwningOpRef<ModuleOp> module =
+      buildScanModule(&context, c.spec, "scan", &c.sizes);
   PassManager pm(&context);
   SelectSchedulePassOptions options;
   options.cores = std::max(1u, std::thread::hardware_concurrency());
   pm.addPass(createSelectSchedulePass(options));
-  (void)pm.run(module);
+  (void)pm.run(*module);
   ScheduleAttr chosen;
-  module.walk([&](ScanOp op) { chosen = op.getScheduleAttr(); });
+  module->walk([&](ScanOp op) { chosen = op.getScheduleAttr(); });
   return chosen;
 }
 
@@ -169,10 +172,12 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
     ScanSpec spec = c.spec;
     spec.schedule = kind;
     spec.chunkSize = chunk;
-    OwningOpRef<ModuleOp> module = buildScanModule(&context, spec);
+    // Shapes are known here, so compile for them, as recurrence-opt would.
+    OwningOpRef<ModuleOp> module =
+        buildScanModule(&context, spec, "scan", &c.sizes);
     std::string name = scheduleName(kind, chunk);
     if (kind == ScheduleKind::Auto) {
-      ScheduleAttr chosen = resolveAuto(context, *module);
+      ScheduleAttr chosen = resolveAuto(context, c);
       name = "auto:" + scheduleName(chosen.getKind(), chosen.getChunkSize());
     }
     auto jit = JitModule::compile(*module, {"scan"});

@@ -35,16 +35,29 @@ passed=$((passed + ${p:-0}))
 failed=$((failed + ${f:-0}))
 rm -f "$lit_log"
 
+# Each suite runs in one shard per core; the counts add up over shards.
+shards=$(nproc)
 for suite in ReferenceTests JitModuleTests ScanExecutionTests; do
   echo
-  echo "== $suite"
-  log="$(mktemp)"
-  if "$build/unittests/$suite" --gtest_brief=1 | tee "$log"; then :; else status=1; fi
-  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" || true)
-  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" || true)
-  passed=$((passed + ${p:-0}))
-  failed=$((failed + ${f:-0}))
-  rm -f "$log"
+  echo "== $suite ($shards shards)"
+  pids=()
+  logs=()
+  for ((i = 0; i < shards; i++)); do
+    log="$(mktemp)"
+    logs+=("$log")
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+      "$build/unittests/$suite" --gtest_brief=1 >"$log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < shards; i++)); do
+    wait "${pids[$i]}" || status=1
+    grep -v '^Running main()' "${logs[$i]}" || true
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "${logs[$i]}" || true)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "${logs[$i]}" || true)
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+    rm -f "${logs[$i]}"
+  done
 done
 
 echo

@@ -64,20 +64,18 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
+  int64_t cores = options.cores > 0
+                      ? static_cast<int64_t>(options.cores)
+                      : std::max(1u, std::thread::hardware_concurrency());
   SelectSchedulePassOptions schedule;
   schedule.target = "cpu";
-  schedule.cores = options.cores > 0
-                       ? static_cast<int64_t>(options.cores)
-                       : std::max(1u, std::thread::hardware_concurrency());
+  schedule.cores = cores;
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
   pm.addPass(createLowerChunkedPass());
-  pm.addPass(createLowerSequentialPass());
+  pm.addPass(createLowerSequentialPass(LowerSequentialPassOptions{cores}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // A step's state update and its copy into the output become one loop.
-  pm.addPass(createLinalgGeneralizeNamedOpsPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
   addBufferization(pm);
   addLowerToLLVM(pm, options.openmp);
 }

@@ -154,7 +154,7 @@ mlir::recurrence::scanFinalStateShape(const ScanSpec &spec,
 
 OwningOpRef<ModuleOp>
 mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
-                                  StringRef name) {
+                                  StringRef name, const ScanSizes *sizes) {
   context->loadDialect<RecurrenceDialect, func::FuncDialect>();
   OpBuilder b(context);
   Location loc = NameLoc::get(b.getStringAttr(spec.describe()));
@@ -162,7 +162,7 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
   b.setInsertionPointToEnd(module->getBody());
 
   Type element = spec.f64 ? Type(b.getF64Type()) : Type(b.getF32Type());
-  ScanDims dims = dimsFor(spec, nullptr);
+  ScanDims dims = dimsFor(spec, sizes);
   auto tensorOf = [&](ArrayRef<int64_t> shape) -> Type {
     return RankedTensorType::get(shape, element);
   };
@@ -210,7 +210,7 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
       b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
       StructureAttr::get(context, spec.structure, spec.param), schedule,
       spec.matrix, spec.reverse, transition, input,
-      key, value, init, readout);
+      key, value, init, readout, ValueRange());
   func::ReturnOp::create(b, loc, scan->getResults());
   return module;
 }

@@ -76,11 +76,13 @@ std::vector<int64_t> scanOutputShape(const ScanSpec &spec,
 std::vector<int64_t> scanFinalStateShape(const ScanSpec &spec,
                                          const ScanSizes &sizes);
 
-/// A module with `func.func @<name>` on dynamically shaped tensors that
-/// returns the output (and the final state) of one recurrence.scan.
+/// A module with `func.func @<name>` that returns the output (and the final
+/// state) of one recurrence.scan, on dynamically shaped tensors or, given
+/// `sizes`, on statically shaped ones.
 OwningOpRef<ModuleOp> buildScanModule(MLIRContext *context,
                                       const ScanSpec &spec,
-                                      StringRef name = "scan");
+                                      StringRef name = "scan",
+                                      const ScanSizes *sizes = nullptr);
 
 } // namespace mlir::recurrence
 

@@ -201,5 +201,20 @@ LogicalResult ScanOp::verify() {
       failed(checker.check(getFinalState(), "final state",
                            dims->perBatch(dims->stateStep()))))
     return failure();
+  if (!getDestinations().empty()) {
+    if (getDestinations().size() != getNumResults())
+      return emitOpError() << "expected " << getNumResults()
+                           << " destination(s) in `outs`, one per result, got "
+                           << getDestinations().size();
+    for (auto [index, pair] :
+         llvm::enumerate(llvm::zip(getDestinations(), getResults()))) {
+      auto [destination, result] = pair;
+      if (destination.getType() != result.getType())
+        return emitOpError() << "expected destination #" << index
+                             << " of type " << result.getType()
+                             << " (that of its result), got "
+                             << destination.getType();
+    }
+  }
   return success();
 }

@@ -17,8 +17,7 @@ using namespace mlir;
 using namespace mlir::recurrence;
 
 /// Sizes assumed for dynamic dims.
-static constexpr double kAssumedBatch = 1, kAssumedSteps = 4096,
-                        kAssumedSize = 64;
+static constexpr double kAssumedSteps = 65536, kAssumedSize = 64;
 static constexpr int64_t kChunkSizes[] = {64, 256, 1024, 4096};
 /// The largest dplr state the scan schedule densifies (see LowerScan.cpp).
 static constexpr double kMaxDenseDplrSize = 256;
@@ -26,16 +25,23 @@ static constexpr double kMaxDenseDplrSize = 256;
 std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
                                             double gigabytesPerSecond) {
   TargetModel target;
-  if (name == "cpu")
-    target = {"cpu", 2, 50e9, 8e9, 5e-6, 2e-7};
-  else if (name == "cuda")
-    target = {"cuda", 132, 4000e9, 4e11, 4e-6, 1e-9};
-  else
+  // One CPU core streams about 60% of the socket's bandwidth; an SM about
+  // four times its even share.
+  double coreShare;
+  if (name == "cpu") {
+    target = {"cpu", 2, 50e9, 0, 8e9, 5e-6, 2e-7};
+    coreShare = 0.6;
+  } else if (name == "cuda") {
+    target = {"cuda", 132, 4000e9, 0, 4e11, 4e-6, 1e-9};
+    coreShare = 4.0 / 132;
+  } else {
     return std::nullopt;
+  }
   if (cores > 0)
     target.cores = static_cast<double>(cores);
   if (gigabytesPerSecond > 0)
     target.bytesPerSecond = gigabytesPerSecond * 1e9;
+  target.coreBytesPerSecond = coreShare * target.bytesPerSecond;
   return target;
 }
 
@@ -45,7 +51,8 @@ double phaseSeconds(const TargetModel &target, double tasks, double flops,
                     double bytes) {
   double busy = std::min(std::max(tasks, 1.0), target.cores);
   double compute = flops / (busy * target.flopsPerCore);
-  double memory = bytes / (target.bytesPerSecond * busy / target.cores);
+  double memory = bytes / std::min(target.bytesPerSecond,
+                                   busy * target.coreBytesPerSecond);
   return std::max(compute, memory) + target.regionSeconds +
          target.taskSeconds * tasks / target.cores;
 }
@@ -56,13 +63,20 @@ double knownOr(int64_t size, double assumed) {
 } // namespace
 
 SmallVector<ScheduleEstimate>
-mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target) {
+mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
+                                    double assumedBatch) {
   std::optional<ScanDims> dims = ScanDims::fromOp(op);
   if (!dims)
     return {};
   double batch = 1;
-  for (int64_t size : dims->batch)
-    batch *= knownOr(size, kAssumedBatch);
+  bool dynamicBatch = false;
+  for (int64_t size : dims->batch) {
+    dynamicBatch |= ShapedType::isDynamic(size);
+    if (!ShapedType::isDynamic(size))
+      batch *= static_cast<double>(size);
+  }
+  if (dynamicBatch)
+    batch = std::max(batch, assumedBatch);
   double steps = knownOr(dims->steps, kAssumedSteps);
   double n = knownOr(dims->size, kAssumedSize);
   double d = knownOr(dims->columns, kAssumedSize);

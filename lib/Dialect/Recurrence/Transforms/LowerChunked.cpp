@@ -126,7 +126,8 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
                       stepComposite(nb, nl, io.transitionAt(nb, nl, batchIvs, t));
                   next.push_back(
                       compose(nb, nl, step,
-                              compositeOf(op.getStructure(), args[1]))
+                              compositeOf(op.getStructure(), args[1]),
+                              /*inPlace=*/true)
                           .value);
                 }
                 scf::YieldOp::create(nb, nl, next);
@@ -146,7 +147,7 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
         perChunk(batch, chunks.count, io.stateSizes(rewriter, loc)),
         elementType)};
     if (op.getFinalState())
-      phase2Outs.push_back(io.emptyResults(rewriter, loc)[1]);
+      phase2Outs.push_back(io.resultDestinations(rewriter, loc)[1]);
     SmallVector<Value> carried = buildParallelLoop(
         rewriter, loc, batch, phase2Outs,
         [&](OpBuilder &b, Location l, ValueRange batchIvs, ValueRange shared) {
@@ -177,7 +178,7 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
     // Phase 3: per chunk, rerun the steps from the true start state and
     // write the outputs.
     SmallVector<Value> output = buildParallelLoop(
-        rewriter, loc, chunkSpace, {io.emptyResults(rewriter, loc)[0]},
+        rewriter, loc, chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
           ValueRange batchIvs = ivs.drop_back();
           auto [start, length] = chunks.bounds(b, l, ivs.back(), steps);

@@ -96,7 +96,7 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
     scanned = sweep(rewriter, loc, io, space, scanned, /*up=*/false);
 
     // Outputs: every scanned state is h_t.
-    SmallVector<Value> empty = io.emptyResults(rewriter, loc);
+    SmallVector<Value> empty = io.resultDestinations(rewriter, loc);
     SmallVector<Value> output = buildParallelLoop(
         rewriter, loc, space, {empty[0]},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {

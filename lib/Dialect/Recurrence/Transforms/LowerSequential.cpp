@@ -17,6 +17,8 @@
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::recurrence {
@@ -46,35 +48,230 @@ static std::pair<Value, Value> emitTimeLoop(OpBuilder &b, Location loc,
   return {loop.getResult(0), loop.getResult(1)};
 }
 
+/// The sequential loops of `op`: a forall over the batch around time loops,
+/// writing into `outputs` (one tensor per result).
+static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
+                                          const ScanIO &io,
+                                          ValueRange outputs) {
+  Location loc = op.getLoc();
+  return buildParallelLoop(
+      rewriter, loc, io.batchSizes(rewriter, loc), outputs,
+      [&](OpBuilder &b, Location l, ValueRange batch, ValueRange shared) {
+        Value block = extractRow(b, l, shared[0], batch);
+        auto [last, out] = emitTimeLoop(b, l, io, batch, block);
+        SmallVector<ParallelWrite> writes = {{out, 0, batch, {}, {}}};
+        if (op.getFinalState())
+          writes.push_back({io.toResultLayout(b, l, last), 1, batch, {}, {}});
+        return writes;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Channel tiles
+//===----------------------------------------------------------------------===//
+
+/// The smallest channel tile worth a task of its own.
+static constexpr int64_t kMinChannelTile = 64;
+
+/// Whether every transition maps channel n (block g for block_diagonal) to
+/// itself and nothing sums over channels, so that channel tiles are
+/// independent recurrences.
+static bool hasIndependentChannels(ScanOp op) {
+  if (op.getReadout())
+    return false;
+  switch (op.getStructure().getKind()) {
+  case StructureKind::Dplr:
+  case StructureKind::Dense:
+    return false;
+  default:
+    return true;
+  }
+}
+
+/// The dim of `operand` that indexes channels (in blocks for a
+/// block_diagonal transition), or -1 when it has none.
+static int64_t channelDimOf(ScanOp op, OpOperand &operand) {
+  int64_t batchRank = op.getBatchRank();
+  unsigned index = operand.getOperandNumber();
+  if (index < op.getTransition().size()) {
+    switch (op.getStructure().getKind()) {
+    case StructureKind::Scalar:
+      return -1;
+    case StructureKind::HigherOrder:
+      return batchRank + 2;
+    default:
+      return batchRank + 1;
+    }
+  }
+  Value value = operand.get();
+  if (value == op.getInputValue())
+    return -1;
+  if (value == op.getInit())
+    return batchRank +
+           (op.getStructure().getKind() == StructureKind::HigherOrder ? 1 : 0);
+  return batchRank + 1; // input, factored input key
+}
+
+/// The box of `value` for batch element `batch` and channels [start, start
+/// + size) along `channelDim` (none when -1), keeping every dim.
+static std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+tileBox(OpBuilder &b, Location loc, Value value, ValueRange batch,
+        int64_t channelDim, OpFoldResult start, OpFoldResult size) {
+  SmallVector<OpFoldResult> offsets, sizes = tensor::getMixedSizes(b, loc,
+                                                                   value);
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    offsets.push_back(b.getIndexAttr(0));
+    if (d < batch.size()) {
+      offsets[d] = batch[d];
+      sizes[d] = b.getIndexAttr(1);
+    } else if (static_cast<int64_t>(d) == channelDim) {
+      offsets[d] = start;
+      sizes[d] = size;
+    }
+  }
+  return {offsets, sizes};
+}
+
+/// Splits channels into tiles so that batch x tiles fills `cores`, and runs
+/// one sequential scan per (batch element, tile).
+static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
+                                            const ScanIO &io, int64_t cores) {
+  Location loc = op.getLoc();
+  int64_t block = op.getStructure().getKind() == StructureKind::BlockDiagonal
+                      ? op.getStructure().getParam()
+                      : 1;
+  int64_t batchRank = op.getBatchRank();
+  SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
+  OpFoldResult channels =
+      tensor::getMixedSize(rewriter, loc, op.getShapeSource(), batchRank + 1);
+  // tiles = clamp(ceil(cores / batch), 1, ceil(N / min tile)); the tile size
+  // is a multiple of the block size.
+  AffineExpr s0, s1;
+  bindSymbols(rewriter.getContext(), s0, s1);
+  OpFoldResult elements = rewriter.getIndexAttr(1);
+  for (OpFoldResult size : batch)
+    elements = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 * s1,
+                                                     {elements, size});
+  Value wanted = getValueOrCreateConstantIndexOp(
+      rewriter, loc,
+      affine::makeComposedFoldedAffineApply(
+          rewriter, loc, s0.ceilDiv(s1),
+          {rewriter.getIndexAttr(cores), elements}));
+  Value most = getValueOrCreateConstantIndexOp(
+      rewriter, loc,
+      affine::makeComposedFoldedAffineApply(
+          rewriter, loc, s0.ceilDiv(kMinChannelTile * block), {channels}));
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value tiles = arith::MaxUIOp::create(
+      rewriter, loc, one, arith::MinUIOp::create(rewriter, loc, wanted, most));
+  Value tileSize = getValueOrCreateConstantIndexOp(
+      rewriter, loc,
+      affine::makeComposedFoldedAffineApply(
+          rewriter, loc, s0.ceilDiv(s1 * block) * block, {channels, tiles}));
+  tiles = getValueOrCreateConstantIndexOp(
+      rewriter, loc,
+      affine::makeComposedFoldedAffineApply(rewriter, loc, s0.ceilDiv(s1),
+                                            {channels, tileSize}));
+  SmallVector<OpFoldResult> space = batch;
+  space.push_back(tiles);
+
+  return buildParallelLoop(
+      rewriter, loc, space, io.resultDestinations(rewriter, loc),
+      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
+        ValueRange batchIvs = ivs.drop_back();
+        Value start = arith::MulIOp::create(b, l, ivs.back(), tileSize);
+        Value left = arith::SubIOp::create(
+            b, l, getValueOrCreateConstantIndexOp(b, l, channels), start);
+        Value size = arith::MinUIOp::create(b, l, left, tileSize);
+        Value blockStart = arith::DivUIOp::create(
+            b, l, start, arith::ConstantIndexOp::create(b, l, block));
+        Value blockCount = arith::DivUIOp::create(
+            b, l, size, arith::ConstantIndexOp::create(b, l, block));
+        // The scan of this tile, on slices of every input operand.
+        DenseMap<Value, Value> slices;
+        for (OpOperand &operand : op->getOpOperands()) {
+          if (llvm::is_contained(op.getDestinations(), operand.get()))
+            continue;
+          int64_t dim = channelDimOf(op, operand);
+          bool inBlocks = block > 1 && operand.getOperandNumber() <
+                                           op.getTransition().size();
+          auto [offsets, sizes] =
+              tileBox(b, l, operand.get(), batchIvs, dim,
+                      inBlocks ? blockStart : start,
+                      inBlocks ? blockCount : size);
+          slices[operand.get()] =
+              extractBox(b, l, operand.get(), offsets, sizes);
+        }
+        auto sliceOf = [&](Value value) {
+          return value ? slices.lookup(value) : Value();
+        };
+        SmallVector<Value> transition;
+        for (Value a : op.getTransition())
+          transition.push_back(sliceOf(a));
+        SmallVector<std::pair<SmallVector<OpFoldResult>,
+                              SmallVector<OpFoldResult>>>
+            boxes;
+        SmallVector<Type> resultTypes;
+        SmallVector<Value> destinations;
+        for (auto [index, result] : llvm::enumerate(op->getResults())) {
+          bool last = result == op.getFinalState();
+          int64_t dim = last ? batchRank + (op.getStructure().getKind() ==
+                                                    StructureKind::HigherOrder
+                                                ? 1
+                                                : 0)
+                             : batchRank + 1;
+          boxes.push_back(
+              tileBox(b, l, shared[index], batchIvs, dim, start, size));
+          resultTypes.push_back(tensor::ExtractSliceOp::inferResultType(
+              cast<RankedTensorType>(result.getType()), boxes.back().second));
+          destinations.push_back(extractBox(b, l, shared[index],
+                                            boxes.back().first,
+                                            boxes.back().second));
+        }
+        auto tile = ScanOp::create(
+            b, l, resultTypes[0],
+            op.getFinalState() ? resultTypes[1] : Type(),
+            op.getStructureAttr(), op.getScheduleAttr(), op.getMatrix(),
+            op.getReverse(), transition, sliceOf(op.getInput()),
+            sliceOf(op.getInputKey()), sliceOf(op.getInputValue()),
+            sliceOf(op.getInit()), sliceOf(op.getReadout()), ValueRange());
+        ScanIO tileIO(b, tile);
+        IRRewriter tileRewriter(b);
+        SmallVector<Value> results =
+            buildSequential(tileRewriter, tile, tileIO, destinations);
+        tile->erase();
+        SmallVector<ParallelWrite> writes;
+        for (auto [index, value] : llvm::enumerate(results))
+          writes.push_back({value, static_cast<unsigned>(index), {}, {}, {},
+                            boxes[index].first, boxes[index].second});
+        return writes;
+      });
+}
+
 namespace {
 /// Rewrites a sequential or `auto` recurrence.scan into scf.forall over the
-/// batch dims around an scf.for over time.
+/// batch dims (and channel tiles) around an scf.for over time.
 struct LowerSequentialScan : OpRewritePattern<ScanOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerSequentialScan(MLIRContext *context, int64_t cores)
+      : OpRewritePattern(context), cores(cores) {}
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
     ScheduleKind schedule = op.getScheduleOrAuto().getKind();
     if (schedule != ScheduleKind::Sequential && schedule != ScheduleKind::Auto)
       return rewriter.notifyMatchFailure(op, "not a sequential schedule");
-    Location loc = op.getLoc();
     ScanIO io(rewriter, op);
     if (io.replaceIfEmpty(rewriter))
       return success();
-    SmallVector<Value> results = buildParallelLoop(
-        rewriter, loc, io.batchSizes(rewriter, loc),
-        io.emptyResults(rewriter, loc),
-        [&](OpBuilder &b, Location l, ValueRange batch, ValueRange shared) {
-          Value block = extractRow(b, l, shared[0], batch);
-          auto [last, out] = emitTimeLoop(b, l, io, batch, block);
-          SmallVector<ParallelWrite> writes = {{out, 0, batch, {}, {}}};
-          if (op.getFinalState())
-            writes.push_back({io.toResultLayout(b, l, last), 1, batch, {}, {}});
-          return writes;
-        });
-    io.replaceOp(rewriter, results);
+    bool tiled = cores > 1 && hasIndependentChannels(op);
+    io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, cores)
+                                 : buildSequential(rewriter, op, io,
+                                                   io.resultDestinations(rewriter,
+                                                                   op.getLoc())));
     return success();
   }
+
+  int64_t cores;
 };
 
 struct LowerSequentialPass
@@ -83,13 +280,13 @@ struct LowerSequentialPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateLowerSequentialPatterns(patterns);
+    populateLowerSequentialPatterns(patterns, cores);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
 
 void mlir::recurrence::populateLowerSequentialPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<LowerSequentialScan>(patterns.getContext());
+    RewritePatternSet &patterns, int64_t cores) {
+  patterns.add<LowerSequentialScan>(patterns.getContext(), cores);
 }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -143,9 +144,17 @@ SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b,
 
 Value ScanIO::initialState(OpBuilder &b, Location loc,
                            ValueRange batch) const {
-  if (Value init = op.getInit())
-    return toCanonical(b, loc, extractRow(b, loc, init, batch));
-  return zeroState(b, loc);
+  if (!op.getInit())
+    return zeroState(b, loc);
+  // init may be more or less static than the states the steps produce.
+  Value state = toCanonical(b, loc, extractRow(b, loc, op.getInit(), batch));
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : stateSizes(b, loc))
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  auto type = RankedTensorType::get(shape, op.getElementType());
+  if (state.getType() != type)
+    state = tensor::CastOp::create(b, loc, type, state);
+  return state;
 }
 
 std::pair<Value, Value> ScanIO::step(OpBuilder &b, Location loc,
@@ -214,7 +223,9 @@ SmallVector<OpFoldResult> ScanIO::resultSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
-SmallVector<Value> ScanIO::emptyResults(OpBuilder &b, Location loc) const {
+SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b, Location loc) const {
+  if (!op.getDestinations().empty())
+    return op.getDestinations();
   SmallVector<Value> results;
   for (Value result : op->getResults())
     results.push_back(tensor::EmptyOp::create(
@@ -243,7 +254,7 @@ bool ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
   if (!noSteps && !noState)
     return false;
   Location loc = op.getLoc();
-  SmallVector<Value> results = emptyResults(rewriter, loc);
+  SmallVector<Value> results = resultDestinations(rewriter, loc);
   Type elementType = op.getElementType();
   Value zero =
       arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elementType));

@@ -7,9 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -22,9 +27,9 @@ using namespace mlir;
 using namespace mlir::recurrence;
 
 namespace {
-std::string formatSeconds(double seconds, const char *spec) {
+std::string formatNumber(double value, const char *spec) {
   std::string text;
-  llvm::raw_string_ostream(text) << llvm::format(spec, seconds);
+  llvm::raw_string_ostream(text) << llvm::format(spec, value);
   return text;
 }
 
@@ -35,11 +40,71 @@ std::string describe(ScheduleAttr schedule) {
   return text;
 }
 
+/// Reports a decision and the candidates' estimates as a remark.
+void explainChoice(ScanOp op, const TargetModel &model, StringRef regime,
+                   ArrayRef<ScheduleEstimate> estimates) {
+  InFlightDiagnostic remark = op.emitRemark();
+  remark << "schedule " << describe(estimates.front().schedule)
+         << " chosen for " << model.name << " ("
+         << static_cast<int64_t>(model.cores) << " cores, "
+         << formatNumber(model.bytesPerSecond / 1e9, "%.0f") << " GB/s)"
+         << regime << "; estimated seconds:";
+  for (const ScheduleEstimate &estimate : estimates)
+    remark << " " << describe(estimate.schedule) << " "
+           << formatNumber(estimate.seconds, "%.3g");
+}
+
+/// A copy of `op` with `schedule` that writes into `destinations`.
+ScanOp cloneWith(OpBuilder &b, ScanOp op, ScheduleAttr schedule,
+                 ValueRange destinations) {
+  auto copy = cast<ScanOp>(b.clone(*op));
+  copy.setScheduleAttr(schedule);
+  copy.getDestinationsMutable().assign(destinations);
+  return copy;
+}
+
+/// Replaces `op` by `scf.if (batch elements < cores)` between two clones,
+/// for a batch whose size is only known at run time.
+void dispatchOnBatch(ScanOp op, double cores, ScheduleAttr small,
+                     ScheduleAttr large) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value elements = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0, e = op.getBatchRank(); d < e; ++d)
+    elements = arith::MulIOp::create(
+        b, loc, elements, tensor::DimOp::create(b, loc, op.getShapeSource(), d));
+  Value few = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, elements,
+      arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(cores)));
+  // Both versions write into the same destinations, so that the results
+  // bufferize in place whichever runs.
+  SmallVector<Value> destinations = ScanIO(b, op).resultDestinations(b, loc);
+  auto dispatch = scf::IfOp::create(
+      b, loc, few,
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(
+            nb, nl, cloneWith(nb, op, small, destinations)->getResults());
+      },
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(
+            nb, nl, cloneWith(nb, op, large, destinations)->getResults());
+      });
+  op->replaceAllUsesWith(dispatch.getResults());
+  op->erase();
+}
+
 struct SelectSchedulePass
     : recurrence::impl::SelectSchedulePassBase<SelectSchedulePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (cores < 0 || bandwidth < 0) {
+      getOperation()->emitError()
+          << "cores and bandwidth must not be negative (0 picks the "
+             "target's default), got cores = "
+          << cores << ", bandwidth = " << bandwidth;
+      return signalPassFailure();
+    }
     std::optional<TargetModel> model =
         TargetModel::get(target, cores, bandwidth);
     if (!model) {
@@ -47,25 +112,36 @@ struct SelectSchedulePass
           << "unknown target '" << target << "'; expected cpu or cuda";
       return signalPassFailure();
     }
+    SmallVector<ScanOp> autoOps;
     getOperation()->walk([&](ScanOp op) {
-      if (op.getScheduleOrAuto().getKind() != ScheduleKind::Auto)
-        return;
-      SmallVector<ScheduleEstimate> estimates = estimateSchedules(op, *model);
-      if (estimates.empty())
-        return;
-      op.setScheduleAttr(estimates.front().schedule);
-      if (!explain)
-        return;
-      InFlightDiagnostic remark = op.emitRemark();
-      remark << "schedule " << describe(estimates.front().schedule)
-             << " chosen for " << model->name << " ("
-             << static_cast<int64_t>(model->cores) << " cores, "
-             << formatSeconds(model->bytesPerSecond / 1e9, "%.0f")
-             << " GB/s); estimated seconds:";
-      for (const ScheduleEstimate &estimate : estimates)
-        remark << " " << describe(estimate.schedule) << " "
-               << formatSeconds(estimate.seconds, "%.3g");
+      if (op.getScheduleOrAuto().getKind() == ScheduleKind::Auto)
+        autoOps.push_back(op);
     });
+    for (ScanOp op : autoOps) {
+      SmallVector<ScheduleEstimate> large =
+          estimateSchedules(op, *model, model->cores);
+      if (large.empty())
+        continue;
+      bool dynamicBatch = llvm::any_of(
+          ScanDims::fromOp(op)->batch,
+          [](int64_t size) { return ShapedType::isDynamic(size); });
+      SmallVector<ScheduleEstimate> small =
+          dynamicBatch ? estimateSchedules(op, *model, 1) : large;
+      if (small.front().schedule == large.front().schedule) {
+        if (explain)
+          explainChoice(op, *model, "", large);
+        op.setScheduleAttr(large.front().schedule);
+        continue;
+      }
+      // The batch decides and is only known at run time.
+      if (explain) {
+        explainChoice(op, *model, " when the batch is smaller than the cores",
+                      small);
+        explainChoice(op, *model, " otherwise", large);
+      }
+      dispatchOnBatch(op, model->cores, small.front().schedule,
+                      large.front().schedule);
+    }
   }
 };
 } // namespace

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
 
 using namespace mlir;
@@ -152,13 +153,20 @@ static Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
 static Value viewAsBlocks(OpBuilder &b, Location loc, Value value,
                           int64_t m) {
   auto type = cast<RankedTensorType>(value.getType());
+  AffineExpr s0 = b.getAffineSymbolExpr(0);
+  OpFoldResult blocks = affine::makeComposedFoldedAffineApply(
+      b, loc, s0.floorDiv(m), {tensor::getMixedSize(b, loc, value, 0)});
+  // A size known as a constant must be static in the types too.
+  if (std::optional<int64_t> known = getConstantIntValue(blocks);
+      known && type.isDynamicDim(0)) {
+    type = RankedTensorType::get({*known * m, type.getDimSize(1)},
+                                 type.getElementType());
+    value = tensor::CastOp::create(b, loc, type, value);
+  }
   int64_t n = type.getDimSize(0);
   auto viewType = RankedTensorType::get(
       {ShapedType::isDynamic(n) ? n : n / m, m, type.getDimSize(1)},
       type.getElementType());
-  AffineExpr s0 = b.getAffineSymbolExpr(0);
-  OpFoldResult blocks = affine::makeComposedFoldedAffineApply(
-      b, loc, s0.floorDiv(m), {tensor::getMixedSize(b, loc, value, 0)});
   SmallVector<OpFoldResult> sizes = {blocks, b.getIndexAttr(m),
                                      tensor::getMixedSize(b, loc, value, 1)};
   return tensor::ExpandShapeOp::create(
@@ -332,9 +340,9 @@ static Value eyeLike(OpBuilder &b, Location loc, Value like) {
 
 /// The [N, m, m] companion blocks of higher-order coefficients a [m, N]:
 /// row 0 holds a[:, n], and row r > 0 shifts h_{t-r} down from row r - 1.
-static Value companionOf(OpBuilder &b, Location loc, Value coefficients) {
+static Value companionOf(OpBuilder &b, Location loc, Value coefficients,
+                         int64_t order) {
   auto type = cast<RankedTensorType>(coefficients.getType());
-  int64_t order = type.getDimSize(0);
   SmallVector<OpFoldResult> sizes = {
       tensor::getMixedSize(b, loc, coefficients, 1), b.getIndexAttr(order),
       b.getIndexAttr(order)};
@@ -398,7 +406,8 @@ Composite mlir::recurrence::stepComposite(OpBuilder &b, Location loc,
     return {form, applyDplr(b, loc, a.operands, eye, zeros)};
   }
   case StructureKind::HigherOrder:
-    return {form, companionOf(b, loc, a.operands[0])};
+    return {form,
+            companionOf(b, loc, a.operands[0], a.structure.getParam())};
   }
   llvm_unreachable("unknown structure");
 }
@@ -426,7 +435,7 @@ static Value zerosLike(OpBuilder &b, Location loc, Value like) {
 
 Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
                                     const Composite &later,
-                                    const Composite &earlier) {
+                                    const Composite &earlier, bool inPlace) {
   if (later.form == Form::Identity)
     return earlier;
   if (earlier.form == Form::Identity)
@@ -439,9 +448,17 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
     int64_t rank = cast<RankedTensorType>(later.value.getType()).getRank();
     SmallVector<unsigned> dims = rank == 1 ? SmallVector<unsigned>{0}
                                            : SmallVector<unsigned>{0, 1};
+    // Elementwise: may be built in place of `earlier` when the caller owns
+    // it (a loop-carried product).
+    SmallVector<Value> inputs = {later.value};
+    SmallVector<SmallVector<unsigned>> inputDims = {dims};
+    if (!inPlace) {
+      inputs.push_back(earlier.value);
+      inputDims.push_back(dims);
+    }
     Value product = GenericBuilder(b, loc, rank).build(
-        {later.value, earlier.value}, {dims, dims},
-        emptyLike(b, loc, later.value), dims,
+        inputs, inputDims,
+        inPlace ? earlier.value : emptyLike(b, loc, later.value), dims,
         SmallVector<IteratorType>(rank, kPar),
         [](OpBuilder &nb, Location nl, ValueRange args) {
           return mul(nb, nl, args[0], args[1]);

@@ -153,7 +153,7 @@ func.func private @attr_unknown_mnemonic() attributes {s = #recurrence.frobnicat
 // The custom syntax cannot say both; the generic form can.
 func.func @both_inputs(%b: tensor<2x8x4x3xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) {
   // expected-error @+1 {{'recurrence.scan' op takes either `input` or `factored_input`, not both}}
-  %h = "recurrence.scan"(%b, %k, %v) <{matrix, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4x3xf32>, tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32>
+  %h = "recurrence.scan"(%b, %k, %v) <{matrix, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4x3xf32>, tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32>
   return
 }
 
@@ -162,7 +162,7 @@ func.func @both_inputs(%b: tensor<2x8x4x3xf32>, %k: tensor<2x8x4xf32>, %v: tenso
 // An input with a stray factored value counts as both.
 func.func @input_and_value(%b: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) {
   // expected-error @+1 {{'recurrence.scan' op takes either `input` or `factored_input`, not both}}
-  %h = "recurrence.scan"(%b, %v) <{operandSegmentSizes = array<i32: 0, 1, 0, 1, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4xf32>
+  %h = "recurrence.scan"(%b, %v) <{operandSegmentSizes = array<i32: 0, 1, 0, 1, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4xf32>
   return
 }
 
@@ -179,7 +179,7 @@ func.func @no_input(%a: tensor<2x8xf32>) {
 // A key alone is not a factored input.
 func.func @key_without_value(%k: tensor<2x8x4xf32>) {
   // expected-error @+1 {{'recurrence.scan' op `factored_input` needs both a key and a value}}
-  %h = "recurrence.scan"(%k) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>) -> tensor<2x8x4x3xf32>
+  %h = "recurrence.scan"(%k) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>) -> tensor<2x8x4x3xf32>
   return
 }
 

@@ -15,7 +15,7 @@
 // CHECK:         %[[H:.*]] = recurrence.scan identity input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // CHECK-NEXT:    return %[[H]]
 // GENERIC-LABEL: sym_name = "identity"
-// GENERIC:       "recurrence.scan"(%{{.*}}) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0>, structure = #recurrence.structure<identity>}>
+// GENERIC:       "recurrence.scan"(%{{.*}}) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<identity>}>
 func.func @identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
@@ -26,7 +26,7 @@ func.func @identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan scalar transition(%[[A]] : tensor<2x8xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // GENERIC-LABEL: sym_name = "scalar"
-// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>, structure = #recurrence.structure<scalar>}>
+// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<scalar>}>
 func.func @scalar(%a: tensor<2x8xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h = recurrence.scan scalar transition(%a : tensor<2x8xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
@@ -57,7 +57,7 @@ func.func @block_diagonal(%A: tensor<2x8x4x4x4xf32>, %b: tensor<2x8x16xf32>) -> 
 // CHECK-SAME:    %[[D:.*]]: tensor<2x8x4xf32>, %[[U:.*]]: tensor<2x8x4x2xf32>, %[[V:.*]]: tensor<2x8x4x2xf32>, %[[B:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan dplr<2> transition(%[[D]], %[[U]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x2xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // GENERIC-LABEL: sym_name = "dplr"
-// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 0>, structure = #recurrence.structure<dplr<2>>
+// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<dplr<2>>
 func.func @dplr(%d: tensor<2x8x4xf32>, %u: tensor<2x8x4x2xf32>, %v: tensor<2x8x4x2xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x4xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x2xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
@@ -92,7 +92,7 @@ func.func @higher_order(%a: tensor<2x8x3x4xf32>, %b: tensor<2x8x4xf32>, %init: t
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[B:.*]]: tensor<2x8x4x3xf32>)
 // CHECK:         recurrence.scan diagonal matrix transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
 // GENERIC-LABEL: sym_name = "matrix"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>, structure = #recurrence.structure<diagonal>}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<diagonal>}>
 func.func @matrix(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32> {
   %h = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
   return %h : tensor<2x8x4x3xf32>
@@ -112,7 +112,7 @@ func.func @per_element_diagonal(%a: tensor<2x8x4x3xf32>, %b: tensor<2x8x4x3xf32>
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[K:.*]]: tensor<2x8x4xf32>, %[[V:.*]]: tensor<2x8x3xf32>)
 // CHECK:         recurrence.scan diagonal matrix transition(%[[A]] : tensor<2x8x4xf32>) factored_input(%[[K]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32>
 // GENERIC-LABEL: sym_name = "factored_input"
-// GENERIC:       operandSegmentSizes = array<i32: 1, 0, 1, 1, 0, 0>
+// GENERIC:       operandSegmentSizes = array<i32: 1, 0, 1, 1, 0, 0, 0>
 func.func @factored_input(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32> {
   %h = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32>
   return %h : tensor<2x8x4x3xf32>
@@ -123,7 +123,7 @@ func.func @factored_input(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tens
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[B:.*]]: tensor<2x8x4xf32>, %[[C:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) readout(%[[C]] : tensor<2x8x4xf32>) -> tensor<2x8xf32>
 // GENERIC-LABEL: sym_name = "readout"
-// GENERIC:       operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1>
+// GENERIC:       operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1, 0>
 func.func @readout(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x4xf32>) -> tensor<2x8xf32> {
   %y = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
@@ -135,7 +135,7 @@ func.func @readout(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[K:[^:]*]]: tensor<2x8x4xf32>, %[[V:[^:]*]]: tensor<2x8x3xf32>, %[[I:[^:]*]]: tensor<2x4x3xf32>, %[[C:[^:]*]]: tensor<2x8x4xf32>)
 // CHECK:         %{{.*}}, %{{.*}} = recurrence.scan diagonal matrix reverse transition(%[[A]] : tensor<2x8x4xf32>) factored_input(%[[K]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x3xf32>) init(%[[I]] : tensor<2x4x3xf32>) readout(%[[C]] : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>, tensor<2x4x3xf32>
 // GENERIC-LABEL: sym_name = "matrix_everything"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1>, reverse, structure = #recurrence.structure<diagonal>}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0>, reverse, structure = #recurrence.structure<diagonal>}>
 func.func @matrix_everything(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>, %init: tensor<2x4x3xf32>, %c: tensor<2x8x4xf32>) -> (tensor<2x8x3xf32>, tensor<2x4x3xf32>) {
   %y, %last = recurrence.scan diagonal matrix reverse transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) init(%init : tensor<2x4x3xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>, tensor<2x4x3xf32>
   return %y, %last : tensor<2x8x3xf32>, tensor<2x4x3xf32>
@@ -150,7 +150,7 @@ func.func @matrix_everything(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: t
 // CHECK:         %[[H:.*]], %[[LAST:.*]] = recurrence.scan diagonal reverse transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) init(%[[I]] : tensor<2x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
 // CHECK-NEXT:    return %[[H]], %[[LAST]]
 // GENERIC-LABEL: sym_name = "reverse_init_final"
-// GENERIC:       "recurrence.scan"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0>, reverse, structure = #recurrence.structure<diagonal>}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
+// GENERIC:       "recurrence.scan"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 0>, reverse, structure = #recurrence.structure<diagonal>}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
 func.func @reverse_init_final(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>) {
   %h, %last = recurrence.scan diagonal reverse transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%init : tensor<2x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x8x4xf32>, tensor<2x4xf32>

@@ -47,6 +47,9 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
       the output holds every state, `[..., T, N]` (`[..., T, N, D]`).
     * A second result, when present, is the final state (h_T, or h_1 when
       `reverse`), shaped like `init`.
+    * `outs(...)`, when given, names one destination tensor per result, of
+      the result's type, in destination-passing style: lowerings write the
+      results into them (their contents are not read).
     * `schedule` is `sequential`, `chunked<C>`, `scan` or `auto` (the
       default), written right after the structure: a request to the
       lowering passes, not part of the semantics.
@@ -81,7 +84,8 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
     Optional<Recurrence_FloatTensor>:$input_key,
     Optional<Recurrence_FloatTensor>:$input_value,
     Optional<Recurrence_FloatTensor>:$init,
-    Optional<Recurrence_FloatTensor>:$readout);
+    Optional<Recurrence_FloatTensor>:$readout,
+    Variadic<Recurrence_FloatTensor>:$destinations);
   let results = (outs Recurrence_FloatTensor:$output,
                       Optional<Recurrence_FloatTensor>:$final_state);
 
@@ -94,6 +98,7 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
         `,` type($input_value) `)`)?
     (`init` `(` $init^ `:` type($init) `)`)?
     (`readout` `(` $readout^ `:` type($readout) `)`)?
+    (`outs` `(` $destinations^ `:` type($destinations) `)`)?
     attr-dict `->` type($output) (`,` type($final_state)^)?
   }];
 

@@ -26,6 +26,7 @@ struct TargetModel {
   std::string name;
   double cores;            // parallel units
   double bytesPerSecond;   // memory bandwidth of the whole target
+  double coreBytesPerSecond; // what one core (SM) can stream by itself
   double flopsPerCore;     // per second
   double regionSeconds;    // starting one parallel region (or kernel)
   double taskSeconds;      // one parallel task
@@ -40,9 +41,11 @@ struct ScheduleEstimate {
   double seconds;
 };
 
-/// Every legal candidate for `op`, cheapest first.
+/// Every legal candidate for `op`, cheapest first. Dynamic batch dims count
+/// as `assumedBatch` elements in all; a dynamic T as a long sequence.
 SmallVector<ScheduleEstimate> estimateSchedules(ScanOp op,
-                                                const TargetModel &target);
+                                                const TargetModel &target,
+                                                double assumedBatch = 1);
 
 } // namespace mlir::recurrence
 

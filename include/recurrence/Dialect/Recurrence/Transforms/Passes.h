@@ -24,8 +24,10 @@ namespace recurrence {
 #define GEN_PASS_DECL
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
 
-/// Adds the patterns that lower sequential (and `auto`) scans into loops.
-void populateLowerSequentialPatterns(RewritePatternSet &patterns);
+/// Adds the patterns that lower sequential (and `auto`) scans into loops,
+/// tiling independent channels to fill `cores` when the batch is small.
+void populateLowerSequentialPatterns(RewritePatternSet &patterns,
+                                     int64_t cores = 1);
 
 /// Adds the patterns that lower chunked scans; a non-zero `autoChunkSize`
 /// also lowers `auto` scans with that chunk size.

@@ -81,8 +81,9 @@ public:
   SmallVector<OpFoldResult> resultSizes(OpBuilder &b, Location loc,
                                         bool finalState) const;
 
-  /// Empty tensors for the results, in result order.
-  SmallVector<Value> emptyResults(OpBuilder &b, Location loc) const;
+  /// The tensors the results are written into, in result order: the op's
+  /// destinations, or new empty tensors.
+  SmallVector<Value> resultDestinations(OpBuilder &b, Location loc) const;
 
   /// Replaces the op by `results`, casting any whose type is more or less
   /// static than the op's result.

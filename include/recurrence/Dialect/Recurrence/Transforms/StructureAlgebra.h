@@ -91,9 +91,11 @@ Composite stepComposite(OpBuilder &b, Location loc, const StepTransition &a);
 /// The identity in the shape of `like`.
 Composite identityLike(OpBuilder &b, Location loc, const Composite &like);
 
-/// later * earlier.
+/// later * earlier. With `inPlace`, elementwise forms overwrite `earlier`,
+/// which the caller must own (e.g. a loop-carried product); never use it on
+/// a slice of a shared parallel output.
 Composite compose(OpBuilder &b, Location loc, const Composite &later,
-                  const Composite &earlier);
+                  const Composite &earlier, bool inPlace = false);
 
 /// P state + acc (acc may be null), for a canonical state (or stack).
 Value applyComposite(OpBuilder &b, Location loc, const Composite &p,

@@ -55,7 +55,13 @@ struct ParallelWrite {
   unsigned output; // index into the loop's outputs
   SmallVector<Value> lead;
   OpFoldResult rowOffset, rowCount;
+  /// When set, the write goes to this full-rank box instead.
+  SmallVector<OpFoldResult> boxOffsets, boxSizes;
 };
+
+/// A full-rank slice of `source`: `offsets` and `sizes` for every dim.
+Value extractBox(OpBuilder &b, Location loc, Value source,
+                 ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes);
 
 using ParallelBody = function_ref<SmallVector<ParallelWrite>(
     OpBuilder &, Location, ValueRange ivs, ValueRange shared)>;

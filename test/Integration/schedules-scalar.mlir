@@ -1,0 +1,117 @@
+// Chunked and Blelloch-scan schedules on scalar transitions, h_t = a_t *
+// h_{t-1} + b_t with one a_t for the whole state, without batch dims (the
+// schedules' forall-free paths), T = 7, N = 2; forward from zeros and reverse
+// from init, with the final state.
+//
+// chunked<3>: chunks t = {1,2,3} {4,5,6} {7}, carried across 2 boundaries.
+// chunked<8>: one chunk (C > T); only the final state goes through the carry.
+// scan: up-sweep 2<-1, 4<-3, 6<-5 then 4<-2; down-sweep 6<-4 then 3<-2, 5<-4,
+//       7<-6 (t<-u: pair t absorbs pair u).
+// Reversed ops run the same chunks and pairs over t = 7..1.
+//
+// Expected values: test/Integration/Inputs/schedules_reference.py (float64
+// model of the equations; it also checks that each case catches a missing
+// carry, missing products, a missing down-sweep, an ignored init or an ignored
+// reverse).
+//
+// RUN: recurrence-opt %s -recurrence-to-llvm | %run | FileCheck %s
+
+func.func private @printMemrefF32(tensor<*xf32>)
+
+func.func @print_7x2(%t: tensor<7x2xf32>) {
+  %u = tensor.cast %t : tensor<7x2xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+func.func @print_2(%t: tensor<2xf32>) {
+  %u = tensor.cast %t : tensor<2xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+func.func @main() {
+  %a = arith.constant dense<[0.5, 2.0, 1.0, -1.0, 0.5, 2.0, 1.0]> : tensor<7xf32>
+  %b = arith.constant dense<[[1.0, 2.0], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [2.0, 0.0], [0.0, -1.0], [1.0, 1.0]]> : tensor<7x2xf32>
+  %init = arith.constant dense<[4.0, -2.0]> : tensor<2xf32>
+
+  // Forward from h_0 = 0 (a*h + b = h per step, t = 1..7):
+  // lane 0: 0.5*0 + 1 = 1, 2*1 + 0 = 2, 1*2 + 1 = 3, -1*3 + 0.5 = -2.5, 0.5*(-2.5) + 2 = 0.75,
+  //         2*0.75 + 0 = 1.5, 1*1.5 + 1 = 2.5
+  // lane 1: 0.5*0 + 2 = 2, 2*2 + 1 = 5, 1*5 + 0 = 5, -1*5 + 0.5 = -4.5, 0.5*(-4.5) + 0 = -2.25,
+  //         2*(-2.25) - 1 = -5.5, 1*(-5.5) + 1 = -4.5
+  // The final state is h_7.
+  %h0_chunked3, %last0_chunked3 = recurrence.scan scalar schedule chunked<3> transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  call @print_7x2(%h0_chunked3) : (tensor<7x2xf32>) -> ()
+  call @print_2(%last0_chunked3) : (tensor<2xf32>) -> ()
+  // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
+  // CHECK-NEXT{LITERAL}: [[1, 2],
+  // CHECK-NEXT{LITERAL}: [2, 5],
+  // CHECK-NEXT{LITERAL}: [3, 5],
+  // CHECK-NEXT{LITERAL}: [-2.5, -4.5],
+  // CHECK-NEXT{LITERAL}: [0.75, -2.25],
+  // CHECK-NEXT{LITERAL}: [1.5, -5.5],
+  // CHECK-NEXT{LITERAL}: [2.5, -4.5]]
+  // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
+  // CHECK-NEXT{LITERAL}: [2.5, -4.5]
+  %h0_chunked8, %last0_chunked8 = recurrence.scan scalar schedule chunked<8> transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  call @print_7x2(%h0_chunked8) : (tensor<7x2xf32>) -> ()
+  call @print_2(%last0_chunked8) : (tensor<2xf32>) -> ()
+  // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
+  // CHECK-NEXT{LITERAL}: [[1, 2],
+  // CHECK-NEXT{LITERAL}: [2, 5],
+  // CHECK-NEXT{LITERAL}: [3, 5],
+  // CHECK-NEXT{LITERAL}: [-2.5, -4.5],
+  // CHECK-NEXT{LITERAL}: [0.75, -2.25],
+  // CHECK-NEXT{LITERAL}: [1.5, -5.5],
+  // CHECK-NEXT{LITERAL}: [2.5, -4.5]]
+  // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
+  // CHECK-NEXT{LITERAL}: [2.5, -4.5]
+  %h0_scan, %last0_scan = recurrence.scan scalar schedule scan transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  call @print_7x2(%h0_scan) : (tensor<7x2xf32>) -> ()
+  call @print_2(%last0_scan) : (tensor<2xf32>) -> ()
+  // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
+  // CHECK-NEXT{LITERAL}: [[1, 2],
+  // CHECK-NEXT{LITERAL}: [2, 5],
+  // CHECK-NEXT{LITERAL}: [3, 5],
+  // CHECK-NEXT{LITERAL}: [-2.5, -4.5],
+  // CHECK-NEXT{LITERAL}: [0.75, -2.25],
+  // CHECK-NEXT{LITERAL}: [1.5, -5.5],
+  // CHECK-NEXT{LITERAL}: [2.5, -4.5]]
+  // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
+  // CHECK-NEXT{LITERAL}: [2.5, -4.5]
+
+  // Reverse from h_8 = init = [4, -2], evaluated t = 7..1:
+  // lane 0: 1*4 + 1 = 5, 2*5 + 0 = 10, 0.5*10 + 2 = 7, -1*7 + 0.5 = -6.5, 1*(-6.5) + 1 = -5.5,
+  //         2*(-5.5) + 0 = -11, 0.5*(-11) + 1 = -4.5
+  // lane 1: 1*(-2) + 1 = -1, 2*(-1) - 1 = -3, 0.5*(-3) + 0 = -1.5, -1*(-1.5) + 0.5 = 2,
+  //         1*2 + 0 = 2, 2*2 + 1 = 5, 0.5*5 + 2 = 4.5
+  // The final state is h_1.
+  %h1_chunked3, %last1_chunked3 = recurrence.scan scalar schedule chunked<3> reverse transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  call @print_7x2(%h1_chunked3) : (tensor<7x2xf32>) -> ()
+  call @print_2(%last1_chunked3) : (tensor<2xf32>) -> ()
+  // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
+  // CHECK-NEXT{LITERAL}: [[-4.5, 4.5],
+  // CHECK-NEXT{LITERAL}: [-11, 5],
+  // CHECK-NEXT{LITERAL}: [-5.5, 2],
+  // CHECK-NEXT{LITERAL}: [-6.5, 2],
+  // CHECK-NEXT{LITERAL}: [7, -1.5],
+  // CHECK-NEXT{LITERAL}: [10, -3],
+  // CHECK-NEXT{LITERAL}: [5, -1]]
+  // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
+  // CHECK-NEXT{LITERAL}: [-4.5, 4.5]
+  %h1_scan, %last1_scan = recurrence.scan scalar schedule scan reverse transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  call @print_7x2(%h1_scan) : (tensor<7x2xf32>) -> ()
+  call @print_2(%last1_scan) : (tensor<2xf32>) -> ()
+  // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
+  // CHECK-NEXT{LITERAL}: [[-4.5, 4.5],
+  // CHECK-NEXT{LITERAL}: [-11, 5],
+  // CHECK-NEXT{LITERAL}: [-5.5, 2],
+  // CHECK-NEXT{LITERAL}: [-6.5, 2],
+  // CHECK-NEXT{LITERAL}: [7, -1.5],
+  // CHECK-NEXT{LITERAL}: [10, -3],
+  // CHECK-NEXT{LITERAL}: [5, -1]]
+  // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
+  // CHECK-NEXT{LITERAL}: [-4.5, 4.5]
+  return
+}
