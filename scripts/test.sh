@@ -61,6 +61,19 @@ for suite in ReferenceTests JitModuleTests ScanExecutionTests; do
 done
 
 echo
+echo "== pytest (python-bindings/tests, /usr/bin/python3)"
+py_log="$(mktemp)"
+if RECURRENCE_PYTHON_DIR="$build/python" /usr/bin/python3 -m pytest -q \
+  -p no:cacheprovider "$ROOT/python-bindings/tests" | tee "$py_log"; then :; else
+  status=1
+fi
+p=$(sed -n 's/^\([0-9]*\) passed.*/\1/p; s/.* \([0-9]*\) passed.*/\1/p' "$py_log" | tail -n1 || true)
+f=$(sed -n 's/^\([0-9]*\) failed.*/\1/p; s/.* \([0-9]*\) failed.*/\1/p' "$py_log" | tail -n1 || true)
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+rm -f "$py_log"
+
+echo
 [ "$passed" -gt 0 ] || status=1
 [ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed"

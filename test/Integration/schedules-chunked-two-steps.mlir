@@ -9,16 +9,16 @@
 // carry, missing products, a missing down-sweep, an ignored init or an ignored
 // reverse).
 //
-// Expected to fail, miscompiled by -recurrence-to-llvm: with T = 2 the chunk's
-// step loop has a single iteration and folds away, so the elementwise
-// linalg.generic composing P_1 = a_2 * a_1 (in place: it reads its `outs`)
-// lands next to the carry's linalg.generic P_1 h_0 + e_1, which
-// -linalg-fuse-elementwise-ops (upstream MLIR 22) fuses: the fused op
-// recomputes the product for every column d of the state and accumulates into
-// the same `outs` element, so column d is scaled by a_2^(d+1) a_1 in P_1. Here
-// the final state prints [[2, 1.5], [-1, -0.5]] instead of [[2, 1], [-1,
-// -1.5]]; the states are right. Remove the XFAIL line once this passes.
-// XFAIL: *
+// A regression test for a miscompile by -recurrence-to-llvm, when the
+// pipeline ran -linalg-fuse-elementwise-ops (upstream MLIR 22): with T = 2
+// the chunk's step loop has a single iteration and folds away, so the
+// elementwise linalg.generic composing P_1 = a_2 * a_1 (in place: it reads its
+// `outs`) lands next to the carry's linalg.generic P_1 h_0 + e_1, and the
+// fusion merged them: the fused op recomputed the product for every column d
+// of the state and accumulated into the same `outs` element, so column d was
+// scaled by a_2^(d+1) a_1 in P_1. The final state printed [[2, 1.5], [-1,
+// -0.5]] instead of [[2, 1], [-1, -1.5]]; the states were right. The pipeline
+// no longer runs that fusion.
 // RUN: recurrence-opt %s -recurrence-to-llvm | %run | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)

@@ -21,18 +21,17 @@
 // carry, missing products, a missing down-sweep, an ignored init or an ignored
 // reverse).
 //
-// Expected to fail, miscompiled by -recurrence-to-llvm: after
-// -recurrence-lower-chunked, -linalg-fuse-elementwise-ops (upstream MLIR 22,
-// added to the pipeline) fuses the elementwise linalg.generic that forms
-// diag(d_t) I + U V^T I (it reads its `outs`) into the matmul that composes it
-// with the chunk's running product. The fused op recomputes the producer for
-// every column j of the product, accumulating into the same `outs` element
-// each time, so column j sees diag(d_t) added j + 1 times: every chunk of 2 or
-// more steps gets a wrong product P_c, and the carry from it is wrong (here
-// h_4..h_7 and the final state with chunked<3>, the final state with
-// chunked<8>, h_4..h_1 when reversed). The same inputs pass under `scan` in
-// schedules-dplr.mlir. Remove the XFAIL line once this passes.
-// XFAIL: *
+// A regression test for a miscompile by -recurrence-to-llvm, when the
+// pipeline ran -linalg-fuse-elementwise-ops (upstream MLIR 22) after
+// -recurrence-lower-chunked: it fused the elementwise linalg.generic that
+// forms diag(d_t) I + U V^T I (it reads its `outs`) into the matmul that
+// composes it with the chunk's running product. The fused op recomputed the
+// producer for every column j of the product, accumulating into the same
+// `outs` element each time, so column j saw diag(d_t) added j + 1 times: every
+// chunk of 2 or more steps got a wrong product P_c, and the carry from it was
+// wrong (h_4..h_7 and the final state with chunked<3>, the final state with
+// chunked<8>, h_4..h_1 when reversed). The pipeline no longer runs that
+// fusion. The same inputs run under `scan` in schedules-dplr.mlir.
 // RUN: recurrence-opt %s -recurrence-to-llvm | %run | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)

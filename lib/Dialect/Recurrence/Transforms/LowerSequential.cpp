@@ -103,10 +103,13 @@ static int64_t channelDimOf(ScanOp op, OpOperand &operand) {
       return batchRank + 1;
     }
   }
-  Value value = operand.get();
-  if (value == op.getInputValue())
+  auto inSegment = [&](unsigned segment) {
+    auto [first, count] = op.getODSOperandIndexAndLength(segment);
+    return index >= first && index < first + count;
+  };
+  if (inSegment(3)) // factored input value: [..., T, D]
     return -1;
-  if (value == op.getInit())
+  if (inSegment(4)) // init
     return batchRank +
            (op.getStructure().getKind() == StructureKind::HigherOrder ? 1 : 0);
   return batchRank + 1; // input, factored input key
@@ -152,26 +155,30 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
   for (OpFoldResult size : batch)
     elements = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 * s1,
                                                      {elements, size});
-  Value wanted = getValueOrCreateConstantIndexOp(
-      rewriter, loc,
-      affine::makeComposedFoldedAffineApply(
-          rewriter, loc, s0.ceilDiv(s1),
-          {rewriter.getIndexAttr(cores), elements}));
+  // Guard the divisions against an empty batch and an empty state.
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value someElements = arith::MaxUIOp::create(
+      rewriter, loc, one,
+      getValueOrCreateConstantIndexOp(rewriter, loc, elements));
+  Value wanted = arith::CeilDivUIOp::create(
+      rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, cores),
+      someElements);
   Value most = getValueOrCreateConstantIndexOp(
       rewriter, loc,
       affine::makeComposedFoldedAffineApply(
           rewriter, loc, s0.ceilDiv(kMinChannelTile * block), {channels}));
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value tiles = arith::MaxUIOp::create(
       rewriter, loc, one, arith::MinUIOp::create(rewriter, loc, wanted, most));
-  Value tileSize = getValueOrCreateConstantIndexOp(
-      rewriter, loc,
-      affine::makeComposedFoldedAffineApply(
-          rewriter, loc, s0.ceilDiv(s1 * block) * block, {channels, tiles}));
-  tiles = getValueOrCreateConstantIndexOp(
-      rewriter, loc,
-      affine::makeComposedFoldedAffineApply(rewriter, loc, s0.ceilDiv(s1),
-                                            {channels, tileSize}));
+  Value tileSize = arith::MaxUIOp::create(
+      rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, block),
+      getValueOrCreateConstantIndexOp(
+          rewriter, loc,
+          affine::makeComposedFoldedAffineApply(
+              rewriter, loc, s0.ceilDiv(s1 * block) * block,
+              {channels, tiles})));
+  tiles = arith::CeilDivUIOp::create(
+      rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, channels),
+      tileSize);
   SmallVector<OpFoldResult> space = batch;
   space.push_back(tiles);
 
@@ -187,27 +194,32 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
             b, l, start, arith::ConstantIndexOp::create(b, l, block));
         Value blockCount = arith::DivUIOp::create(
             b, l, size, arith::ConstantIndexOp::create(b, l, block));
-        // The scan of this tile, on slices of every input operand.
-        DenseMap<Value, Value> slices;
+        // The scan of this tile, on slices of every input operand (by
+        // operand number: one value may serve several roles).
+        unsigned inputs = op->getNumOperands() - op.getDestinations().size();
+        SmallVector<Value> sliced(inputs);
         for (OpOperand &operand : op->getOpOperands()) {
-          if (llvm::is_contained(op.getDestinations(), operand.get()))
+          unsigned number = operand.getOperandNumber();
+          if (number >= inputs)
             continue;
           int64_t dim = channelDimOf(op, operand);
-          bool inBlocks = block > 1 && operand.getOperandNumber() <
-                                           op.getTransition().size();
+          bool inBlocks = block > 1 && number < op.getTransition().size();
           auto [offsets, sizes] =
               tileBox(b, l, operand.get(), batchIvs, dim,
                       inBlocks ? blockStart : start,
                       inBlocks ? blockCount : size);
-          slices[operand.get()] =
-              extractBox(b, l, operand.get(), offsets, sizes);
+          sliced[number] = extractBox(b, l, operand.get(), offsets, sizes);
         }
-        auto sliceOf = [&](Value value) {
-          return value ? slices.lookup(value) : Value();
+        // Segments: transition, input, key, value, init, readout.
+        auto segment = [&](unsigned index) -> ValueRange {
+          auto [first, count] = op.getODSOperandIndexAndLength(index);
+          return ValueRange(sliced).slice(first, count);
         };
-        SmallVector<Value> transition;
-        for (Value a : op.getTransition())
-          transition.push_back(sliceOf(a));
+        auto single = [&](unsigned index) -> Value {
+          ValueRange values = segment(index);
+          return values.empty() ? Value() : values.front();
+        };
+        SmallVector<Value> transition(segment(0));
         SmallVector<std::pair<SmallVector<OpFoldResult>,
                               SmallVector<OpFoldResult>>>
             boxes;
@@ -232,9 +244,8 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
             b, l, resultTypes[0],
             op.getFinalState() ? resultTypes[1] : Type(),
             op.getStructureAttr(), op.getScheduleAttr(), op.getMatrix(),
-            op.getReverse(), transition, sliceOf(op.getInput()),
-            sliceOf(op.getInputKey()), sliceOf(op.getInputValue()),
-            sliceOf(op.getInit()), sliceOf(op.getReadout()), ValueRange());
+            op.getReverse(), transition, single(1), single(2), single(3),
+            single(4), single(5), ValueRange());
         ScanIO tileIO(b, tile);
         IRRewriter tileRewriter(b);
         SmallVector<Value> results =

@@ -102,7 +102,8 @@ struct SelectSchedulePass
       getOperation()->emitError()
           << "cores and bandwidth must not be negative (0 picks the "
              "target's default), got cores = "
-          << cores << ", bandwidth = " << bandwidth;
+          << static_cast<int64_t>(cores)
+          << ", bandwidth = " << static_cast<double>(bandwidth);
       return signalPassFailure();
     }
     std::optional<TargetModel> model =

@@ -526,3 +526,68 @@ func.func @higher_order_final_state_shape(%a: tensor<2x8x2x4xf32>, %b: tensor<2x
   %h, %last = recurrence.scan higher_order<2> matrix transition(%a : tensor<2x8x2x4xf32>) input(%b : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>, tensor<2x4x3xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Destinations: `outs` names one tensor per result, of the result's type
+//===----------------------------------------------------------------------===//
+
+// One destination for an op with a final state too.
+func.func @outs_too_few(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected 2 destination(s) in `outs`, one per result, got 1}}
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%d0 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @outs_too_many(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>, %d1: tensor<2x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected 1 destination(s) in `outs`, one per result, got 2}}
+  %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) outs(%d0, %d1 : tensor<2x8x4xf32>, tensor<2x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+// The generic form can pair destinations with results in any number.
+func.func @outs_count_generic(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected 1 destination(s) in `outs`, one per result, got 2}}
+  %h = "recurrence.scan"(%b, %d0, %d0) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 2>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+// The final state's destination is checked against the final state.
+func.func @outs_final_state_type(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>, %d1: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected destination #1 of type 'tensor<2x4xf32>' (that of its result), got 'tensor<2x8x4xf32>'}}
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%d0, %d1 : tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// The type must be the result's exactly: a more dynamic one is not enough.
+func.func @outs_less_static(%b: tensor<2x8x4xf32>, %d0: tensor<?x8x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected destination #0 of type 'tensor<2x8x4xf32>' (that of its result), got 'tensor<?x8x4xf32>'}}
+  %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) outs(%d0 : tensor<?x8x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+// With a readout the destination holds y_t, not the states.
+func.func @outs_readout_type(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected destination #0 of type 'tensor<2x8xf32>' (that of its result), got 'tensor<2x8x4xf32>'}}
+  %y = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) readout(%c : tensor<2x8x4xf32>) outs(%d0 : tensor<2x8x4xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @outs_element_type(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf16>) {
+  // expected-error @+1 {{'recurrence.scan' op expected destination #0 of type 'tensor<2x8x4xf32>' (that of its result), got 'tensor<2x8x4xf16>'}}
+  %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) outs(%d0 : tensor<2x8x4xf16>) -> tensor<2x8x4xf32>
+  return
+}

@@ -157,6 +157,46 @@ func.func @reverse_init_final(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %ini
 }
 
 //===----------------------------------------------------------------------===//
+// Destinations: `outs(...)` names one tensor per result, of its type.
+//===----------------------------------------------------------------------===//
+
+// Both results, after init and before the attribute dictionary.
+// CHECK-LABEL: func.func @outs_output_and_final_state(
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: tensor<2x8x4xf32>, %[[I:[^:]*]]: tensor<2x4xf32>, %[[D0:[^:]*]]: tensor<2x8x4xf32>, %[[D1:[^:]*]]: tensor<2x4xf32>)
+// CHECK:         %[[H:.*]], %[[LAST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) init(%[[I]] : tensor<2x4xf32>) outs(%[[D0]], %[[D1]] : tensor<2x8x4xf32>, tensor<2x4xf32>) {note} -> tensor<2x8x4xf32>, tensor<2x4xf32>
+// CHECK-NEXT:    return %[[H]], %[[LAST]]
+// GENERIC-LABEL: sym_name = "outs_output_and_final_state"
+// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 2>, schedule = #recurrence.schedule<sequential>, structure = #recurrence.structure<diagonal>}> {note} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
+func.func @outs_output_and_final_state(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x4xf32>, %d0: tensor<2x8x4xf32>, %d1: tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>) {
+  %h, %last = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%init : tensor<2x4xf32>) outs(%d0, %d1 : tensor<2x8x4xf32>, tensor<2x4xf32>) {note} -> tensor<2x8x4xf32>, tensor<2x4xf32>
+  return %h, %last : tensor<2x8x4xf32>, tensor<2x4xf32>
+}
+
+// A readout's destination has the readout's type; dynamic dims stay dynamic.
+// CHECK-LABEL: func.func @outs_readout_dynamic(
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<?x?x4xf32>, %[[B:[^:]*]]: tensor<?x?x4xf32>, %[[C:[^:]*]]: tensor<?x?x4xf32>, %[[D:[^:]*]]: tensor<?x?xf32>, %[[U:[^:]*]]: tensor<?x?x4x1xf32>)
+// CHECK:         %[[Y:.*]] = recurrence.scan dplr<1> transition(%[[A]], %[[U]], %[[U]] : tensor<?x?x4xf32>, tensor<?x?x4x1xf32>, tensor<?x?x4x1xf32>) input(%[[B]] : tensor<?x?x4xf32>) readout(%[[C]] : tensor<?x?x4xf32>) outs(%[[D]] : tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK-NEXT:    return %[[Y]]
+// GENERIC-LABEL: sym_name = "outs_readout_dynamic"
+// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 1, 1>, structure = #recurrence.structure<dplr<1>>
+func.func @outs_readout_dynamic(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>, %c: tensor<?x?x4xf32>, %d: tensor<?x?xf32>, %u: tensor<?x?x4x1xf32>) -> tensor<?x?xf32> {
+  %y = recurrence.scan dplr<1> transition(%a, %u, %u : tensor<?x?x4xf32>, tensor<?x?x4x1xf32>, tensor<?x?x4x1xf32>) input(%b : tensor<?x?x4xf32>) readout(%c : tensor<?x?x4xf32>) outs(%d : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// A destination may be any value of the right type, e.g. a tensor.empty.
+// CHECK-LABEL: func.func @outs_empty(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x4x3xf32>
+// CHECK:         recurrence.scan identity matrix factored_input(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x3xf32>) outs(%[[E]] : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
+// GENERIC-LABEL: sym_name = "outs_empty"
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 1, 0, 0, 1>, structure = #recurrence.structure<identity>}>
+func.func @outs_empty(%k: tensor<8x4xf32>, %v: tensor<8x3xf32>) -> tensor<8x4x3xf32> {
+  %e = tensor.empty() : tensor<8x4x3xf32>
+  %h = recurrence.scan identity matrix factored_input(%k, %v : tensor<8x4xf32>, tensor<8x3xf32>) outs(%e : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
+  return %h : tensor<8x4x3xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // Schedules: written right after the structure; `auto` is the default and is
 // only printed when spelled out.
 //===----------------------------------------------------------------------===//

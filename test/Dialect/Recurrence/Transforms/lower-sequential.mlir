@@ -1,7 +1,11 @@
 // -recurrence-lower-sequential rewrites sequential (and `auto`) scans into
 // an scf.forall over the batch dims around an scf.for over time, whose body
 // slices out step t, applies A_t with linalg.generic and writes row t of the
-// output. States are carried as [N, 1] (vector) or [N, D] (matrix) tensors.
+// output with a linalg.copy into that row's slice (a readout is computed
+// straight into it). States are carried as [N, 1] (vector) or [N, D] (matrix)
+// tensors. Results are written into the op's `outs` destinations when it has
+// them, else into new empty tensors. Channel tiles (the `cores` option) are
+// tested in lower-sequential-tiled.mlir.
 //
 // RUN: recurrence-opt %s -recurrence-lower-sequential | FileCheck %s
 
@@ -45,8 +49,11 @@
 // CHECK-NEXT:          %[[MUL:.*]] = arith.mulf %[[EA]], %[[EH]] : f32
 // CHECK-NEXT:          %[[ADD:.*]] = arith.addf %[[MUL]], %[[EB]] : f32
 // CHECK-NEXT:          linalg.yield %[[ADD]] : f32
+// Row t of the block is copied into, then inserted back.
 // CHECK:             %[[ROW:.*]] = tensor.collapse_shape %[[NEW]] {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
-// CHECK:             %[[NEWROWS:.*]] = tensor.insert_slice %[[ROW]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<16x8xf32>
+// CHECK:             %[[SLOT:.*]] = tensor.extract_slice %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<8xf32>
+// CHECK:             %[[COPY:.*]] = linalg.copy ins(%[[ROW]] : tensor<8xf32>) outs(%[[SLOT]] : tensor<8xf32>) -> tensor<8xf32>
+// CHECK:             %[[NEWROWS:.*]] = tensor.insert_slice %[[COPY]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<16x8xf32>
 // CHECK:             scf.yield %[[NEW]], %[[NEWROWS]] : tensor<8x1xf32>, tensor<16x8xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP]]#1 into %[[OUT]][%[[I]], 0, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<4x16x8xf32>
@@ -74,6 +81,7 @@ func.func @diagonal(%a: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>) -> tensor<4x
 // CHECK:             tensor.extract_slice %[[B]][%[[I]], %[[J]], %[[T]], 0] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<2x3x8x4xf32> to tensor<4xf32>
 // CHECK:             linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]}
 // CHECK:               arith.mulf %[[AT]], %{{.*}} : f32
+// CHECK:             linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>) -> tensor<4xf32>
 // CHECK:           %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP]]#1 into %[[OUT]][%[[I]], %[[J]], 0, 0] [1, 1, 8, 4] [1, 1, 1, 1] : tensor<8x4xf32> into tensor<2x3x8x4xf32>
@@ -104,7 +112,9 @@ func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>)
 // CHECK:           %[[NEW:.*]] = linalg.generic
 // CHECK-SAME:        outs(%[[H]] : tensor<8x1xf32>)
 // CHECK:           %[[ROW:.*]] = tensor.collapse_shape %[[NEW]]
-// CHECK:           %[[NEWROWS:.*]] = tensor.insert_slice %[[ROW]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1]
+// CHECK:           %[[SLOT:.*]] = tensor.extract_slice %[[ROWS]][%[[T]], 0] [1, 8] [1, 1]
+// CHECK:           %[[COPY:.*]] = linalg.copy ins(%[[ROW]] : tensor<8xf32>) outs(%[[SLOT]] : tensor<8xf32>)
+// CHECK:           %[[NEWROWS:.*]] = tensor.insert_slice %[[COPY]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1]
 // CHECK:           scf.yield %[[NEW]], %[[NEWROWS]]
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]] : tensor<16x8xf32>, tensor<8xf32>
@@ -208,9 +218,15 @@ func.func @higher_order(%a: tensor<8x3x4xf32>, %b: tensor<8x4xf32>, %init: tenso
 // CHECK-NEXT:          %[[KV:.*]] = arith.mulf %[[EK]], %[[EV]] : f32
 // CHECK-NEXT:          %[[SUM:.*]] = arith.addf %[[DECAY]], %[[KV]] : f32
 // CHECK-NEXT:          linalg.yield %[[SUM]] : f32
+// y_t is zeroed and accumulated in its own output row: no copy.
 // CHECK:             %[[CT:.*]] = tensor.extract_slice %[[C]][%[[I]], %[[T]], 0] [1, 1, 4]
-// CHECK:             %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$D_OF_ND]], #[[$H_DN]], #[[$N_OF_ND]]], iterator_types = ["parallel", "reduction"]} ins(%[[CT]], %[[NEW]] : tensor<4xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<3xf32>)
-// CHECK:             tensor.insert_slice %[[Y]] into %[[YS]][%[[T]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<8x3xf32>
+// CHECK:             %[[SLOT:.*]] = tensor.extract_slice %[[YS]][%[[T]], 0] [1, 3] [1, 1] : tensor<8x3xf32> to tensor<3xf32>
+// CHECK:             %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:             %[[Y0:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[SLOT]] : tensor<3xf32>) -> tensor<3xf32>
+// CHECK:             %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$D_OF_ND]], #[[$H_DN]], #[[$N_OF_ND]]], iterator_types = ["parallel", "reduction"]} ins(%[[CT]], %[[NEW]] : tensor<4xf32>, tensor<4x3xf32>) outs(%[[Y0]] : tensor<3xf32>)
+// CHECK-NOT:         linalg.copy
+// CHECK:             %[[NEWYS:.*]] = tensor.insert_slice %[[Y]] into %[[YS]][%[[T]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<8x3xf32>
+// CHECK:             scf.yield %{{.*}}, %[[NEWYS]] : tensor<4x3xf32>, tensor<8x3xf32>
 func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>, %c: tensor<2x8x4xf32>) -> tensor<2x8x3xf32> {
   %y = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>
   return %y : tensor<2x8x3xf32>
@@ -219,8 +235,10 @@ func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: te
 // A per-element diagonal is indexed like the state; no unit column here.
 // CHECK-LABEL: func.func @per_element_diagonal(
 // CHECK-NOT:     tensor.expand_shape
-// CHECK:         linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<4x3xf32>)
-// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<8x4x3xf32>
+// CHECK:         %[[NEW:.*]] = linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK:         %[[SLOT:.*]] = tensor.extract_slice %[[ROWS:.*]][%[[T:.*]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<8x4x3xf32> to tensor<4x3xf32>
+// CHECK:         %[[COPY:.*]] = linalg.copy ins(%[[NEW]] : tensor<4x3xf32>) outs(%[[SLOT]] : tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK:         tensor.insert_slice %[[COPY]] into %[[ROWS]][%[[T]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<8x4x3xf32>
 func.func @per_element_diagonal(%a: tensor<8x4x3xf32>, %b: tensor<8x4x3xf32>) -> tensor<8x4x3xf32> {
   %h = recurrence.scan diagonal matrix transition(%a : tensor<8x4x3xf32>) input(%b : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
   return %h : tensor<8x4x3xf32>

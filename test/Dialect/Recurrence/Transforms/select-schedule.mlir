@@ -2,16 +2,29 @@
 // cost model onto every `auto` recurrence.scan; with explain=true it reports
 // each decision as a remark listing every candidate, cheapest first. The
 // estimates themselves are not pinned here ({{[^ ]+}} stands for a number),
-// only the decision and the candidates.
+// only the decision and the candidates. A dynamic T counts as 65536 steps.
+// When a batch dim is dynamic, the op is estimated for a batch of 1 and for
+// a batch of `cores` elements; if the two choices differ, the op is cloned
+// under an scf.if on the runtime batch size (one remark per clone).
 //
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cpu cores=2 explain=true" -verify-diagnostics | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda explain=true" -mlir-print-op-on-diagnostic=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=CUDA-REMARK
 // RUN: FileCheck %s --check-prefix=CUDA < %t.mlir
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cpu cores=16" 2>&1 | FileCheck %s --check-prefix=CPU16 --implicit-check-not=remark:
 // RUN: not recurrence-opt %s -recurrence-select-schedule=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not recurrence-opt %s -recurrence-select-schedule="cores=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CORES
+// RUN: not recurrence-opt %s -recurrence-select-schedule="target=cuda bandwidth=-5" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-BANDWIDTH
+// RUN: not recurrence-opt %s -recurrence-select-schedule="target=tpu cores=-2" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CORES
 
 // An unknown target is an error on the module.
 // TARGET: error: unknown target 'tpu'; expected cpu or cuda
+
+// So are negative cores or bandwidth (0 is the target's default), checked
+// before the target. The printed value of cores is not pinned (it comes out
+// as a raw byte, not as a number).
+// NEGATIVE-CORES: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = {{.*}}, bandwidth = 0.000000e+00
+// NEGATIVE-CORES-NOT: unknown target
+// NEGATIVE-BANDWIDTH: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = {{.*}}, bandwidth = -5.000000e+00
 
 //===----------------------------------------------------------------------===//
 // Many channels, short T (batch 64, T = 128, N = 1024 diagonal): the batch
@@ -33,10 +46,11 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 }
 
 //===----------------------------------------------------------------------===//
-// One channel, T = 1000000 (diagonal, batch 1, N = 1). On 2 CPU cores the
-// chunked schedule's second pass over the data does not pay for itself and
-// sequential stays (narrowly) cheapest; with 16 cores, or on the GPU,
-// chunked<4096> wins. Every chunk size is a candidate here.
+// One channel, T = 1000000 (diagonal, batch 1, N = 1). On the CPU one core
+// alone streams 60% of the socket's bandwidth, so the chunked schedule's
+// second pass over the data does not pay for itself, with 2 cores or with 16
+// (which share the same 50 GB/s): sequential stays (narrowly) cheapest. On
+// the GPU chunked<4096> wins. Every chunk size is a candidate here.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @one_channel_long(
@@ -44,9 +58,9 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 // CUDA-LABEL:  func.func @one_channel_long(
 // CUDA:          recurrence.scan diagonal schedule chunked<4096> transition
 // CPU16-LABEL: func.func @one_channel_long(
-// CPU16:         recurrence.scan diagonal schedule chunked<4096> transition
+// CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s); estimated seconds: chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s); estimated seconds: chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+}} scan {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %h : tensor<1x1000000x1xf32>
@@ -65,7 +79,7 @@ func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1x
 // CPU16-LABEL: func.func @block_diagonal(
 // CPU16:         recurrence.scan block_diagonal<16> schedule sequential transition
 func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (132 cores, 4000 GB/s); estimated seconds: chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<1024> {{[^ ]+}} scan {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (132 cores, 4000 GB/s); estimated seconds: chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<1024> {{[^ ]+}} sequential {{[^ ]+}} scan {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan block_diagonal<16> transition(%A : tensor<8x4096x32x16x16xf32>) input(%b : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   return %h : tensor<8x4096x512xf32>
@@ -110,6 +124,126 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 }
 
 //===----------------------------------------------------------------------===//
+// Dynamic batch dims. One channel, T = 1000000 as above, in an unknown
+// number of sequences: the CPU runs them sequentially either way (one remark,
+// with the estimates for a batch of `cores`). On the GPU a batch smaller than
+// the 132 SMs takes chunked<4096> while a full one takes sequential: the op
+// is cloned under scf.if (batch < 132), and both clones write into one new
+// empty destination per result.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK-NOT:     scf.if
+// CHECK:         recurrence.scan diagonal schedule sequential transition
+// CHECK-NOT:     outs(
+// CUDA-LABEL:  func.func @dynamic_batch(
+// CUDA-SAME:     %[[A:[^:]*]]: tensor<?x1000000x1xf32>, %[[B:[^:]*]]: tensor<?x1000000x1xf32>)
+// CUDA-DAG:      %[[ONE:.*]] = arith.constant 1 : index
+// CUDA-DAG:      %[[C0:.*]] = arith.constant 0 : index
+// CUDA:          %[[DIM:.*]] = tensor.dim %[[B]], %[[C0]] : tensor<?x1000000x1xf32>
+// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[ONE]], %[[DIM]] : index
+// CUDA:          %[[CORES:.*]] = arith.constant 132 : index
+// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %[[CORES]] : index
+// CUDA:          %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
+// CUDA:          %[[IF:.*]] = scf.if %[[FEW]] -> (tensor<?x1000000x1xf32>) {
+// CUDA-NEXT:       %[[SMALL:.*]] = recurrence.scan diagonal schedule chunked<4096> transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+// CUDA-NEXT:       scf.yield %[[SMALL]] : tensor<?x1000000x1xf32>
+// CUDA-NEXT:     } else {
+// CUDA-NEXT:       %[[LARGE:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+// CUDA-NEXT:       scf.yield %[[LARGE]] : tensor<?x1000000x1xf32>
+// CUDA-NEXT:     }
+// CUDA-NEXT:     return %[[IF]] : tensor<?x1000000x1xf32>
+// CPU16-LABEL: func.func @dynamic_batch(
+// CPU16-NOT:     scf.if
+// CPU16:         recurrence.scan diagonal schedule sequential transition
+func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s) when the batch is smaller than the cores; estimated seconds: chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+}} scan {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}
+  // The CPU estimates are those of a batch of 2, the cores.
+  // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
+  %h = recurrence.scan diagonal transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+  return %h : tensor<?x1000000x1xf32>
+}
+
+// Batch dims [2, ?]: the batch size is their product. The 2 static elements
+// fill the 2 CPU cores, and are too few for 16: no dispatch on the CPU. On
+// the GPU, the op's own destinations are shared by both clones (no new
+// tensor.empty), and the init and final state are kept.
+// CHECK-LABEL: func.func @dynamic_batch_outs(
+// CHECK-NOT:     scf.if
+// CHECK:         recurrence.scan diagonal schedule sequential transition
+// CUDA-LABEL:  func.func @dynamic_batch_outs(
+// CUDA-SAME:     %[[A:[^:]*]]: tensor<2x?x1000000x1xf32>, %[[B:[^:]*]]: tensor<2x?x1000000x1xf32>, %[[INIT:[^:]*]]: tensor<2x?x1xf32>, %[[D0:[^:]*]]: tensor<2x?x1000000x1xf32>, %[[D1:[^:]*]]: tensor<2x?x1xf32>)
+// CUDA:          %[[DIM0:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<2x?x1000000x1xf32>
+// CUDA:          %[[PART:.*]] = arith.muli %{{.*}}, %[[DIM0]] : index
+// CUDA:          %[[DIM1:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<2x?x1000000x1xf32>
+// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[PART]], %[[DIM1]] : index
+// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %{{.*}} : index
+// CUDA-NOT:      tensor.empty
+// CUDA:          %[[IF:.*]]:2 = scf.if %[[FEW]] -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
+// CUDA-NEXT:       %[[SMALL:.*]], %[[SMALL_LAST:.*]] = recurrence.scan diagonal schedule chunked<4096> transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
+// CUDA-NEXT:       scf.yield %[[SMALL]], %[[SMALL_LAST]]
+// CUDA-NEXT:     } else {
+// CUDA-NEXT:       %[[LARGE:.*]], %[[LARGE_LAST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
+// CUDA-NEXT:       scf.yield %[[LARGE]], %[[LARGE_LAST]]
+// CUDA-NEXT:     }
+// CUDA-NEXT:     return %[[IF]]#0, %[[IF]]#1
+// CPU16-LABEL: func.func @dynamic_batch_outs(
+// CPU16-NOT:     scf.if
+// CPU16:         recurrence.scan diagonal schedule sequential transition
+func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000000x1xf32>, %init: tensor<2x?x1xf32>, %d0: tensor<2x?x1000000x1xf32>, %d1: tensor<2x?x1xf32>) -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s) when the batch is smaller than the cores; estimated seconds: chunked<4096>
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s) otherwise; estimated seconds: sequential
+  // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x1000000x1xf32>) input(%b : tensor<2x?x1000000x1xf32>) init(%init : tensor<2x?x1xf32>) outs(%d0, %d1 : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
+  return %h, %last : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
+}
+
+// A 1 x 8 matrix state, batch and T unknown (T counts as 65536): with 16 CPU
+// cores a single sequence is worth chunked<4096> (its steps carry 8 columns
+// to split), a full batch sequential; the GPU takes chunked<1024> for a small
+// batch. On 2 cores sequential wins either way.
+// CHECK-LABEL: func.func @dynamic_batch_and_steps(
+// CHECK-NOT:     scf.if
+// CHECK:         recurrence.scan diagonal schedule sequential matrix transition
+// CUDA-LABEL:  func.func @dynamic_batch_and_steps(
+// CUDA:          scf.if
+// CUDA-NEXT:       recurrence.scan diagonal schedule chunked<1024> matrix transition
+// CUDA:          } else {
+// CUDA-NEXT:       recurrence.scan diagonal schedule sequential matrix transition
+// CPU16-LABEL: func.func @dynamic_batch_and_steps(
+// CPU16:         %[[CORES:.*]] = arith.constant 16 : index
+// CPU16:         %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %[[CORES]] : index
+// CPU16:         %[[DEST:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x1x8xf32>
+// CPU16:         scf.if %[[FEW]]
+// CPU16-NEXT:      recurrence.scan diagonal schedule chunked<4096> matrix transition({{.*}}) outs(%[[DEST]] : tensor<?x?x1x8xf32>)
+// CPU16:         } else {
+// CPU16-NEXT:      recurrence.scan diagonal schedule sequential matrix transition({{.*}}) outs(%[[DEST]] : tensor<?x?x1x8xf32>)
+func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32> {
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule chunked<1024> chosen for cuda (132 cores, 4000 GB/s) when the batch is smaller than the cores; estimated seconds: chunked<1024>
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s) otherwise; estimated seconds: sequential
+  // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
+  %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>
+  return %h : tensor<?x?x1x8xf32>
+}
+
+// An explicit schedule on a dynamic batch is left alone too.
+// CHECK-LABEL: func.func @dynamic_batch_explicit(
+// CHECK-NOT:     scf.if
+// CHECK:         recurrence.scan diagonal schedule sequential transition
+// CUDA-LABEL:  func.func @dynamic_batch_explicit(
+// CUDA-NOT:      scf.if
+// CUDA:          recurrence.scan diagonal schedule sequential transition
+// CUDA-NOT:      outs(
+// CPU16-LABEL: func.func @dynamic_batch_explicit(
+// CPU16-NOT:     scf.if
+// CPU16:         recurrence.scan diagonal schedule sequential transition
+func.func @dynamic_batch_explicit(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+  return %h : tensor<?x1000000x1xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // An explicit schedule is never changed (and not explained), whatever the
 // cost model would prefer; an explicit `auto` is chosen for like a missing
 // one.
@@ -130,7 +264,7 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CPU16-NEXT:    recurrence.scan diagonal schedule chunked<64> transition
 // CPU16-NEXT:    recurrence.scan diagonal schedule scan transition
 // CPU16-NEXT:    recurrence.scan diagonal schedule sequential transition
-// CPU16-NEXT:    recurrence.scan diagonal schedule chunked<4096> transition
+// CPU16-NEXT:    recurrence.scan diagonal schedule sequential transition
 func.func @explicit(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> (tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>) {
   %0 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   %1 = recurrence.scan diagonal schedule scan transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>

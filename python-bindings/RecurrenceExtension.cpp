@@ -1,0 +1,308 @@
+//===- RecurrenceExtension.cpp - Python bindings of Recurrence ------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The native half of the `recurrence` package: IR in and out, and compiled
+// functions called on NumPy arrays. Everything numeric goes through the same
+// pipeline builders and JIT as recurrence-opt; Python only validates and
+// arranges arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
+#include "recurrence/Pipelines/Pipelines.h"
+#include "recurrence/Runtime/JitModule.h"
+#include "recurrence/Runtime/ScanSpec.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <mutex>
+#include <thread>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace mlir::recurrence;
+
+namespace {
+
+/// The process-wide context with every dialect, pass and pipeline.
+MLIRContext &context() {
+  static MLIRContext *instance = [] {
+    registerAllRecurrencePasses();
+    DialectRegistry registry;
+    registerAllRecurrenceDialects(registry);
+    auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    return ctx;
+  }();
+  return *instance;
+}
+
+/// Collects the diagnostics emitted while alive, for error messages.
+struct DiagnosticCollector {
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  ScopedDiagnosticHandler handler{&context(), [this](Diagnostic &diag) {
+                                    os << diag.getLocation() << ": " << diag
+                                       << "\n";
+                                    return success();
+                                  }};
+};
+
+[[noreturn]] void raise(const std::string &message) {
+  throw py::value_error(message);
+}
+
+void check(llvm::Error error) {
+  if (error)
+    raise(llvm::toString(std::move(error)));
+}
+
+/// An MLIR module owned by Python.
+struct PyModule {
+  OwningOpRef<ModuleOp> module;
+
+  static PyModule parse(const std::string &text) {
+    DiagnosticCollector diagnostics;
+    PyModule result;
+    result.module = parseSourceString<ModuleOp>(text, &context());
+    if (!result.module)
+      raise("cannot parse the module:\n" + diagnostics.text);
+    return result;
+  }
+
+  /// Runs a textual pipeline: "builtin.module(a, b)", or just "a, b".
+  void runPipeline(const std::string &pipeline) {
+    DiagnosticCollector diagnostics;
+    std::string text = pipeline;
+    if (StringRef(text).trim().starts_with("builtin.module("))
+      text = StringRef(text).trim().drop_front(15).drop_back().str();
+    PassManager pm(&context());
+    std::string errors;
+    llvm::raw_string_ostream errorStream(errors);
+    if (failed(parsePassPipeline(text, pm, errorStream)))
+      raise("invalid pipeline '" + pipeline + "': " + errors);
+    if (failed(pm.run(*module)))
+      raise("pipeline '" + pipeline + "' failed:\n" + diagnostics.text);
+  }
+
+  std::string str() {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return text;
+  }
+};
+
+/// A compiled entry point callable on NumPy arrays.
+struct Compiled {
+  std::unique_ptr<JitModule> jit;
+  std::string entry;
+
+  /// Calls the entry; result shapes are given because sizes may be dynamic.
+  py::tuple call(const std::vector<py::array> &args,
+                 const std::vector<std::vector<int64_t>> &resultShapes) {
+    const JitModule::Signature *signature = jit->getSignature(entry);
+    std::vector<BufferView> argViews;
+    for (const py::array &array : args) {
+      py::buffer_info info = array.request();
+      BufferView view;
+      view.data = info.ptr;
+      view.elementBits = static_cast<unsigned>(info.itemsize * 8);
+      view.sizes.assign(info.shape.begin(), info.shape.end());
+      for (py::ssize_t stride : info.strides)
+        view.strides.push_back(stride / info.itemsize);
+      argViews.push_back(std::move(view));
+    }
+    if (resultShapes.size() != signature->results.size())
+      raise("expected " + std::to_string(signature->results.size()) +
+            " result shape(s), got " + std::to_string(resultShapes.size()));
+    std::vector<py::array> results;
+    std::vector<BufferView> resultViews;
+    for (auto [shape, bits] : llvm::zip(resultShapes, signature->resultBits)) {
+      py::array result = bits == 64 ? py::array(py::dtype::of<double>(), shape)
+                                    : py::array(py::dtype::of<float>(), shape);
+      resultViews.push_back(
+          BufferView::contiguous(result.mutable_data(), bits, shape));
+      results.push_back(result);
+    }
+    {
+      py::gil_scoped_release release;
+      check(jit->call(entry, argViews, resultViews));
+    }
+    return py::cast(results);
+  }
+};
+
+Compiled compileModule(PyModule &module, const std::string &entry) {
+  DiagnosticCollector diagnostics;
+  auto jit = JitModule::compile(*module.module, {entry});
+  if (!jit)
+    raise(llvm::toString(jit.takeError()) + diagnostics.text);
+  return Compiled{std::move(*jit), entry};
+}
+
+/// Reads a ScanSpec from a Python dict (the keys of ScanSpec).
+ScanSpec specFrom(const py::dict &d) {
+  ScanSpec spec;
+  auto structure =
+      symbolizeStructureKind(d["structure"].cast<std::string>());
+  if (!structure)
+    raise("unknown structure '" + d["structure"].cast<std::string>() + "'");
+  spec.structure = *structure;
+  spec.param = d["param"].cast<int64_t>();
+  auto schedule = symbolizeScheduleKind(d["schedule"].cast<std::string>());
+  if (!schedule)
+    raise("unknown schedule '" + d["schedule"].cast<std::string>() + "'");
+  spec.schedule = *schedule;
+  spec.chunkSize = d["chunk_size"].cast<int64_t>();
+  spec.matrix = d["matrix"].cast<bool>();
+  spec.perElement = d["per_element"].cast<bool>();
+  spec.factored = d["factored"].cast<bool>();
+  spec.reverse = d["reverse"].cast<bool>();
+  spec.init = d["init"].cast<bool>();
+  spec.readout = d["readout"].cast<bool>();
+  spec.finalState = d["final_state"].cast<bool>();
+  spec.f64 = d["f64"].cast<bool>();
+  spec.batchRank = d["batch_rank"].cast<int64_t>();
+  return spec;
+}
+
+ScanSizes sizesFrom(const py::dict &d) {
+  ScanSizes sizes;
+  sizes.batch = d["batch"].cast<std::vector<int64_t>>();
+  sizes.steps = d["steps"].cast<int64_t>();
+  sizes.size = d["size"].cast<int64_t>();
+  sizes.columns = d["columns"].cast<int64_t>();
+  return sizes;
+}
+
+/// Verifies the op a spec builds, so that bad parameters are reported with
+/// the verifier's message before anything is compiled.
+OwningOpRef<ModuleOp> buildVerified(const ScanSpec &spec,
+                                    const ScanSizes *sizes) {
+  DiagnosticCollector diagnostics;
+  OwningOpRef<ModuleOp> module =
+      buildScanModule(&context(), spec, "scan", sizes);
+  if (failed(verify(*module)))
+    raise(diagnostics.text);
+  return module;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_recurrence, m) {
+  m.doc() = "Native core of the recurrence package";
+
+  py::class_<PyModule>(m, "Module")
+      .def_static("parse", &PyModule::parse, py::arg("text"),
+                  "Parses MLIR text (any registered dialect)")
+      .def("run_pipeline", &PyModule::runPipeline, py::arg("pipeline"),
+           "Runs a textual pass pipeline, e.g. "
+           "'builtin.module(recurrence-to-llvm)'")
+      .def("__str__", &PyModule::str);
+
+  py::class_<Compiled>(m, "Compiled")
+      .def("__call__", &Compiled::call, py::arg("args"),
+           py::arg("result_shapes"))
+      .def("signature", [](const Compiled &c) {
+        // Shapes with -1 for dynamic sizes, and element widths in bits.
+        const JitModule::Signature *s = c.jit->getSignature(c.entry);
+        auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
+          py::list list;
+          for (std::vector<int64_t> shape : all) {
+            for (int64_t &size : shape)
+              if (ShapedType::isDynamic(size))
+                size = -1;
+            list.append(py::tuple(py::cast(shape)));
+          }
+          return list;
+        };
+        return py::make_tuple(shapes(s->args), py::cast(s->argBits),
+                              shapes(s->results), py::cast(s->resultBits));
+      });
+
+  m.def("compile_module", &compileModule, py::arg("module"), py::arg("entry"),
+        "JIT-compiles one function on tensors through -recurrence-to-llvm");
+
+  m.def(
+      "compile_scan",
+      [](const py::dict &spec) {
+        OwningOpRef<ModuleOp> module = buildVerified(specFrom(spec), nullptr);
+        auto jit = JitModule::compile(*module, {"scan"});
+        if (!jit)
+          raise(llvm::toString(jit.takeError()));
+        return Compiled{std::move(*jit), "scan"};
+      },
+      py::arg("spec"), "Compiles one recurrence.scan on dynamic shapes");
+
+  m.def(
+      "scan_ir",
+      [](const py::dict &spec, const py::dict &sizes) {
+        ScanSizes concrete = sizesFrom(sizes);
+        OwningOpRef<ModuleOp> module =
+            buildVerified(specFrom(spec), &concrete);
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        module->print(os);
+        return text;
+      },
+      py::arg("spec"), py::arg("sizes"), "The IR of one scan, static shapes");
+
+  m.def(
+      "scan_shapes",
+      [](const py::dict &spec, const py::dict &sizes) {
+        ScanSpec s = specFrom(spec);
+        ScanSizes z = sizesFrom(sizes);
+        py::list operands;
+        for (const ScanOperand &operand : scanOperands(s, z))
+          operands.append(py::cast(operand.shape));
+        return py::make_tuple(operands, py::cast(scanOutputShape(s, z)),
+                              py::cast(scanFinalStateShape(s, z)));
+      },
+      py::arg("spec"), py::arg("sizes"),
+      "Expected operand, output and final-state shapes");
+
+  m.def(
+      "explain",
+      [](const py::dict &spec, const py::dict &sizes, const std::string &target,
+         int64_t cores) {
+        ScanSizes concrete = sizesFrom(sizes);
+        OwningOpRef<ModuleOp> module =
+            buildVerified(specFrom(spec), &concrete);
+        std::optional<TargetModel> model = TargetModel::get(
+            target,
+            cores > 0 ? cores
+                      : std::max<int64_t>(1, std::thread::hardware_concurrency()),
+            0);
+        if (!model)
+          raise("unknown target '" + target + "'; expected cpu or cuda");
+        py::list candidates;
+        module->walk([&](ScanOp op) {
+          for (const ScheduleEstimate &estimate : estimateSchedules(op, *model)) {
+            std::string name =
+                stringifyScheduleKind(estimate.schedule.getKind()).str();
+            candidates.append(py::make_tuple(
+                name, estimate.schedule.getChunkSize(), estimate.seconds));
+          }
+        });
+        return candidates;
+      },
+      py::arg("spec"), py::arg("sizes"), py::arg("target") = "cpu",
+      py::arg("cores") = 0,
+      "The cost model's candidates for a scan, cheapest first");
+}

@@ -1,0 +1,19 @@
+"""Recurrence: structured linear recurrences compiled with MLIR.
+
+    h_t = A_t h_{t-1} + b_t
+
+Every function here builds recurrence IR, runs the same pipeline as
+``recurrence-opt -recurrence-to-llvm``, JIT-compiles it and calls the code on
+NumPy arrays. Compiled functions are cached with dynamic shapes, so calling
+again with other sizes does not recompile.
+"""
+
+from ._recurrence import Module
+from .api import compile, explain, scan
+from .models import (bdlru, delta_rule, hlru, linear_attention,
+                     normalize_gates, selective_ssm)
+
+__all__ = [
+    "Module", "compile", "explain", "scan", "linear_attention", "delta_rule",
+    "selective_ssm", "normalize_gates", "hlru", "bdlru"
+]

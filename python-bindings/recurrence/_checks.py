@@ -1,0 +1,42 @@
+"""Argument checks shared by the public functions: clear TypeError and
+ValueError messages instead of crashes or silent broadcasting."""
+
+import numpy as np
+
+FLOAT_TYPES = (np.float32, np.float64)
+
+
+def as_float_array(name, value, dtype=None):
+    """Returns `value` as a float32/float64 ndarray of the given dtype."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy.ndarray, got "
+                        f"{type(value).__name__}")
+    if value.dtype.type not in FLOAT_TYPES:
+        raise TypeError(f"{name}: expected dtype float32 or float64, got "
+                        f"{value.dtype}")
+    if dtype is not None and value.dtype != dtype:
+        raise TypeError(f"{name}: expected dtype {np.dtype(dtype)} like the "
+                        f"other arguments, got {value.dtype}")
+    return value
+
+
+def check_shape(name, value, expected):
+    """Raises ValueError unless value.shape == expected."""
+    if tuple(value.shape) != tuple(expected):
+        raise ValueError(f"{name}: expected shape {tuple(expected)}, got "
+                         f"{tuple(value.shape)}")
+
+
+def check_rank(name, value, least, layout):
+    if value.ndim < least:
+        raise ValueError(f"{name}: expected at least {least} dimensions "
+                         f"({layout}), got shape {tuple(value.shape)}")
+
+
+def check_choice(name, value, choices):
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got "
+                        f"{type(value).__name__}")
+    if value not in choices:
+        raise ValueError(f"{name}: expected one of {', '.join(choices)}, got "
+                         f"'{value}'")

@@ -1,0 +1,212 @@
+"""The core front door: ``scan``, ``explain`` and ``compile``."""
+
+import numpy as np
+
+from . import _recurrence
+from ._checks import (as_float_array, check_choice, check_rank, check_shape)
+
+STRUCTURES = ("identity", "scalar", "diagonal", "block_diagonal", "dplr",
+              "dense", "higher_order")
+SCHEDULES = ("auto", "sequential", "chunked", "scan")
+DEFAULT_CHUNK = 256
+
+_scan_cache = {}
+
+
+def _transition_arrays(structure, a):
+    """The transition operands of `structure`, as a list of arrays."""
+    if structure == "identity":
+        if a is not None:
+            raise ValueError("a: expected None for structure 'identity'")
+        return []
+    if structure == "dplr":
+        if not isinstance(a, (tuple, list)) or len(a) != 3:
+            raise TypeError("a: expected a tuple (d, U, V) for structure "
+                            "'dplr'")
+        return [as_float_array(name, x) for name, x in zip(("d", "U", "V"), a)]
+    return [as_float_array("a", a)]
+
+
+def _batch_rank(structure, arrays, b, matrix):
+    """The number of leading batch dims, from the transition's layout."""
+    if structure == "identity":
+        return b.ndim - (3 if matrix else 2)
+    a = arrays[0]
+    trailing = {"scalar": (1, "[..., T]"), "diagonal": (2, "[..., T, N]"),
+                "block_diagonal": (4, "[..., T, H, m, m]"),
+                "dplr": (2, "[..., T, N]"), "dense": (3, "[..., T, N, N]"),
+                "higher_order": (3, "[..., T, m, N]")}[structure]
+    check_rank("a" if structure != "dplr" else "d", a, *trailing)
+    rank = a.ndim - trailing[0]
+    if structure == "diagonal" and matrix and b.ndim == a.ndim:
+        rank -= 1  # per-element gates [..., T, N, D]
+    return rank
+
+
+def _describe(spec):
+    name = spec["schedule"]
+    return f"chunked<{spec['chunk_size']}>" if name == "chunked" else name
+
+
+def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
+             return_final_state, matrix):
+    """Validates the arguments; returns (spec, sizes, operand arrays)."""
+    check_choice("structure", structure, STRUCTURES)
+    check_choice("schedule", schedule, SCHEDULES)
+    arrays = _transition_arrays(structure, a)
+    dtype = arrays[0].dtype if arrays else None
+    arrays = [as_float_array(n, x, dtype) for n, x in
+              zip(("d", "U", "V") if structure == "dplr" else ("a",), arrays)]
+    b = as_float_array("b", b, dtype)
+    dtype = b.dtype
+    if chunk_size is not None:
+        if not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size: expected a positive int, got "
+                             f"{chunk_size!r}")
+        if schedule == "auto":
+            schedule = "chunked"
+    if schedule == "chunked" and chunk_size is None:
+        chunk_size = DEFAULT_CHUNK
+    if schedule != "chunked":
+        chunk_size = 0
+    param = 0
+    if structure == "block_diagonal":
+        param = arrays[0].shape[-1]
+    elif structure == "dplr":
+        check_rank("U", arrays[1], 2, "[..., T, N, r]")
+        param = arrays[1].shape[-1]
+    elif structure == "higher_order":
+        param = arrays[0].shape[-2]
+    rank = _batch_rank(structure, arrays, b, bool(matrix))
+    if rank < 0 or b.ndim - rank not in (2, 3):
+        raise ValueError(f"b: expected shape [..., T, N] or [..., T, N, D] "
+                         f"consistent with a, got {tuple(b.shape)}")
+    is_matrix = b.ndim - rank == 3
+    per_element = (structure == "diagonal" and is_matrix and
+                   arrays[0].ndim == b.ndim)
+    spec = dict(structure=structure, param=int(param), schedule=schedule,
+                chunk_size=int(chunk_size), matrix=is_matrix,
+                per_element=per_element, factored=False, reverse=bool(reverse),
+                init=init is not None, readout=readout is not None,
+                final_state=bool(return_final_state),
+                f64=dtype == np.float64, batch_rank=rank)
+    # The transition fixes batch dims, T and N where it has them, so that a
+    # mismatch is reported on the input rather than on the transition.
+    source = arrays[0] if arrays else b
+    if structure == "identity" or structure == "scalar":
+        size = b.shape[rank + 1]
+    elif structure == "block_diagonal":
+        size = source.shape[rank + 1] * param
+    elif structure == "higher_order":
+        size = source.shape[rank + 2]
+    else:
+        size = source.shape[rank + 1]
+    sizes = dict(batch=list(source.shape[:rank]), steps=source.shape[rank],
+                 size=size, columns=b.shape[-1] if is_matrix else 1)
+    names = (["d", "U", "V"] if structure == "dplr" else
+             ["a"] * len(arrays)) + ["b"]
+    operands = arrays + [b]
+    if init is not None:
+        names.append("init")
+        operands.append(as_float_array("init", init, dtype))
+    if readout is not None:
+        names.append("readout")
+        operands.append(as_float_array("readout", readout, dtype))
+    expected, out_shape, last_shape = _recurrence.scan_shapes(spec, sizes)
+    for name, array, shape in zip(names, operands, expected):
+        check_shape(name, array, shape)
+    return spec, sizes, operands, out_shape, last_shape
+
+
+def scan(a, b, *, structure="diagonal", init=None, reverse=False,
+         schedule="auto", chunk_size=None, readout=None,
+         return_final_state=False, matrix=None):
+    """Evaluates h_t = A_t h_{t-1} + b_t for t = 1..T (T..1 when reversed).
+
+    a: None (identity) | [..., T] (scalar) | [..., T, N] (diagonal; with
+       ``matrix=True`` also [..., T, N, D] per state element) |
+       [..., T, H, m, m] (block_diagonal) | (d, U, V) with d [..., T, N],
+       U, V [..., T, N, r] (dplr) | [..., T, N, N] (dense) |
+       [..., T, m, N] (higher_order)
+    b: [..., T, N] (vector state) or [..., T, N, D] (matrix state)
+    init: [..., N] / [..., N, D] ([..., m, N(, D)] for higher_order, newest
+       first)
+    readout: C [..., T, N]; returns y_t = C_t^T h_t instead of the states
+    Returns h (or y), and the final state too when ``return_final_state``.
+    """
+    spec, sizes, operands, out_shape, last_shape = _prepare(
+        a, b, structure, init, reverse, schedule, chunk_size, readout,
+        return_final_state, matrix)
+    key = tuple(sorted(spec.items()))
+    compiled = _scan_cache.get(key)
+    if compiled is None:
+        compiled = _recurrence.compile_scan(spec)
+        _scan_cache[key] = compiled
+    shapes = [out_shape] + ([last_shape] if return_final_state else [])
+    results = compiled(operands, shapes)
+    return tuple(results) if return_final_state else results[0]
+
+
+def explain(a, b, *, structure="diagonal", init=None, reverse=False,
+            schedule="auto", chunk_size=None, readout=None,
+            return_final_state=False, matrix=None, target="cpu", cores=0):
+    """The cost model's view of ``scan(...)`` with the same arguments: the
+    schedule it picks and every candidate's estimated seconds."""
+    spec, sizes, _, _, _ = _prepare(a, b, structure, init, reverse, schedule,
+                                    chunk_size, readout, return_final_state,
+                                    matrix)
+    check_choice("target", target, ("cpu", "cuda"))
+    spec = dict(spec, schedule="auto", chunk_size=0)
+    candidates = [(f"chunked<{chunk}>" if name == "chunked" else name, secs)
+                  for name, chunk, secs in _recurrence.explain(
+                      spec, sizes, target, int(cores))]
+    requested = None if schedule == "auto" and chunk_size is None else \
+        _describe(dict(schedule=schedule if chunk_size is None else
+                       "chunked", chunk_size=chunk_size or DEFAULT_CHUNK))
+    return dict(schedule=requested or candidates[0][0],
+                chosen_by="request" if requested else "cost model",
+                candidates=candidates)
+
+
+class Compiled:
+    """A compiled function of a module, callable on NumPy arrays."""
+
+    def __init__(self, native, entry):
+        self._native = native
+        self.entry = entry
+        (self.arg_shapes, self.arg_bits, self.result_shapes,
+         self.result_bits) = native.signature()
+
+    def __call__(self, *args, result_shapes=None):
+        if len(args) != len(self.arg_shapes):
+            raise TypeError(f"{self.entry}: expected {len(self.arg_shapes)} "
+                            f"arguments, got {len(args)}")
+        arrays = []
+        for i, (arg, shape, bits) in enumerate(
+                zip(args, self.arg_shapes, self.arg_bits)):
+            arg = as_float_array(f"argument {i}", arg,
+                                 np.float64 if bits == 64 else np.float32)
+            if arg.ndim != len(shape) or any(
+                    want not in (-1, got) for want, got in zip(shape,
+                                                               arg.shape)):
+                raise ValueError(f"argument {i}: expected shape "
+                                 f"{tuple('?' if s < 0 else s for s in shape)}"
+                                 f", got {tuple(arg.shape)}")
+            arrays.append(arg)
+        shapes = result_shapes or self.result_shapes
+        if any(size < 0 for shape in shapes for size in shape):
+            raise ValueError(f"{self.entry}: results have dynamic sizes; pass "
+                             f"result_shapes=")
+        results = self._native(arrays, [list(s) for s in shapes])
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def compile(mlir_text, entry, *, pipeline="cpu"):
+    """JIT-compiles function `entry` of `mlir_text` (functions on tensors)
+    through -recurrence-to-llvm; returns a callable on NumPy arrays."""
+    if not isinstance(mlir_text, str) or not isinstance(entry, str):
+        raise TypeError("compile: expected the module text and entry name as "
+                        "strings")
+    check_choice("pipeline", pipeline, ("cpu",))
+    module = _recurrence.Module.parse(mlir_text)
+    return Compiled(_recurrence.compile_module(module, entry), entry)

@@ -1,0 +1,67 @@
+"""Float64 references written plainly from the equations (loops over time),
+for the tests only."""
+
+import numpy as np
+
+
+def scan(structure, a, b, init=None, reverse=False, readout=None,
+         matrix=False):
+    """h_t = A_t h_{t-1} + b_t with batch dims flattened by the caller's
+    layout; returns (outputs, final state)."""
+    b = np.asarray(b, np.float64)
+    vector = not matrix
+    if vector:
+        b = b[..., None]
+    T = b.shape[-3]
+    batch = b.shape[:-3]
+    N, D = b.shape[-2], b.shape[-1]
+    order = a.shape[-2] if structure == "higher_order" else 1
+    hist = np.zeros(batch + (order, N, D))
+    if init is not None:
+        i = np.asarray(init, np.float64)
+        if vector:
+            i = i[..., None]
+        hist[...] = i.reshape(hist.shape)
+    outs = []
+    steps = range(T - 1, -1, -1) if reverse else range(T)
+    results = [None] * T
+    for t in steps:
+        h = hist[..., 0, :, :]
+        if structure == "identity":
+            ah = h
+        elif structure == "scalar":
+            ah = a[..., t, None, None] * h
+        elif structure == "diagonal":
+            per_element = matrix and a.ndim == b.ndim
+            at = a[..., t, :, :] if per_element else a[..., t, :, None]
+            ah = at * h
+        elif structure == "block_diagonal":
+            A = a[..., t, :, :, :]  # [..., H, m, m]
+            m = A.shape[-1]
+            hb = h.reshape(batch + (N // m, m, D))
+            ah = np.einsum("...gij,...gjd->...gid", A, hb).reshape(h.shape)
+        elif structure == "dplr":
+            d = a[0][..., t, :]
+            U = a[1][..., t, :, :]
+            V = a[2][..., t, :, :]
+            ah = d[..., None] * h + np.einsum(
+                "...nr,...kr,...kd->...nd", U, V, h)
+        elif structure == "dense":
+            ah = np.einsum("...nk,...kd->...nd", a[..., t, :, :], h)
+        elif structure == "higher_order":
+            at = a[..., t, :, :]  # [..., m, N]
+            ah = np.einsum("...in,...ind->...nd", at, hist)
+        new = ah + b[..., t, :, :]
+        hist = np.concatenate([new[..., None, :, :], hist[..., :-1, :, :]],
+                              axis=-3)
+        if readout is not None:
+            results[t] = np.einsum("...n,...nd->...d", readout[..., t, :],
+                                   new)
+        else:
+            results[t] = new
+    out = np.stack(results, axis=len(batch))
+    last = hist if structure == "higher_order" else hist[..., 0, :, :]
+    if vector:
+        out = out[..., 0]
+        last = last[..., 0]
+    return out, last

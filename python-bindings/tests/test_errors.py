@@ -1,0 +1,68 @@
+"""Bad arguments raise ValueError / TypeError naming the argument."""
+
+import numpy as np
+import pytest
+import recurrence as rec
+
+
+def test_shape_mismatch_names_argument_and_shapes():
+    a = np.zeros((2, 5, 3))
+    with pytest.raises(ValueError, match=r"b: expected shape \(2, 5, 3\), "
+                                         r"got \(2, 5, 4\)"):
+        rec.scan(a, np.zeros((2, 5, 4)))
+    with pytest.raises(ValueError, match="init: expected shape"):
+        rec.scan(a, np.zeros((2, 5, 3)), init=np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="readout: expected shape"):
+        rec.scan(a, np.zeros((2, 5, 3)), readout=np.zeros((2, 5)))
+
+
+def test_dtypes_and_types():
+    a = np.zeros((2, 5, 3))
+    with pytest.raises(TypeError, match="b: expected dtype float64"):
+        rec.scan(a, np.zeros((2, 5, 3), np.float32))
+    with pytest.raises(TypeError, match="expected dtype float32 or float64"):
+        rec.scan(a.astype(np.int32), a)
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        rec.scan([[0.0]], a)
+
+
+def test_bad_names_and_options():
+    a = np.zeros((2, 5, 3))
+    with pytest.raises(ValueError, match="structure: expected one of"):
+        rec.scan(a, a, structure="banded")
+    with pytest.raises(ValueError, match="schedule: expected one of"):
+        rec.scan(a, a, schedule="fast")
+    with pytest.raises(ValueError, match="chunk_size"):
+        rec.scan(a, a, chunk_size=0)
+    with pytest.raises(TypeError, match=r"\(d, U, V\)"):
+        rec.scan(a, a, structure="dplr")
+    # N = H m = 4 from the blocks, so b is the one with the wrong shape.
+    with pytest.raises(ValueError, match=r"b: expected shape \(2, 5, 4\)"):
+        rec.scan(np.zeros((2, 5, 2, 2, 2)), np.zeros((2, 5, 5)),
+                 structure="block_diagonal")
+
+
+def test_model_functions_check_arguments():
+    q = np.zeros((2, 4, 3))
+    with pytest.raises(ValueError, match="k: expected shape"):
+        rec.linear_attention(q, np.zeros((2, 4, 2)), q)
+    with pytest.raises(ValueError, match="beta: expected shape"):
+        rec.delta_rule(q, q, q, np.zeros((2, 5)))
+    with pytest.raises(ValueError, match="f: expected one of"):
+        rec.normalize_gates(q, f="tanh")
+    with pytest.raises(ValueError, match="A: expected shape"):
+        rec.selective_ssm(q, q, np.zeros((2, 2)), q, q)
+    with pytest.raises(ValueError, match="gates: expected last axis"):
+        rec.bdlru(np.zeros((2, 4, 3, 2, 2)), np.zeros((2, 4, 6)))
+
+
+def test_bad_ir_raises_value_error_with_location():
+    with pytest.raises(ValueError, match="cannot parse"):
+        rec.Module.parse("func.func @f(")
+    with pytest.raises(ValueError, match="expected transition operand #0"):
+        rec.compile("""
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<4x3xf32>)
+      input(%b : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %h : tensor<4x2xf32>
+}""", "f")

@@ -1,0 +1,133 @@
+"""The model-level functions against float64 references of their papers'
+equations."""
+
+import numpy as np
+import pytest
+import recurrence as rec
+
+
+def phi(x):
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+@pytest.mark.parametrize("schedule", ["auto", "sequential", "chunked"])
+def test_linear_attention_equals_the_parallel_form(schedule):
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 3, 9, 4)), rng.standard_normal((2, 3, 9, 4))
+    v = rng.standard_normal((2, 3, 9, 5))
+    # Parallel form: masked lower-triangular phi(Q) phi(K)^T V.
+    scores = np.einsum("...tk,...sk->...ts", phi(q), phi(k))
+    mask = np.tril(np.ones((9, 9)))
+    num = np.einsum("...ts,...sd->...td", scores * mask, v)
+    den = np.maximum((scores * mask).sum(-1), 1e-8)
+    y = rec.linear_attention(q, k, v, schedule=schedule)
+    np.testing.assert_allclose(y, num / den[..., None], rtol=1e-12)
+    raw = rec.linear_attention(q, k, v, normalize=False)
+    np.testing.assert_allclose(raw, num, rtol=1e-12)
+
+
+def delta_reference(q, k, v, beta, gate, init):
+    S = np.zeros(q.shape[:-2] + (q.shape[-1], v.shape[-1])) if init is None \
+        else init.copy()
+    ys = []
+    for t in range(q.shape[-2]):
+        g = 1.0 if gate is None else gate[..., t, None, None]
+        kt, vt, bt = k[..., t, :], v[..., t, :], beta[..., t, None]
+        pred = np.einsum("...n,...nd->...d", kt, g * S)
+        S = g * S + np.einsum("...n,...d->...nd", bt * kt, vt - pred)
+        ys.append(np.einsum("...nd,...n->...d", S, q[..., t, :]))
+    return np.stack(ys, axis=-2), S
+
+
+@pytest.mark.parametrize("gated", [False, True])
+@pytest.mark.parametrize("with_init", [False, True])
+def test_delta_rule(gated, with_init):
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((2, 7, 4))
+    k = rng.standard_normal((2, 7, 4))
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    v = rng.standard_normal((2, 7, 3))
+    beta = rng.uniform(0, 1, (2, 7))
+    gate = rng.uniform(0.5, 1, (2, 7)) if gated else None
+    init = rng.standard_normal((2, 4, 3)) if with_init else None
+    y, S = rec.delta_rule(q, k, v, beta, gate=gate, init=init,
+                          return_final_state=True)
+    want_y, want_S = delta_reference(q, k, v, beta, gate, init)
+    np.testing.assert_allclose(y, want_y, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(S, want_S, rtol=1e-10, atol=1e-12)
+
+
+def test_decoding_step_by_step_equals_the_whole_prefix():
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal((6, 4)), rng.standard_normal((6, 4))
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    v, beta = rng.standard_normal((6, 3)), rng.uniform(0, 1, 6)
+    whole = rec.delta_rule(q, k, v, beta)
+    state = np.zeros((4, 3))
+    for t in range(6):
+        y, state = rec.delta_rule(q[t:t + 1], k[t:t + 1], v[t:t + 1],
+                                  beta[t:t + 1], init=state,
+                                  return_final_state=True)
+        np.testing.assert_allclose(y[0], whole[t], rtol=1e-12, atol=1e-12)
+
+
+def test_selective_ssm():
+    rng = np.random.default_rng(2)
+    B_, T, Dm, N = 2, 6, 5, 3
+    x, delta = rng.standard_normal((B_, T, Dm)), rng.uniform(0, 1, (B_, T, Dm))
+    A, D = -rng.uniform(0, 1, (Dm, N)), rng.standard_normal(Dm)
+    Bm, C = rng.standard_normal((B_, T, N)), rng.standard_normal((B_, T, N))
+    init = rng.standard_normal((B_, N, Dm))
+    h = init.copy()
+    ys = []
+    for t in range(T):
+        a = np.exp(delta[:, t, None, :] * A.T[None])  # [B, N, Dm]
+        h = a * h + Bm[:, t, :, None] * (delta[:, t] * x[:, t])[:, None, :]
+        ys.append(np.einsum("bn,bnd->bd", C[:, t], h) + D * x[:, t])
+    y, last = rec.selective_ssm(x, delta, A, Bm, C, D, init=init,
+                                return_final_state=True)
+    np.testing.assert_allclose(y, np.stack(ys, 1), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(last, h, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", ["exp", "sigmoid", "softplus", "abs"])
+def test_normalize_gates(f):
+    rng = np.random.default_rng(3)
+    raw = rng.standard_normal((2, 3, 5))
+    w = {"exp": np.exp, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+         "softplus": lambda x: np.log1p(np.exp(x)), "abs": np.abs}[f](raw)
+    want = w / np.abs(w).sum(-1, keepdims=True)
+    got = rec.normalize_gates(raw, f=f)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(got).sum(-1), 1.0, rtol=1e-12)
+
+
+def test_hlru_and_bdlru_stay_bounded_with_normalized_gates():
+    rng = np.random.default_rng(4)
+    T, N, m = 50, 4, 2
+    gates = rec.normalize_gates(rng.standard_normal((3, T, N, m + 1)))
+    v = rng.standard_normal((3, T, N))
+    init = rng.standard_normal((3, m, N))
+    h = rec.hlru(gates, v, init=init)
+    hist = list(init.transpose(1, 0, 2))  # newest first
+    for t in range(T):
+        new = sum(gates[:, t, :, i] * hist[i] for i in range(m)) + \
+            gates[:, t, :, m] * v[:, t]
+        hist = [new] + hist[:-1]
+        np.testing.assert_allclose(h[:, t], new, rtol=1e-10, atol=1e-12)
+    bound = max(np.abs(init).max(), np.abs(v).max())
+    assert np.abs(h).max() <= bound + 1e-12
+
+    H = 3
+    gates = rec.normalize_gates(rng.standard_normal((2, T, H, m, m + 1)))
+    v = rng.standard_normal((2, T, H * m))
+    hb = rec.bdlru(gates, v)
+    state = np.zeros((2, H * m))
+    for t in range(T):
+        A = gates[:, t, :, :, :m]
+        a0 = gates[:, t, :, :, m].reshape(2, H * m)
+        state = np.einsum("bgij,bgj->bgi", A,
+                          state.reshape(2, H, m)).reshape(2, H * m) + \
+            a0 * v[:, t]
+        np.testing.assert_allclose(hb[:, t], state, rtol=1e-10, atol=1e-12)
+    assert np.abs(hb).max() <= np.abs(v).max() + 1e-12

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the CPU throughput benchmark:
+# one BENCH line per structure x schedule with its bandwidth and its ratios
+# to memcpy and to a hand-written -O3 loop, both measured in the same run.
+#
+#   scripts/bench.sh            the shapes of the README table
+#   scripts/bench.sh --quick    8x shorter sequences, one repetition
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+install_deps
+configure_and_build "$ROOT/build"
+echo
+echo "== $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores)"
+"$ROOT/build/bin/recurrence-bench" "$@"

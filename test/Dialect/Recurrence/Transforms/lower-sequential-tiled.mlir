@@ -1,0 +1,205 @@
+// -recurrence-lower-sequential with cores > 1 splits the channels of a
+// structure whose channels don't mix (identity, scalar, diagonal,
+// higher_order, block_diagonal in whole blocks), without readout, into
+// tiles: an scf.forall over (batch..., tiles) extracts each operand's box
+// (the batch element and the tile's channels, every other dim whole) and
+// runs the sequential scan of the tile on the boxes, writing into boxes of
+// the results. There are
+//   tiles = clamp(ceil(cores / batch elements), 1, ceil(N / (64 m)))
+// tiles of ceil(N / (tiles m)) m channels (m = 1, or the block size), the
+// last one possibly shorter. dense and dplr mix channels, and a readout sums
+// over them: those keep the plain loops over the batch.
+//
+// RUN: recurrence-opt %s -recurrence-lower-sequential=cores=4 | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-lower-sequential=cores=4 -canonicalize -cse | FileCheck %s --check-prefix=FOLD
+// RUN: recurrence-opt %s -recurrence-lower-sequential=cores=1 | FileCheck %s --check-prefix=UNTILED
+
+
+// The whole skeleton, before folding: batch 2, N = 256, with init and the
+// final state. tiles = clamp(ceil(4 / 2), 1, ceil(256 / 64)) = 2 of 128.
+// CHECK-LABEL: func.func @diagonal(
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<2x16x256xf32>, %[[B:[^:]*]]: tensor<2x16x256xf32>, %[[INIT:[^:]*]]: tensor<2x256xf32>)
+// The tile count and size are computed at run time (guarded against an
+// empty batch or state); @dynamic below checks the folded arithmetic.
+// CHECK:         %[[TILES:.*]] = arith.ceildivui %c256{{.*}}, %[[SIZE:[^ ]*]] : index
+// CHECK-DAG:     %[[OUT0:.*]] = tensor.empty() : tensor<2x16x256xf32>
+// CHECK-DAG:     %[[LAST0:.*]] = tensor.empty() : tensor<2x256xf32>
+// CHECK:         %[[FORALL:.*]]:2 = scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (2, %[[TILES]]) shared_outs(%[[OUT:.*]] = %[[OUT0]], %[[LAST:.*]] = %[[LAST0]]) -> (tensor<2x16x256xf32>, tensor<2x256xf32>) {
+// CHECK:           %[[START:.*]] = arith.muli %[[TILE]], %[[SIZE]] : index
+// CHECK:           %[[N:.*]] = arith.constant 256 : index
+// CHECK:           %[[LEFT:.*]] = arith.subi %[[N]], %[[START]] : index
+// CHECK:           %[[COUNT:.*]] = arith.minui %[[LEFT]], %[[SIZE]] : index
+// The operands' boxes, then the results'.
+// CHECK:           %[[ABOX:.*]] = tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x?xf32>
+// CHECK:           %[[BBOX:.*]] = tensor.extract_slice %[[B]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x?xf32>
+// CHECK:           %[[IBOX:.*]] = tensor.extract_slice %[[INIT]][%[[I]], %[[START]]] [1, %[[COUNT]]] [1, 1] : tensor<2x256xf32> to tensor<1x?xf32>
+// CHECK:           %[[OUTBOX:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x?xf32>
+// CHECK:           %[[LASTBOX:.*]] = tensor.extract_slice %[[LAST]][%[[I]], %[[START]]] [1, %[[COUNT]]] [1, 1] : tensor<2x256xf32> to tensor<1x?xf32>
+// The tile's own scan: a forall over its single batch element.
+// CHECK:           %[[TILED:.*]]:2 = scf.forall (%[[J:.*]]) in (1) shared_outs(%[[TOUT:.*]] = %[[OUTBOX]], %[[TLAST:.*]] = %[[LASTBOX]]) -> (tensor<1x16x?xf32>, tensor<1x?xf32>) {
+// CHECK:             tensor.extract_slice %[[IBOX]][%[[J]], 0] [1, %[[COUNT]]] [1, 1] : tensor<1x?xf32> to tensor<?xf32>
+// CHECK:             scf.for %[[T:[^ ]*]] = {{.*}} -> (tensor<?x1xf32>, tensor<16x?xf32>) {
+// CHECK:               tensor.extract_slice %[[ABOX]][%[[J]], %[[T]], 0] [1, 1, %[[COUNT]]] [1, 1, 1] : tensor<1x16x?xf32> to tensor<?xf32>
+// CHECK:               tensor.extract_slice %[[BBOX]][%[[J]], %[[T]], 0] [1, 1, %[[COUNT]]] [1, 1, 1] : tensor<1x16x?xf32> to tensor<?xf32>
+// CHECK:               linalg.generic
+// CHECK:               linalg.copy
+// CHECK:             scf.forall.in_parallel {
+// CHECK-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[TOUT]][%[[J]], 0, 0]
+// CHECK-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[TLAST]][%[[J]], 0]
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.forall.in_parallel {
+// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILED]]#0 into %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<1x16x?xf32> into tensor<2x16x256xf32>
+// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILED]]#1 into %[[LAST]][%[[I]], %[[START]]] [1, %[[COUNT]]] [1, 1] : tensor<1x?xf32> into tensor<2x256xf32>
+// CHECK-NEXT:      }
+// CHECK:         return %[[FORALL]]#0, %[[FORALL]]#1
+// CHECK-NOT:     recurrence.scan
+// FOLD-LABEL: func.func @diagonal(
+// FOLD:         scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (2, 2) shared_outs(
+// FOLD-NEXT:      arith.muli %[[TILE]], %c128 : index
+// UNTILED-LABEL: func.func @diagonal(
+// UNTILED:         scf.forall (%{{[^,]*}}) in (2) shared_outs(
+// UNTILED-NOT:     tensor.extract_slice %{{.*}} to tensor<1x16x?xf32>
+func.func @diagonal(%a: tensor<2x16x256xf32>, %b: tensor<2x16x256xf32>, %init: tensor<2x256xf32>) -> (tensor<2x16x256xf32>, tensor<2x256xf32>) {
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x16x256xf32>) input(%b : tensor<2x16x256xf32>) init(%init : tensor<2x256xf32>) -> tensor<2x16x256xf32>, tensor<2x256xf32>
+  return %h, %last : tensor<2x16x256xf32>, tensor<2x256xf32>
+}
+
+// Dynamic sizes: the tile count is computed at run time from the batch size
+// and N.
+// FOLD-LABEL: func.func @dynamic(
+// FOLD-SAME:    %[[A:[^:]*]]: tensor<?x?x?xf32>, %[[B:[^:]*]]: tensor<?x?x?xf32>)
+// FOLD-DAG:     %[[BATCH:.*]] = tensor.dim %[[B]], %c0 : tensor<?x?x?xf32>
+// FOLD-DAG:     %[[N:.*]] = tensor.dim %[[B]], %c2 : tensor<?x?x?xf32>
+// FOLD:         %[[ELEMENTS:.*]] = arith.maxui %[[BATCH]], %c1 : index
+// FOLD:         %[[WANTED:.*]] = arith.ceildivui %c4, %[[ELEMENTS]] : index
+// FOLD:         %[[MOST:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// FOLD:         %[[MIN:.*]] = arith.minui %[[WANTED]], %[[MOST]] : index
+// FOLD:         %[[CLAMPED:.*]] = arith.maxui %[[MIN]], %c1 : index
+// FOLD:         %[[SIZE0:.*]] = affine.apply #{{.*}}()[%[[N]], %[[CLAMPED]]]
+// FOLD:         %[[SIZE:.*]] = arith.maxui %[[SIZE0]], %c1 : index
+// FOLD:         %[[TILES:.*]] = arith.ceildivui %[[N]], %[[SIZE]] : index
+// FOLD:         scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (%[[BATCH]], %[[TILES]]) shared_outs(
+// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %[[SIZE]] : index
+// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %[[N]], %[[START]] : index
+// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %[[SIZE]] : index
+// FOLD:           tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, %{{.*}}, %[[COUNT]]] [1, 1, 1] : tensor<?x?x?xf32> to tensor<1x?x?xf32>
+func.func @dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
+
+// No batch dims: the forall runs over the tiles alone, 4 of 64. The
+// higher_order channels are the last dim of a (and of init and the final
+// state, [m, N]); reverse still runs t = T - 1 .. 0 inside each tile.
+// FOLD-LABEL: func.func @higher_order(
+// FOLD-SAME:    %[[A:[^:]*]]: tensor<8x2x256xf32>, %[[B:[^:]*]]: tensor<8x256xf32>, %[[INIT:[^:]*]]: tensor<2x256xf32>)
+// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[LAST:.*]] = %{{.*}}) -> (tensor<8x256xf32>, tensor<2x256xf32>) {
+// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c64 : index
+// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c256, %[[START]] : index
+// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c64 : index
+// FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[START]]] [8, 2, %[[COUNT]]] [1, 1, 1] : tensor<8x2x256xf32> to tensor<8x2x?xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[B]][0, %[[START]]] [8, %[[COUNT]]] [1, 1] : tensor<8x256xf32> to tensor<8x?xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[INIT]][0, %[[START]]] [2, %[[COUNT]]] [1, 1] : tensor<2x256xf32> to tensor<2x?xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, %[[START]]] [8, %[[COUNT]]] [1, 1] : tensor<8x256xf32> to tensor<8x?xf32>
+// FOLD:           arith.subi %c7, %{{.*}} : index
+// FOLD:           scf.forall.in_parallel {
+// FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [8, %[[COUNT]]] [1, 1] : tensor<8x?xf32> into tensor<8x256xf32>
+// FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[LAST]][0, %[[START]]] [2, %[[COUNT]]] [1, 1] : tensor<2x?xf32> into tensor<2x256xf32>
+// UNTILED-LABEL: func.func @higher_order(
+// UNTILED-NOT:     scf.forall
+// UNTILED:         scf.for
+func.func @higher_order(%a: tensor<8x2x256xf32>, %b: tensor<8x256xf32>, %init: tensor<2x256xf32>) -> (tensor<8x256xf32>, tensor<2x256xf32>) {
+  %h, %last = recurrence.scan higher_order<2> reverse transition(%a : tensor<8x2x256xf32>) input(%b : tensor<8x256xf32>) init(%init : tensor<2x256xf32>) -> tensor<8x256xf32>, tensor<2x256xf32>
+  return %h, %last : tensor<8x256xf32>, tensor<2x256xf32>
+}
+
+// block_diagonal<4>, N = 512: at most ceil(512 / 256) = 2 tiles of whole
+// blocks, 256 channels = 64 blocks each; the transition's box is counted in
+// blocks.
+// FOLD-LABEL: func.func @block_diagonal(
+// FOLD-SAME:    %[[A:[^:]*]]: tensor<1x8x128x4x4xf32>, %[[B:[^:]*]]: tensor<1x8x512xf32>)
+// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x512xf32>) {
+// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c256 : index
+// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c512, %[[START]] : index
+// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c256 : index
+// FOLD-NEXT:      %[[BLOCK:.*]] = arith.divui %[[START]], %c4 : index
+// FOLD-NEXT:      %[[BLOCKS:.*]] = arith.divui %[[COUNT]], %c4 : index
+// FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[BLOCK]], 0, 0] [1, 8, %[[BLOCKS]], 4, 4] [1, 1, 1, 1, 1] : tensor<1x8x128x4x4xf32> to tensor<1x8x?x4x4xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[B]][0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x?xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x?xf32>
+// FOLD:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4x4xf32>, tensor<?x4x1xf32>) outs(%{{.*}} : tensor<?x4x1xf32>)
+func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) -> tensor<1x8x512xf32> {
+  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%A : tensor<1x8x128x4x4xf32>) input(%b : tensor<1x8x512xf32>) -> tensor<1x8x512xf32>
+  return %h : tensor<1x8x512xf32>
+}
+
+// A scalar transition has no channel dim and a factored value has D, not N:
+// their boxes are whole (folded away here); the key and the [N, D] output
+// are split along N.
+// FOLD-LABEL: func.func @scalar_factored(
+// FOLD-SAME:    %[[A:[^:]*]]: tensor<1x8xf32>, %[[K:[^:]*]]: tensor<1x8x256xf32>, %[[V:[^:]*]]: tensor<1x8x3xf32>)
+// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x256x3xf32>) {
+// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c64 : index
+// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c256, %[[START]] : index
+// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c64 : index
+// FOLD-NEXT:      %[[KBOX:.*]] = tensor.extract_slice %[[K]][0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x256xf32> to tensor<1x8x?xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]], 0] [1, 8, %[[COUNT]], 3] [1, 1, 1, 1] : tensor<1x8x256x3xf32> to tensor<1x8x?x3xf32>
+// FOLD:           scf.for %[[T:[^ ]*]] =
+// FOLD-NEXT:        tensor.extract %[[A]][%c0, %[[T]]] : tensor<1x8xf32>
+// FOLD-NEXT:        tensor.extract_slice %[[KBOX]][0, %[[T]], 0] [1, 1, %[[COUNT]]] [1, 1, 1] : tensor<1x8x?xf32> to tensor<?xf32>
+// FOLD-NEXT:        tensor.extract_slice %[[V]][0, %[[T]], 0] [1, 1, 3] [1, 1, 1] : tensor<1x8x3xf32> to tensor<3xf32>
+// FOLD:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[START]], 0] [1, 8, %[[COUNT]], 3] [1, 1, 1, 1] : tensor<1x8x?x3xf32> into tensor<1x8x256x3xf32>
+func.func @scalar_factored(%a: tensor<1x8xf32>, %k: tensor<1x8x256xf32>, %v: tensor<1x8x3xf32>) -> tensor<1x8x256x3xf32> {
+  %h = recurrence.scan scalar matrix transition(%a : tensor<1x8xf32>) factored_input(%k, %v : tensor<1x8x256xf32>, tensor<1x8x3xf32>) -> tensor<1x8x256x3xf32>
+  return %h : tensor<1x8x256x3xf32>
+}
+
+// A batch that fills the cores needs one tile, with all channels.
+// FOLD-LABEL: func.func @full_batch(
+// FOLD:         scf.forall (%[[I:.*]]) in (4) shared_outs(
+// FOLD-NEXT:      tensor.extract_slice %{{.*}}[%[[I]], 0, 0] [1, 8, 256] [1, 1, 1] : tensor<4x8x256xf32> to tensor<1x8x256xf32>
+func.func @full_batch(%b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
+  %h = recurrence.scan identity input(%b : tensor<4x8x256xf32>) -> tensor<4x8x256xf32>
+  return %h : tensor<4x8x256xf32>
+}
+
+// N = 100 allows ceil(100 / 64) = 2 tiles, of 50 channels.
+// FOLD-LABEL: func.func @few_channels(
+// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
+// FOLD-NEXT:      arith.muli %[[TILE]], %c50 : index
+func.func @few_channels(%a: tensor<1x8x100xf32>, %b: tensor<1x8x100xf32>) -> tensor<1x8x100xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<1x8x100xf32>) input(%b : tensor<1x8x100xf32>) -> tensor<1x8x100xf32>
+  return %h : tensor<1x8x100xf32>
+}
+
+// With `outs`, the tiles write into the op's destinations.
+// FOLD-LABEL: func.func @outs(
+// FOLD-SAME:    %{{[^:]*}}: tensor<1x8x256xf32>, %{{[^:]*}}: tensor<1x8x256xf32>, %[[D:[^:]*]]: tensor<1x8x256xf32>)
+// FOLD-NOT:     tensor.empty() : tensor<1x8x256xf32>
+// FOLD:         %[[FORALL:.*]] = scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[D]]) -> (tensor<1x8x256xf32>)
+// FOLD:         return %[[FORALL]]
+func.func @outs(%a: tensor<1x8x256xf32>, %b: tensor<1x8x256xf32>, %d: tensor<1x8x256xf32>) -> tensor<1x8x256xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<1x8x256xf32>) input(%b : tensor<1x8x256xf32>) outs(%d : tensor<1x8x256xf32>) -> tensor<1x8x256xf32>
+  return %h : tensor<1x8x256xf32>
+}
+
+// Not tiled: dense and dplr mix channels, a readout sums over them. Each
+// keeps a forall over the batch alone, around its time loop on whole states.
+// CHECK-LABEL: func.func @not_tiled(
+// CHECK-NOT:     arith.minui
+// CHECK:         scf.forall (%{{[^,]*}}) in (2) shared_outs(
+// CHECK:           scf.for {{.*}} -> (tensor<256x1xf32>, tensor<8x256xf32>)
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<256x256xf32>, tensor<256x1xf32>)
+// CHECK:         scf.forall (%{{[^,]*}}) in (2) shared_outs(
+// CHECK:           scf.for {{.*}} -> (tensor<256x1xf32>, tensor<8x256xf32>)
+// CHECK:         scf.forall (%{{[^,]*}}) in (2) shared_outs(
+// CHECK:           scf.for {{.*}} -> (tensor<256x1xf32>, tensor<8xf32>)
+// CHECK-NOT:     to tensor<1x8x?xf32>
+// CHECK:         return
+func.func @not_tiled(%A: tensor<2x8x256x256xf32>, %d: tensor<2x8x256xf32>, %u: tensor<2x8x256x1xf32>, %b: tensor<2x8x256xf32>, %c: tensor<2x8x256xf32>) -> (tensor<2x8x256xf32>, tensor<2x8x256xf32>, tensor<2x8xf32>) {
+  %0 = recurrence.scan dense transition(%A : tensor<2x8x256x256xf32>) input(%b : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
+  %1 = recurrence.scan dplr<1> transition(%d, %u, %u : tensor<2x8x256xf32>, tensor<2x8x256x1xf32>, tensor<2x8x256x1xf32>) input(%b : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
+  %2 = recurrence.scan diagonal transition(%d : tensor<2x8x256xf32>) input(%b : tensor<2x8x256xf32>) readout(%c : tensor<2x8x256xf32>) -> tensor<2x8xf32>
+  return %0, %1, %2 : tensor<2x8x256xf32>, tensor<2x8x256xf32>, tensor<2x8xf32>
+}
