@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.recurrence_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%runner_utils", config.runner_utils))
 config.substitutions.append(("%c_runner_utils", config.c_runner_utils))
+config.substitutions.append(("%recurrence_plugin", config.recurrence_plugin))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -26,7 +27,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.recurrence_tools_dir, config.llvm_tools_dir]
-tools = ["recurrence-opt", "mlir-runner", "FileCheck", "not", "count"]
+tools = ["recurrence-opt", "mlir-opt", "mlir-runner", "FileCheck", "not",
+         "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Runs lowered IR on the CPU JIT with the runtime libraries for printing.
