@@ -27,8 +27,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.recurrence_tools_dir, config.llvm_tools_dir]
-tools = ["recurrence-opt", "mlir-opt", "mlir-runner", "FileCheck", "not",
-         "count"]
+tools = ["recurrence-opt", "recurrence-capi-test", "mlir-opt", "mlir-runner",
+         "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Runs lowered IR on the CPU JIT with the runtime libraries for printing.

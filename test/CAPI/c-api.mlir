@@ -1,0 +1,11 @@
+// The C API from a C program: run a pipeline, compile a scan, call it on
+// caller-owned buffers, and get errors back as strings.
+//
+// RUN: recurrence-capi-test | FileCheck %s
+
+// CHECK: lowered: ok
+// h = 1, 1.5, 1.75 for a = 0.5 and 1, 1.25, 1.3125 for a = 0.25.
+// CHECK: states: 1 1 1.5 1.25 1.75 1.3125
+// CHECK: bad buffer: argument #1: expected rank 2, got 1
+// CHECK: bad ir: cannot parse the module:
+// CHECK-NEXT: loc("-":1:13): expected

@@ -1,0 +1,69 @@
+/*===- CapiTest.c - The C API from C ---------------------------------------===*\
+|*                                                                            *|
+|* Part of the Recurrence project, under the Apache License v2.0 with LLVM    *|
+|* Exceptions. See LICENSE for license information.                           *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+/* Compiles a scan through the C API, runs it, prints the states, and prints
+ * the errors of bad IR and bad buffers (checked by test/CAPI/c-api.mlir). */
+
+#include "recurrence-c/Recurrence.h"
+
+#include <stdio.h>
+
+static const char *kScan =
+    "func.func @scan(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> "
+    "tensor<?x?xf64> {\n"
+    "  %h = recurrence.scan diagonal transition(%a : tensor<?x?xf64>)\n"
+    "      input(%b : tensor<?x?xf64>) -> tensor<?x?xf64>\n"
+    "  return %h : tensor<?x?xf64>\n"
+    "}\n";
+
+int main(void) {
+  char *error = NULL;
+  recurrenceRegisterPasses();
+
+  char *lowered = recurrenceRunPipeline(
+      kScan, "builtin.module(recurrence-lower-sequential)", &error);
+  printf("lowered: %s\n", lowered && !error ? "ok" : error);
+  recurrenceFree(lowered);
+
+  RecurrenceCompiled *compiled = recurrenceCompile(kScan, "scan", &error);
+  if (!compiled) {
+    printf("compile error: %s\n", error);
+    return 1;
+  }
+  /* T = 3, N = 2: h_t = 0.5 h_{t-1} + 1 and h_t = 0.25 h_{t-1} + 1. */
+  double a[6] = {0.5, 0.25, 0.5, 0.25, 0.5, 0.25};
+  double b[6] = {1, 1, 1, 1, 1, 1};
+  double h[6] = {0};
+  int64_t sizes[2] = {3, 2}, strides[2] = {2, 1};
+  RecurrenceBuffer args[2] = {{a, 64, 2, sizes, strides},
+                              {b, 64, 2, sizes, strides}};
+  RecurrenceBuffer result = {h, 64, 2, sizes, strides};
+  if (recurrenceCall(compiled, args, 2, &result, 1, &error)) {
+    printf("call error: %s\n", error);
+    return 1;
+  }
+  printf("states:");
+  for (int i = 0; i < 6; ++i)
+    printf(" %g", h[i]);
+  printf("\n");
+
+  /* A buffer of the wrong rank is refused, with the reason. */
+  RecurrenceBuffer bad = {b, 64, 1, sizes, strides};
+  RecurrenceBuffer badArgs[2] = {args[0], bad};
+  if (recurrenceCall(compiled, badArgs, 2, &result, 1, &error)) {
+    printf("bad buffer: %s\n", error);
+    recurrenceFree(error);
+    error = NULL;
+  }
+  recurrenceDestroy(compiled);
+
+  if (!recurrenceCompile("func.func @f(", "f", &error)) {
+    printf("bad ir: %s\n", error);
+    recurrenceFree(error);
+  }
+  return 0;
+}
