@@ -74,6 +74,31 @@ failed=$((failed + ${f:-0}))
 rm -f "$py_log"
 
 echo
+echo "== install: cmake --install, then find_package(Recurrence) from outside"
+prefix="$build/install-test/prefix"
+consumer="$build/install-test/consumer"
+rm -rf "$build/install-test"
+install_checks=(
+  "cmake --install '$build' --prefix '$prefix' >/dev/null"
+  "cmake -S '$ROOT/test/install' -B '$consumer' -G Ninja -DCMAKE_BUILD_TYPE=Release \
+     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+     -DRecurrence_DIR='$prefix/lib/cmake/Recurrence' \
+     '-DCMAKE_EXE_LINKER_FLAGS=-B$LLVM_DIR/bin -fuse-ld=lld' >/dev/null && ninja -C '$consumer' >/dev/null"
+  "'$consumer/consumer-c'"
+  "'$consumer/consumer-cxx'"
+  "PYTHONPATH='$prefix/python' /usr/bin/python3 -c 'import numpy, recurrence; print(\"python: ok\", recurrence.scan(numpy.full((1, 2, 1), 0.5), numpy.ones((1, 2, 1)))[0, :, 0])'"
+)
+for check in "${install_checks[@]}"; do
+  if bash -c "$check"; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: $check"
+    failed=$((failed + 1))
+    status=1
+  fi
+done
+
+echo
 [ "$passed" -gt 0 ] || status=1
 [ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed"
