@@ -12,9 +12,9 @@
 
 using namespace mlir::recurrence::bench;
 
-void mlir::recurrence::bench::diagonalLoop(const float *a, const float *b, float *h,
-                                     int64_t batch, int64_t steps,
-                                     int64_t size) {
+void mlir::recurrence::bench::diagonalLoop(const float *a, const float *b,
+                                           float *h, int64_t batch,
+                                           int64_t steps, int64_t size) {
   for (int64_t i = 0; i < batch; ++i) {
     std::vector<float> state(size, 0.0f);
     for (int64_t t = 0; t < steps; ++t) {
@@ -28,9 +28,9 @@ void mlir::recurrence::bench::diagonalLoop(const float *a, const float *b, float
 }
 
 void mlir::recurrence::bench::blockDiagonalLoop(const float *a, const float *b,
-                                          float *h, int64_t batch,
-                                          int64_t steps, int64_t size,
-                                          int64_t m) {
+                                                float *h, int64_t batch,
+                                                int64_t steps, int64_t size,
+                                                int64_t m) {
   for (int64_t i = 0; i < batch; ++i) {
     std::vector<float> state(size, 0.0f), next(size);
     for (int64_t t = 0; t < steps; ++t) {
@@ -50,8 +50,9 @@ void mlir::recurrence::bench::blockDiagonalLoop(const float *a, const float *b,
 }
 
 void mlir::recurrence::bench::dplrLoop(const float *d, const float *u,
-                                 const float *v, const float *b, float *h,
-                                 int64_t batch, int64_t steps, int64_t size) {
+                                       const float *v, const float *b, float *h,
+                                       int64_t batch, int64_t steps,
+                                       int64_t size) {
   for (int64_t i = 0; i < batch; ++i) {
     std::vector<float> state(size, 0.0f);
     for (int64_t t = 0; t < steps; ++t) {
@@ -67,8 +68,9 @@ void mlir::recurrence::bench::dplrLoop(const float *d, const float *u,
   }
 }
 
-void mlir::recurrence::bench::denseLoop(const float *a, const float *b, float *h,
-                                  int64_t batch, int64_t steps, int64_t size) {
+void mlir::recurrence::bench::denseLoop(const float *a, const float *b,
+                                        float *h, int64_t batch, int64_t steps,
+                                        int64_t size) {
   for (int64_t i = 0; i < batch; ++i) {
     std::vector<float> state(size, 0.0f), next(size);
     for (int64_t t = 0; t < steps; ++t) {

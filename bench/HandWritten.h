@@ -24,9 +24,8 @@ void diagonalLoop(const float *a, const float *b, float *h, int64_t batch,
                   int64_t steps, int64_t size);
 
 /// h_t = blockdiag(A_t) h_{t-1} + b_t; A: [B, T, N/m, m, m].
-void blockDiagonalLoop(const float *a, const float *b, float *h,
-                       int64_t batch, int64_t steps, int64_t size,
-                       int64_t block);
+void blockDiagonalLoop(const float *a, const float *b, float *h, int64_t batch,
+                       int64_t steps, int64_t size, int64_t block);
 
 /// h_t = (diag(d_t) + u_t v_t^T) h_{t-1} + b_t (rank 1).
 void dplrLoop(const float *d, const float *u, const float *v, const float *b,

@@ -94,7 +94,6 @@ void fill(std::vector<float> &values, double range, uint64_t seed) {
   }
 }
 
-
 /// The schedule `auto` resolves to for `c` on this machine.
 ScheduleAttr resolveAuto(MLIRContext &context, const Case &c) {
   OwningOpRef<ModuleOp> module =
@@ -123,8 +122,8 @@ void runHandWritten(const Case &c, const std::vector<std::vector<float>> &in,
   int64_t batch = count(s.batch);
   switch (c.spec.structure) {
   case StructureKind::Diagonal:
-    return diagonalLoop(in[0].data(), in[1].data(), out.data(), batch,
-                        s.steps, s.size);
+    return diagonalLoop(in[0].data(), in[1].data(), out.data(), batch, s.steps,
+                        s.size);
   case StructureKind::BlockDiagonal:
     return blockDiagonalLoop(in[0].data(), in[1].data(), out.data(), batch,
                              s.steps, s.size, c.spec.param);
@@ -159,9 +158,8 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
   std::vector<float> out(count(outShape)), expected(count(outShape));
   bytes += 4.0 * out.size();
 
-  double handSeconds = bestSeconds(quick ? 1 : 2, [&] {
-    runHandWritten(c, inputs, expected);
-  });
+  double handSeconds =
+      bestSeconds(quick ? 1 : 2, [&] { runHandWritten(c, inputs, expected); });
 
   const std::pair<ScheduleKind, int64_t> schedules[] = {
       {ScheduleKind::Sequential, 0},
@@ -183,8 +181,8 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
     auto jit = JitModule::compile(*module, {"scan"});
     if (!jit) {
       llvm::outs() << "BENCH structure=" << c.spec.describe()
-                   << " schedule=" << name << " error="
-                   << llvm::toString(jit.takeError()) << "\n";
+                   << " schedule=" << name
+                   << " error=" << llvm::toString(jit.takeError()) << "\n";
       continue;
     }
     BufferView result = BufferView::contiguous(out.data(), 32, outShape);
@@ -200,9 +198,8 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
                                           (1.0 + std::fabs(expected[i])));
     double gbps = bytes / seconds / 1e9;
     llvm::outs() << "BENCH structure=" << c.spec.describe()
-                 << " schedule=" << name
-                 << " B=" << count(c.sizes.batch) << " T=" << c.sizes.steps
-                 << " N=" << c.sizes.size
+                 << " schedule=" << name << " B=" << count(c.sizes.batch)
+                 << " T=" << c.sizes.steps << " N=" << c.sizes.size
                  << llvm::format(" GBps=%.2f vs_memcpy=%.2f vs_handwritten=%.2f"
                                  " ms=%.2f max_rel_diff=%.1e\n",
                                  gbps, gbps * 1e9 / copyBandwidth,
@@ -240,9 +237,9 @@ int main(int argc, char **argv) {
   cases.push_back(makeCase(StructureKind::Dense, 0, 8, 4096 / scale, 64));
 
   double copyBandwidth = memcpyBandwidth();
-  llvm::outs() << llvm::format(
-      "BENCH memcpy GBps=%.2f threads=%u\n", copyBandwidth / 1e9,
-      std::thread::hardware_concurrency());
+  llvm::outs() << llvm::format("BENCH memcpy GBps=%.2f threads=%u\n",
+                               copyBandwidth / 1e9,
+                               std::thread::hardware_concurrency());
   for (const Case &c : cases) {
     if (!only.empty() && stringifyStructureKind(c.spec.structure) != only)
       continue;

@@ -159,8 +159,7 @@ Compiled compileModule(PyModule &module, const std::string &entry) {
 /// Reads a ScanSpec from a Python dict (the keys of ScanSpec).
 ScanSpec specFrom(const py::dict &d) {
   ScanSpec spec;
-  auto structure =
-      symbolizeStructureKind(d["structure"].cast<std::string>());
+  auto structure = symbolizeStructureKind(d["structure"].cast<std::string>());
   if (!structure)
     raise("unknown structure '" + d["structure"].cast<std::string>() + "'");
   spec.structure = *structure;
@@ -254,8 +253,7 @@ PYBIND11_MODULE(_recurrence, m) {
       "scan_ir",
       [](const py::dict &spec, const py::dict &sizes) {
         ScanSizes concrete = sizesFrom(sizes);
-        OwningOpRef<ModuleOp> module =
-            buildVerified(specFrom(spec), &concrete);
+        OwningOpRef<ModuleOp> module = buildVerified(specFrom(spec), &concrete);
         std::string text;
         llvm::raw_string_ostream os(text);
         module->print(os);
@@ -282,18 +280,19 @@ PYBIND11_MODULE(_recurrence, m) {
       [](const py::dict &spec, const py::dict &sizes, const std::string &target,
          int64_t cores) {
         ScanSizes concrete = sizesFrom(sizes);
-        OwningOpRef<ModuleOp> module =
-            buildVerified(specFrom(spec), &concrete);
+        OwningOpRef<ModuleOp> module = buildVerified(specFrom(spec), &concrete);
         std::optional<TargetModel> model = TargetModel::get(
             target,
-            cores > 0 ? cores
-                      : std::max<int64_t>(1, std::thread::hardware_concurrency()),
+            cores > 0
+                ? cores
+                : std::max<int64_t>(1, std::thread::hardware_concurrency()),
             0);
         if (!model)
           raise("unknown target '" + target + "'; expected cpu or cuda");
         py::list candidates;
         module->walk([&](ScanOp op) {
-          for (const ScheduleEstimate &estimate : estimateSchedules(op, *model)) {
+          for (const ScheduleEstimate &estimate :
+               estimateSchedules(op, *model)) {
             std::string name =
                 stringifyScheduleKind(estimate.schedule.getKind()).str();
             candidates.append(py::make_tuple(

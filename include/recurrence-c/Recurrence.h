@@ -1,4 +1,5 @@
-/*===- Recurrence.h - C API of Recurrence ---------------------------*- C -*-===*\
+/*===- Recurrence.h - C API of Recurrence ---------------------------*- C
+-*-===*\
 |*                                                                            *|
 |* Part of the Recurrence project, under the Apache License v2.0 with LLVM    *|
 |* Exceptions. See LICENSE for license information.                           *|
@@ -33,9 +34,8 @@ MLIR_CAPI_EXPORTED void recurrenceRegisterPasses(void);
 
 /* Parses `ir`, runs `pipeline` ("builtin.module(...)" or a bare pass list)
  * and returns the resulting IR; NULL with *error set on failure. */
-MLIR_CAPI_EXPORTED char *recurrenceRunPipeline(const char *ir,
-                                               const char *pipeline,
-                                               char **error);
+MLIR_CAPI_EXPORTED char *
+recurrenceRunPipeline(const char *ir, const char *pipeline, char **error);
 
 /* A strided view of caller memory; strides count elements. */
 typedef struct RecurrenceBuffer {

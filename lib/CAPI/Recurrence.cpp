@@ -80,8 +80,8 @@ void recurrenceRegisterPasses(void) { registerOnce(); }
 char *recurrenceRunPipeline(const char *ir, const char *pipeline,
                             char **error) {
   Session session;
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      ir, ParserConfig(&session.context));
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(ir, ParserConfig(&session.context));
   if (!module) {
     setError(error, "cannot parse the module:\n" + session.diagnostics);
     return nullptr;

@@ -22,7 +22,8 @@
 
 using namespace mlir;
 
-void mlir::recurrence::registerAllRecurrenceDialects(DialectRegistry &registry) {
+void mlir::recurrence::registerAllRecurrenceDialects(
+    DialectRegistry &registry) {
   registry.insert<RecurrenceDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);

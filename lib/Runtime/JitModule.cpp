@@ -90,11 +90,10 @@ static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
     tensors.push_back(bufferization::ToTensorOp::create(
         b, loc, type, buffer, /*restrict=*/true, /*writable=*/false));
   auto call = func::CallOp::create(b, loc, entry, tensors);
-  for (auto [result, buffer] : llvm::zip(
-           call.getResults(), body->getArguments().drop_front(numArgs))) {
-    auto materialize =
-        bufferization::MaterializeInDestinationOp::create(b, loc, result,
-                                                          buffer);
+  for (auto [result, buffer] :
+       llvm::zip(call.getResults(), body->getArguments().drop_front(numArgs))) {
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        b, loc, result, buffer);
     materialize.setRestrict(true);
     materialize.setWritable(true);
   }
@@ -219,8 +218,7 @@ static llvm::Error packDescriptor(const BufferView &view,
                                   ArrayRef<int64_t> shape, unsigned bits,
                                   const Twine &what,
                                   std::vector<int64_t> &descriptor) {
-  if (view.sizes.size() != shape.size() ||
-      view.strides.size() != shape.size())
+  if (view.sizes.size() != shape.size() || view.strides.size() != shape.size())
     return makeError(what + ": expected rank " + Twine(shape.size()) +
                      ", got " + Twine(view.sizes.size()));
   if (!shapesCompatible(view.sizes, shape))
@@ -310,10 +308,10 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
     return makeError("no compiled function '" + entry + "'");
   if (args.size() != signature->args.size() ||
       results.size() != signature->results.size())
-    return makeError("'" + entry + "' takes " +
-                     Twine(signature->args.size()) + " argument(s) and " +
-                     Twine(signature->results.size()) + " result(s), got " +
-                     Twine(args.size()) + " and " + Twine(results.size()));
+    return makeError("'" + entry + "' takes " + Twine(signature->args.size()) +
+                     " argument(s) and " + Twine(signature->results.size()) +
+                     " result(s), got " + Twine(args.size()) + " and " +
+                     Twine(results.size()));
   std::vector<std::vector<int64_t>> descriptors(args.size() + results.size());
   for (auto [i, view] : llvm::enumerate(args))
     if (llvm::Error error =

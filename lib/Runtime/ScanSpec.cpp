@@ -75,8 +75,7 @@ std::optional<ScanSizes> mlir::recurrence::scanSizesOf(ScanOp op) {
   for (int64_t size : sizes.batch)
     if (ShapedType::isDynamic(size))
       return std::nullopt;
-  if (ShapedType::isDynamic(sizes.steps) ||
-      ShapedType::isDynamic(sizes.size) ||
+  if (ShapedType::isDynamic(sizes.steps) || ShapedType::isDynamic(sizes.size) ||
       ShapedType::isDynamic(sizes.columns))
     return std::nullopt;
   return sizes;
@@ -110,9 +109,9 @@ static std::vector<ScanOperand> operandsFor(const ScanSpec &spec,
   };
   std::vector<ScanOperand> operands;
   for (unsigned i = 0, e = dims.numTransitionOperands(); i < e; ++i)
-    operands.push_back({OperandRole::Transition, i,
-                        toVector(dims.perStep(
-                            dims.transitionStep(i, spec.perElement)))});
+    operands.push_back(
+        {OperandRole::Transition, i,
+         toVector(dims.perStep(dims.transitionStep(i, spec.perElement)))});
   if (spec.factored) {
     operands.push_back(
         {OperandRole::Key, 0, toVector(dims.perStep({dims.size}))});
@@ -136,9 +135,8 @@ mlir::recurrence::scanOperands(const ScanSpec &spec, const ScanSizes &sizes) {
   return operandsFor(spec, dimsFor(spec, &sizes));
 }
 
-std::vector<int64_t>
-mlir::recurrence::scanOutputShape(const ScanSpec &spec,
-                                  const ScanSizes &sizes) {
+std::vector<int64_t> mlir::recurrence::scanOutputShape(const ScanSpec &spec,
+                                                       const ScanSizes &sizes) {
   ScanDims dims = dimsFor(spec, &sizes);
   SmallVector<int64_t> shape = dims.perStep(dims.outputStep(spec.readout));
   return {shape.begin(), shape.end()};
@@ -209,8 +207,8 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
   auto scan = ScanOp::create(
       b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
       StructureAttr::get(context, spec.structure, spec.param), schedule,
-      spec.matrix, spec.reverse, transition, input,
-      key, value, init, readout, ValueRange());
+      spec.matrix, spec.reverse, transition, input, key, value, init, readout,
+      ValueRange());
   func::ReturnOp::create(b, loc, scan->getResults());
   return module;
 }

@@ -19,6 +19,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::recurrence::registerAllRecurrenceDialects(registry);
   mlir::recurrence::registerAllRecurrencePasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Recurrence optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Recurrence optimizer driver\n", registry));
 }

@@ -1,4 +1,5 @@
-/*===- CapiTest.c - The C API from C ---------------------------------------===*\
+/*===- CapiTest.c - The C API from C
+---------------------------------------===*\
 |*                                                                            *|
 |* Part of the Recurrence project, under the Apache License v2.0 with LLVM    *|
 |* Exceptions. See LICENSE for license information.                           *|

@@ -44,8 +44,7 @@ TEST(ScanReference, ReverseWithInit) {
   ScanSpec spec = specOf(StructureKind::Scalar);
   spec.reverse = spec.init = true;
   ScanSizes sizes{{1}, 3, 1, 1};
-  ReferenceResult r =
-      referenceScan(spec, sizes, {{2, 2, 2}, {3, 2, 1}, {10}});
+  ReferenceResult r = referenceScan(spec, sizes, {{2, 2, 2}, {3, 2, 1}, {10}});
   EXPECT_EQ(r.output, (std::vector<double>{91, 44, 21}));
   EXPECT_EQ(r.finalState, (std::vector<double>{91}));
 }
@@ -88,18 +87,18 @@ TEST(ScanReference, StructuresAgreeOnDiagonalTransitions) {
   for (int64_t bt = 0; bt < 2 * T; ++bt)
     for (int64_t n = 0; n < N; ++n)
       dense[(bt * N + n) * N + n] = a[bt * N + n];
-  EXPECT_EQ(referenceScan(specOf(StructureKind::Dense), sizes, {dense, b})
-                .output,
-            want.output);
-  EXPECT_EQ(referenceScan(specOf(StructureKind::BlockDiagonal, N), sizes,
-                          {dense, b})
-                .output,
-            want.output);
+  EXPECT_EQ(
+      referenceScan(specOf(StructureKind::Dense), sizes, {dense, b}).output,
+      want.output);
+  EXPECT_EQ(
+      referenceScan(specOf(StructureKind::BlockDiagonal, N), sizes, {dense, b})
+          .output,
+      want.output);
   std::vector<double> zeros(2 * T * N, 0.0);
-  EXPECT_EQ(referenceScan(specOf(StructureKind::Dplr, 1), sizes,
-                          {a, zeros, zeros, b})
-                .output,
-            want.output);
+  EXPECT_EQ(
+      referenceScan(specOf(StructureKind::Dplr, 1), sizes, {a, zeros, zeros, b})
+          .output,
+      want.output);
 }
 
 TEST(ScanReference, DplrIsDiagonalPlusLowRank) {
@@ -108,8 +107,8 @@ TEST(ScanReference, DplrIsDiagonalPlusLowRank) {
   ScanSpec spec = specOf(StructureKind::Dplr, 1);
   spec.init = true;
   ScanSizes sizes{{1}, 1, 2, 1};
-  ReferenceResult r = referenceScan(
-      spec, sizes, {{0.5, 0.25}, {1, 0}, {1, 2}, {1, 2}, {1, 1}});
+  ReferenceResult r =
+      referenceScan(spec, sizes, {{0.5, 0.25}, {1, 0}, {1, 2}, {1, 2}, {1, 1}});
   EXPECT_EQ(r.output, (std::vector<double>{4.5, 2.25}));
 }
 

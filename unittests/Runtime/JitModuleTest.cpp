@@ -38,8 +38,8 @@ TEST_F(JitModuleTest, RunsOnStridedBuffers) {
   auto jit = JitModule::compileSource(context.get(), kDiagonal, {"scan"});
   ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
   // T = 3, N = 2, read from every other column of a 3 x 4 buffer.
-  std::vector<float> a = {0.5f, -1, 0.25f, -1, 0.5f, -1, 0.25f, -1,
-                          0.5f, -1, 0.25f, -1};
+  std::vector<float> a = {0.5f,  -1, 0.25f, -1, 0.5f,  -1,
+                          0.25f, -1, 0.5f,  -1, 0.25f, -1};
   std::vector<float> b(6, 1.0f), h(6, 0.0f);
   BufferView aView{a.data(), 32, {3, 2}, {4, 2}};
   BufferView bView = BufferView::contiguous(b.data(), 32, {3, 2});

@@ -45,12 +45,11 @@ protected:
       auto operands = randomScanOperands(spec, sizes, seed);
       ReferenceResult want = referenceScan(spec, sizes, operands);
       RunResult got = runScan(**jit, spec, sizes, operands);
-      SCOPED_TRACE("shape #" + std::to_string(index) + " T=" +
-                   std::to_string(sizes.steps) +
+      SCOPED_TRACE("shape #" + std::to_string(index) +
+                   " T=" + std::to_string(sizes.steps) +
                    " N=" + std::to_string(sizes.size) +
                    " D=" + std::to_string(sizes.columns));
-      EXPECT_LE(maxRelativeError(got.output, want.output),
-                toleranceFor(spec));
+      EXPECT_LE(maxRelativeError(got.output, want.output), toleranceFor(spec));
       if (spec.finalState)
         EXPECT_LE(maxRelativeError(got.finalState, want.finalState),
                   toleranceFor(spec));
@@ -120,23 +119,23 @@ std::vector<ScanSpec> fullMatrix() {
     for (ScanSpec spec : states)
       for (auto [schedule, chunk] : kSchedules)
         for (bool reverse : {false, true})
-        for (bool init : {false, true})
-          for (bool f64 : {false, true})
-            for (bool readout : {false, true}) {
-              // Every state kind runs sequentially; the other schedules
-              // share the state plumbing, so vector and factored matrix
-              // states (and per-element gates) cover them.
-              if (schedule != ScheduleKind::Sequential && spec.matrix &&
-                  !spec.factored && !spec.perElement)
-                continue;
-              spec.schedule = schedule;
-              spec.chunkSize = chunk;
-              spec.reverse = reverse;
-              spec.init = init;
-              spec.f64 = f64;
-              spec.readout = readout;
-              specs.push_back(spec);
-            }
+          for (bool init : {false, true})
+            for (bool f64 : {false, true})
+              for (bool readout : {false, true}) {
+                // Every state kind runs sequentially; the other schedules
+                // share the state plumbing, so vector and factored matrix
+                // states (and per-element gates) cover them.
+                if (schedule != ScheduleKind::Sequential && spec.matrix &&
+                    !spec.factored && !spec.perElement)
+                  continue;
+                spec.schedule = schedule;
+                spec.chunkSize = chunk;
+                spec.reverse = reverse;
+                spec.init = init;
+                spec.f64 = f64;
+                spec.readout = readout;
+                specs.push_back(spec);
+              }
   }
   return specs;
 }
@@ -186,9 +185,8 @@ INSTANTIATE_TEST_SUITE_P(AllStructures, ScanBatchRank,
 class ScanEmpty : public ScanExecution {};
 
 TEST_P(ScanEmpty, MatchesReference) {
-  checkShapes(GetParam(),
-              {ScanSizes{{2}, 0, 6, 2}, ScanSizes{{2}, 3, 0, 2},
-               ScanSizes{{2}, 3, 6, 0}});
+  checkShapes(GetParam(), {ScanSizes{{2}, 0, 6, 2}, ScanSizes{{2}, 3, 0, 2},
+                           ScanSizes{{2}, 3, 6, 0}});
 }
 
 std::vector<ScanSpec> emptyCases() {

@@ -27,8 +27,8 @@ std::unique_ptr<MLIRContext> mlir::recurrence::testing::makeContext() {
   return context;
 }
 
-int64_t mlir::recurrence::testing::numElements(
-    const std::vector<int64_t> &shape) {
+int64_t
+mlir::recurrence::testing::numElements(const std::vector<int64_t> &shape) {
   int64_t count = 1;
   for (int64_t size : shape)
     count *= size;
@@ -75,8 +75,7 @@ RunResult mlir::recurrence::testing::runScan(
   std::vector<int64_t> lastShape = scanFinalStateShape(spec, sizes);
   // Poison the outputs so that unwritten elements are caught.
   TypedBuffer out(spec.f64, std::vector<double>(numElements(outShape), NAN));
-  TypedBuffer last(spec.f64,
-                   std::vector<double>(numElements(lastShape), NAN));
+  TypedBuffer last(spec.f64, std::vector<double>(numElements(lastShape), NAN));
   std::vector<BufferView> results = {
       BufferView::contiguous(out.data(), bits, outShape)};
   if (spec.finalState)
@@ -85,11 +84,13 @@ RunResult mlir::recurrence::testing::runScan(
     ADD_FAILURE() << llvm::toString(std::move(error));
     return {};
   }
-  return {out.values(), spec.finalState ? last.values() : std::vector<double>{}};
+  return {out.values(),
+          spec.finalState ? last.values() : std::vector<double>{}};
 }
 
-double mlir::recurrence::testing::maxRelativeError(
-    const std::vector<double> &got, const std::vector<double> &want) {
+double
+mlir::recurrence::testing::maxRelativeError(const std::vector<double> &got,
+                                            const std::vector<double> &want) {
   if (got.size() != want.size())
     return INFINITY;
   double worst = 0.0;

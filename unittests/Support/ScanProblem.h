@@ -16,8 +16,8 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include <cstdint>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 

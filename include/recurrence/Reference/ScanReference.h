@@ -38,9 +38,8 @@ double transitionRange(const ScanSpec &spec, const ScanSizes &sizes,
 
 /// Random operands in scanOperands() order, uniform in [-1, 1] except the
 /// transitions (see transitionRange), rounded to f32 unless `spec.f64`.
-std::vector<std::vector<double>> randomScanOperands(const ScanSpec &spec,
-                                                    const ScanSizes &sizes,
-                                                    uint64_t seed);
+std::vector<std::vector<double>>
+randomScanOperands(const ScanSpec &spec, const ScanSizes &sizes, uint64_t seed);
 
 } // namespace mlir::recurrence
 

@@ -1,4 +1,5 @@
-//===- JitModule.h - Compile and call recurrence code on the CPU -*- C++ -*-===//
+//===- JitModule.h - Compile and call recurrence code on the CPU -*- C++
+//-*-===//
 //
 // Part of the Recurrence project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.

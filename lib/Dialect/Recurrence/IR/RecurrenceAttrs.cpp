@@ -47,12 +47,12 @@ parseKeywordWithParam(AsmParser &parser, Kind &kind, int64_t &param,
   param = 0;
   bool given = succeeded(parser.parseOptionalLess());
   if (given && !takesParam(kind))
-    return parser.emitError(loc) << what << " '" << keyword
-                                 << "' takes no parameter";
+    return parser.emitError(loc)
+           << what << " '" << keyword << "' takes no parameter";
   if (!given && takesParam(kind))
-    return parser.emitError(loc) << what << " '" << keyword
-                                 << "' needs a parameter, e.g. " << keyword
-                                 << "<4>";
+    return parser.emitError(loc)
+           << what << " '" << keyword << "' needs a parameter, e.g. " << keyword
+           << "<4>";
   if (given && (parser.parseInteger(param) || parser.parseGreater()))
     return failure();
   return success();
@@ -94,8 +94,8 @@ Attribute StructureAttr::parseBody(AsmParser &parser) {
           "identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense or "
           "higher_order<m>"))
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), kind, param);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    kind, param);
 }
 
 void StructureAttr::printBody(AsmPrinter &printer) const {
@@ -123,9 +123,8 @@ void StructureAttr::print(AsmPrinter &printer) const {
 // ScheduleAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     ScheduleKind kind, int64_t chunkSize) {
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ScheduleKind kind, int64_t chunkSize) {
   if (kind == ScheduleKind::Chunked && chunkSize < 1)
     return emitError() << "schedule 'chunked' needs a chunk size of at least "
                           "1, got "
@@ -142,11 +141,11 @@ Attribute ScheduleAttr::parseBody(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
   if (parseKeywordWithParam<ScheduleKind>(
           parser, kind, chunk, symbolizeScheduleKind,
-          [](ScheduleKind k) { return k == ScheduleKind::Chunked; },
-          "schedule", "sequential, chunked<C>, scan or auto"))
+          [](ScheduleKind k) { return k == ScheduleKind::Chunked; }, "schedule",
+          "sequential, chunked<C>, scan or auto"))
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), kind, chunk);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    kind, chunk);
 }
 
 void ScheduleAttr::printBody(AsmPrinter &printer) const {

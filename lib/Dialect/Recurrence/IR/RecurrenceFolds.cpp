@@ -42,8 +42,7 @@ struct SingleStepIsInput : OpRewritePattern<ScanOp> {
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getInput() || op.getInit() || op.getReadout() ||
-        op.getFinalState())
+    if (!op.getInput() || op.getInit() || op.getReadout() || op.getFinalState())
       return rewriter.notifyMatchFailure(op, "not a plain states scan");
     auto type = cast<RankedTensorType>(op.getInput().getType());
     if (type.getDimSize(op.getBatchRank()) != 1)

@@ -26,8 +26,8 @@ using namespace mlir::recurrence;
 static ParseResult parseStructureAndSchedule(OpAsmParser &parser,
                                              StructureAttr &structure,
                                              ScheduleAttr &schedule) {
-  structure = llvm::dyn_cast_or_null<StructureAttr>(
-      StructureAttr::parseBody(parser));
+  structure =
+      llvm::dyn_cast_or_null<StructureAttr>(StructureAttr::parseBody(parser));
   if (!structure)
     return failure();
   if (failed(parser.parseOptionalKeyword("schedule")))
@@ -73,8 +73,7 @@ class ShapeChecker {
 public:
   ShapeChecker(ScanOp op, const ScanDims &dims) : op(op), dims(dims) {}
 
-  LogicalResult check(Value value, StringRef role,
-                      ArrayRef<int64_t> expected) {
+  LogicalResult check(Value value, StringRef role, ArrayRef<int64_t> expected) {
     ArrayRef<int64_t> actual =
         cast<RankedTensorType>(value.getType()).getShape();
     if (shapesCompatible(actual, expected))
@@ -171,14 +170,13 @@ LogicalResult ScanOp::verify() {
     int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
     bool perElement = dims->isPerElementDiagonal(rank);
     std::string role = "transition operand #" + std::to_string(index);
-    if (failed(checker.check(operand, role,
-                             dims->perStep(dims->transitionStep(
-                                 index, perElement)))))
+    if (failed(checker.check(
+            operand, role,
+            dims->perStep(dims->transitionStep(index, perElement)))))
       return failure();
   }
-  if (getInput() &&
-      failed(checker.check(getInput(), "input", dims->perStep(
-                                                    dims->inputStep()))))
+  if (getInput() && failed(checker.check(getInput(), "input",
+                                         dims->perStep(dims->inputStep()))))
     return failure();
   if (hasFactoredInput() &&
       (failed(checker.check(getInputKey(), "factored input key",
@@ -192,10 +190,9 @@ LogicalResult ScanOp::verify() {
   if (getReadout() && failed(checker.check(getReadout(), "readout",
                                            dims->perStep({dims->size}))))
     return failure();
-  if (failed(checker.check(getOutput(),
-                           getReadout() ? "output (readout)" : "output",
-                           dims->perStep(dims->outputStep(
-                               getReadout() != nullptr)))))
+  if (failed(checker.check(
+          getOutput(), getReadout() ? "output (readout)" : "output",
+          dims->perStep(dims->outputStep(getReadout() != nullptr)))))
     return failure();
   if (getFinalState() &&
       failed(checker.check(getFinalState(), "final state",
@@ -210,10 +207,10 @@ LogicalResult ScanOp::verify() {
          llvm::enumerate(llvm::zip(getDestinations(), getResults()))) {
       auto [destination, result] = pair;
       if (destination.getType() != result.getType())
-        return emitOpError() << "expected destination #" << index
-                             << " of type " << result.getType()
-                             << " (that of its result), got "
-                             << destination.getType();
+        return emitOpError()
+               << "expected destination #" << index << " of type "
+               << result.getType() << " (that of its result), got "
+               << destination.getType();
     }
   }
   return success();

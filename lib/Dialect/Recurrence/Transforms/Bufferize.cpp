@@ -20,8 +20,7 @@ namespace mlir::recurrence {
 using namespace mlir;
 
 namespace {
-struct BufferizePass
-    : recurrence::impl::BufferizePassBase<BufferizePass> {
+struct BufferizePass : recurrence::impl::BufferizePassBase<BufferizePass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -36,8 +35,8 @@ struct BufferizePass
       return success();
     };
     bufferization::BufferizationState state;
-    if (failed(bufferization::runOneShotModuleBufferize(getOperation(),
-                                                        options, state)))
+    if (failed(bufferization::runOneShotModuleBufferize(getOperation(), options,
+                                                        state)))
       signalPassFailure();
   }
 };

@@ -51,8 +51,8 @@ double phaseSeconds(const TargetModel &target, double tasks, double flops,
                     double bytes) {
   double busy = std::min(std::max(tasks, 1.0), target.cores);
   double compute = flops / (busy * target.flopsPerCore);
-  double memory = bytes / std::min(target.bytesPerSecond,
-                                   busy * target.coreBytesPerSecond);
+  double memory =
+      bytes / std::min(target.bytesPerSecond, busy * target.coreBytesPerSecond);
   return std::max(compute, memory) + target.regionSeconds +
          target.taskSeconds * tasks / target.cores;
 }
@@ -106,16 +106,15 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     if (chunk >= steps && chunk != kChunkSizes[0])
       continue;
     double chunks = std::ceil(steps / chunk);
-    double local = phaseSeconds(
-        target, batch * chunks,
-        batch * steps * (cost.stepFlops + cost.composeFlops),
-        batch * steps * readBytes + batch * chunks * pairBytes);
-    double carry =
-        phaseSeconds(target, batch, batch * chunks * cost.applyFlops,
-                     2 * batch * chunks * pairBytes);
-    double finish = phaseSeconds(target, batch * chunks,
-                                 batch * steps * cost.stepFlops,
-                                 batch * steps * stepBytes);
+    double local =
+        phaseSeconds(target, batch * chunks,
+                     batch * steps * (cost.stepFlops + cost.composeFlops),
+                     batch * steps * readBytes + batch * chunks * pairBytes);
+    double carry = phaseSeconds(target, batch, batch * chunks * cost.applyFlops,
+                                2 * batch * chunks * pairBytes);
+    double finish =
+        phaseSeconds(target, batch * chunks, batch * steps * cost.stepFlops,
+                     batch * steps * stepBytes);
     estimates.push_back(
         {ScheduleAttr::get(context, ScheduleKind::Chunked, chunk),
          local + carry + finish});
@@ -125,10 +124,10 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   if (scanLegal) {
     double levels = 2 * std::ceil(std::log2(std::max(steps, 2.0)));
     double combineFlops = cost.composeFlops + cost.applyFlops;
-    double setup = phaseSeconds(
-        target, batch * steps,
-        batch * steps * (cost.composeFlops + cost.stateElements),
-        batch * steps * (readBytes + pairBytes));
+    double setup =
+        phaseSeconds(target, batch * steps,
+                     batch * steps * (cost.composeFlops + cost.stateElements),
+                     batch * steps * (readBytes + pairBytes));
     // Each level touches its combines' three pairs; together the levels
     // make about 2T combines.
     double sweeps = levels * (target.regionSeconds) +
@@ -140,8 +139,16 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Scan, 0),
                          setup + sweeps + finish});
   }
-  llvm::stable_sort(estimates, [](const auto &a, const auto &b) {
-    return a.seconds < b.seconds;
+  // Cheapest first; ties keep the candidates' order.
+  SmallVector<size_t> order(estimates.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return std::make_pair(estimates[a].seconds, a) <
+           std::make_pair(estimates[b].seconds, b);
   });
-  return estimates;
+  SmallVector<ScheduleEstimate> sorted;
+  for (size_t i : order)
+    sorted.push_back(estimates[i]);
+  return sorted;
 }

@@ -60,12 +60,6 @@ SmallVector<OpFoldResult> perChunk(ArrayRef<OpFoldResult> batch, Value count,
   return sizes;
 }
 
-SmallVector<Value> append(ValueRange values, Value last) {
-  SmallVector<Value> all(values);
-  all.push_back(last);
-  return all;
-}
-
 struct LowerChunkedScan : OpRewritePattern<ScanOp> {
   LowerChunkedScan(MLIRContext *context, int64_t autoChunkSize)
       : OpRewritePattern(context), autoChunkSize(autoChunkSize) {}
@@ -122,8 +116,8 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
                 SmallVector<Value> next = {
                     io.step(nb, nl, batchIvs, t, args[0]).first};
                 if (hasProducts) {
-                  Composite step =
-                      stepComposite(nb, nl, io.transitionAt(nb, nl, batchIvs, t));
+                  Composite step = stepComposite(
+                      nb, nl, io.transitionAt(nb, nl, batchIvs, t));
                   next.push_back(
                       compose(nb, nl, step,
                               compositeOf(op.getStructure(), args[1]),
@@ -132,11 +126,11 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
                 }
                 scf::YieldOp::create(nb, nl, next);
               });
-          SmallVector<ParallelWrite> writes = {
-              {loop.getResult(0), 0, SmallVector<Value>(ivs), {}, {}}};
+          SmallVector<ParallelWrite> writes = {ParallelWrite::row(
+              loop.getResult(0), 0, SmallVector<Value>(ivs))};
           if (hasProducts)
-            writes.push_back(
-                {loop.getResult(1), 1, SmallVector<Value>(ivs), {}, {}});
+            writes.push_back(ParallelWrite::row(loop.getResult(1), 1,
+                                                SmallVector<Value>(ivs)));
           return writes;
         });
 
@@ -158,7 +152,7 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
               b, l, zero, chunks.count, one,
               ValueRange{io.initialState(b, l, batchIvs), starts},
               [&](OpBuilder &nb, Location nl, Value c, ValueRange args) {
-                SmallVector<Value> at = append(batchIvs, c);
+                SmallVector<Value> at = appendIndex(batchIvs, c);
                 Value recorded = insertRow(nb, nl, args[0], args[1], c);
                 Composite product = compositeOf(
                     op.getStructure(),
@@ -167,11 +161,12 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
                 Value next = applyComposite(nb, nl, product, args[0], end);
                 scf::YieldOp::create(nb, nl, ValueRange{next, recorded});
               });
-          SmallVector<ParallelWrite> writes = {
-              {loop.getResult(1), 0, SmallVector<Value>(batchIvs), {}, {}}};
+          SmallVector<ParallelWrite> writes = {ParallelWrite::row(
+              loop.getResult(1), 0, SmallVector<Value>(batchIvs))};
           if (op.getFinalState())
-            writes.push_back({io.toResultLayout(b, l, loop.getResult(0)), 1,
-                              SmallVector<Value>(batchIvs), {}, {}});
+            writes.push_back(
+                ParallelWrite::row(io.toResultLayout(b, l, loop.getResult(0)),
+                                   1, SmallVector<Value>(batchIvs)));
           return writes;
         });
 
@@ -203,9 +198,8 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
                     io.writeRow(nb, nl, batchIvs, t, newest, args[1], row);
                 scf::YieldOp::create(nb, nl, ValueRange{next, out});
               });
-          return SmallVector<ParallelWrite>{{loop.getResult(1), 0,
-                                             SmallVector<Value>(batchIvs),
-                                             rowOffset, length}};
+          return SmallVector<ParallelWrite>{ParallelWrite::rows(
+              loop.getResult(1), 0, batchIvs, rowOffset, length)};
         });
 
     SmallVector<Value> results = {output[0]};

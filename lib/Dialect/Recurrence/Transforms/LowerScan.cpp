@@ -34,12 +34,6 @@ static constexpr int64_t kMaxDenseDplrSize = 256;
 static constexpr int64_t kMaxLevels = 40;
 
 namespace {
-SmallVector<Value> append(ValueRange values, Value last) {
-  SmallVector<Value> all(values);
-  all.push_back(last);
-  return all;
-}
-
 /// The scanned pairs: products P (absent for identity) and states b.
 struct Pairs {
   Value states, products;
@@ -80,12 +74,11 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
           Value t = io.timeOf(b, l, ivs.back());
           SmallVector<Value> at(ivs);
           SmallVector<ParallelWrite> writes = {
-              {io.inputAsState(b, l, batchIvs, t), 0, at, {}, {}}};
+              ParallelWrite::row(io.inputAsState(b, l, batchIvs, t), 0, at)};
           if (hasProducts)
-            writes.push_back(
-                {stepComposite(b, l, io.transitionAt(b, l, batchIvs, t))
-                     .value,
-                 1, at, {}, {}});
+            writes.push_back(ParallelWrite::row(
+                stepComposite(b, l, io.transitionAt(b, l, batchIvs, t)).value,
+                1, at));
           return writes;
         });
     Pairs scanned{pairs[0], hasProducts ? pairs[1] : Value()};
@@ -109,12 +102,12 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
           Value row = extractRows(b, l, shared[0], batchIvs, t, one);
           row = io.writeRow(b, l, batchIvs, t, newest, row, zero);
           return SmallVector<ParallelWrite>{
-              {row, 0, SmallVector<Value>(batchIvs), t, one}};
+              ParallelWrite::rows(row, 0, batchIvs, t, one)};
         });
     SmallVector<Value> results = {output[0]};
     if (op.getFinalState())
-      results.push_back(finalState(rewriter, loc, io, batch, scanned.states,
-                                   empty[1]));
+      results.push_back(
+          finalState(rewriter, loc, io, batch, scanned.states, empty[1]));
     io.replaceOp(rewriter, results);
     return success();
   }
@@ -136,7 +129,7 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
               io.step(nb, l, batchIvs, t, io.initialState(nb, l, batchIvs))
                   .first;
           return SmallVector<ParallelWrite>{
-              {first, 0, append(batchIvs, zero), {}, {}}};
+              ParallelWrite::row(first, 0, appendIndex(batchIvs, zero))};
         })[0];
   }
 
@@ -154,17 +147,17 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
           auto choice = scf::IfOp::create(
               nb, l, none,
               [&](OpBuilder &ib, Location il) {
-                scf::YieldOp::create(ib, il,
-                                     io.initialState(ib, il, batchIvs));
+                scf::YieldOp::create(ib, il, io.initialState(ib, il, batchIvs));
               },
               [&](OpBuilder &ib, Location il) {
                 Value last = arith::SubIOp::create(ib, il, io.getSteps(), one);
                 scf::YieldOp::create(
-                    ib, il, extractRow(ib, il, states, append(batchIvs, last)));
+                    ib, il,
+                    extractRow(ib, il, states, appendIndex(batchIvs, last)));
               });
           return SmallVector<ParallelWrite>{
-              {io.toResultLayout(nb, l, choice.getResult(0)), 0,
-               SmallVector<Value>(batchIvs), {}, {}}};
+              ParallelWrite::row(io.toResultLayout(nb, l, choice.getResult(0)),
+                                 0, SmallVector<Value>(batchIvs))};
         })[0];
   }
 
@@ -184,11 +177,10 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
     auto loop = scf::ForOp::create(
         b, loc, zero, levels, one, init,
         [&](OpBuilder &nb, Location l, Value level, ValueRange args) {
-          Value exponent = up ? level
-                              : arith::SubIOp::create(
-                                    nb, l,
-                                    arith::SubIOp::create(nb, l, levels, one),
-                                    level);
+          Value exponent =
+              up ? level
+                 : arith::SubIOp::create(
+                       nb, l, arith::SubIOp::create(nb, l, levels, one), level);
           Value s = arith::ShLIOp::create(nb, l, one, exponent);
           Value twoS = arith::AddIOp::create(nb, l, s, s);
           Value firstJ = arith::SubIOp::create(
@@ -215,8 +207,8 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
                     pb, pl, arith::MulIOp::create(pb, pl, ivs.back(), twoS),
                     firstJ);
                 Value i = arith::SubIOp::create(pb, pl, j, s);
-                SmallVector<Value> atJ = append(batchIvs, j);
-                SmallVector<Value> atI = append(batchIvs, i);
+                SmallVector<Value> atJ = appendIndex(batchIvs, j);
+                SmallVector<Value> atI = appendIndex(batchIvs, i);
                 bool products = shared.size() > 1;
                 Composite later = compositeOf(
                     structure,
@@ -228,16 +220,15 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
                     pb, pl, later, extractRow(pb, pl, shared[0], atI),
                     extractRow(pb, pl, shared[0], atJ));
                 SmallVector<ParallelWrite> writes = {
-                    {state, 0, atJ, {}, {}}};
+                    ParallelWrite::row(state, 0, atJ)};
                 if (shared.size() > 1)
-                  writes.push_back(
-                      {compose(pb, pl, later, earlier).value, 1, atJ, {}, {}});
+                  writes.push_back(ParallelWrite::row(
+                      compose(pb, pl, later, earlier).value, 1, atJ));
                 return writes;
               });
           scf::YieldOp::create(nb, l, next);
         });
-    return {loop.getResult(0),
-            pairs.products ? loop.getResult(1) : Value()};
+    return {loop.getResult(0), pairs.products ? loop.getResult(1) : Value()};
   }
 };
 

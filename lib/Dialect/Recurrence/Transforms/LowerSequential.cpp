@@ -59,9 +59,10 @@ static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
       [&](OpBuilder &b, Location l, ValueRange batch, ValueRange shared) {
         Value block = extractRow(b, l, shared[0], batch);
         auto [last, out] = emitTimeLoop(b, l, io, batch, block);
-        SmallVector<ParallelWrite> writes = {{out, 0, batch, {}, {}}};
+        SmallVector<ParallelWrite> writes = {ParallelWrite::row(out, 0, batch)};
         if (op.getFinalState())
-          writes.push_back({io.toResultLayout(b, l, last), 1, batch, {}, {}});
+          writes.push_back(
+              ParallelWrite::row(io.toResultLayout(b, l, last), 1, batch));
         return writes;
       });
 }
@@ -120,8 +121,8 @@ static int64_t channelDimOf(ScanOp op, OpOperand &operand) {
 static std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
 tileBox(OpBuilder &b, Location loc, Value value, ValueRange batch,
         int64_t channelDim, OpFoldResult start, OpFoldResult size) {
-  SmallVector<OpFoldResult> offsets, sizes = tensor::getMixedSizes(b, loc,
-                                                                   value);
+  SmallVector<OpFoldResult> offsets,
+      sizes = tensor::getMixedSizes(b, loc, value);
   for (size_t d = 0; d < sizes.size(); ++d) {
     offsets.push_back(b.getIndexAttr(0));
     if (d < batch.size()) {
@@ -173,9 +174,9 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
       rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, block),
       getValueOrCreateConstantIndexOp(
           rewriter, loc,
-          affine::makeComposedFoldedAffineApply(
-              rewriter, loc, s0.ceilDiv(s1 * block) * block,
-              {channels, tiles})));
+          affine::makeComposedFoldedAffineApply(rewriter, loc,
+                                                s0.ceilDiv(s1 * block) * block,
+                                                {channels, tiles})));
   tiles = arith::CeilDivUIOp::create(
       rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, channels),
       tileSize);
@@ -204,10 +205,9 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
             continue;
           int64_t dim = channelDimOf(op, operand);
           bool inBlocks = block > 1 && number < op.getTransition().size();
-          auto [offsets, sizes] =
-              tileBox(b, l, operand.get(), batchIvs, dim,
-                      inBlocks ? blockStart : start,
-                      inBlocks ? blockCount : size);
+          auto [offsets, sizes] = tileBox(b, l, operand.get(), batchIvs, dim,
+                                          inBlocks ? blockStart : start,
+                                          inBlocks ? blockCount : size);
           sliced[number] = extractBox(b, l, operand.get(), offsets, sizes);
         }
         // Segments: transition, input, key, value, init, readout.
@@ -220,8 +220,8 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
           return values.empty() ? Value() : values.front();
         };
         SmallVector<Value> transition(segment(0));
-        SmallVector<std::pair<SmallVector<OpFoldResult>,
-                              SmallVector<OpFoldResult>>>
+        SmallVector<
+            std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>>
             boxes;
         SmallVector<Type> resultTypes;
         SmallVector<Value> destinations;
@@ -236,13 +236,11 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
               tileBox(b, l, shared[index], batchIvs, dim, start, size));
           resultTypes.push_back(tensor::ExtractSliceOp::inferResultType(
               cast<RankedTensorType>(result.getType()), boxes.back().second));
-          destinations.push_back(extractBox(b, l, shared[index],
-                                            boxes.back().first,
-                                            boxes.back().second));
+          destinations.push_back(extractBox(
+              b, l, shared[index], boxes.back().first, boxes.back().second));
         }
         auto tile = ScanOp::create(
-            b, l, resultTypes[0],
-            op.getFinalState() ? resultTypes[1] : Type(),
+            b, l, resultTypes[0], op.getFinalState() ? resultTypes[1] : Type(),
             op.getStructureAttr(), op.getScheduleAttr(), op.getMatrix(),
             op.getReverse(), transition, single(1), single(2), single(3),
             single(4), single(5), ValueRange());
@@ -253,8 +251,8 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
         tile->erase();
         SmallVector<ParallelWrite> writes;
         for (auto [index, value] : llvm::enumerate(results))
-          writes.push_back({value, static_cast<unsigned>(index), {}, {}, {},
-                            boxes[index].first, boxes[index].second});
+          writes.push_back(ParallelWrite::box(value, index, boxes[index].first,
+                                              boxes[index].second));
         return writes;
       });
 }
@@ -277,8 +275,8 @@ struct LowerSequentialScan : OpRewritePattern<ScanOp> {
     bool tiled = cores > 1 && hasIndependentChannels(op);
     io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, cores)
                                  : buildSequential(rewriter, op, io,
-                                                   io.resultDestinations(rewriter,
-                                                                   op.getLoc())));
+                                                   io.resultDestinations(
+                                                       rewriter, op.getLoc())));
     return success();
   }
 

@@ -51,15 +51,9 @@ Value ScanIO::timeOf(OpBuilder &b, Location loc, Value tau) const {
   return arith::SubIOp::create(b, loc, last, tau);
 }
 
-static SmallVector<Value> leadOf(ValueRange batch, Value t) {
-  SmallVector<Value> lead(batch);
-  lead.push_back(t);
-  return lead;
-}
-
 StepTransition ScanIO::transitionAt(OpBuilder &b, Location loc,
                                     ValueRange batch, Value t) const {
-  SmallVector<Value> lead = leadOf(batch, t);
+  SmallVector<Value> lead = appendIndex(batch, t);
   StepTransition transition{structure, {}, perElement};
   for (Value a : op.getTransition()) {
     if (structure.getKind() == StructureKind::Scalar)
@@ -72,7 +66,7 @@ StepTransition ScanIO::transitionAt(OpBuilder &b, Location loc,
 
 StepInput ScanIO::inputAt(OpBuilder &b, Location loc, ValueRange batch,
                           Value t) const {
-  SmallVector<Value> lead = leadOf(batch, t);
+  SmallVector<Value> lead = appendIndex(batch, t);
   StepInput input;
   if (op.hasFactoredInput()) {
     input.key = extractRow(b, loc, op.getInputKey(), lead);
@@ -125,8 +119,7 @@ Value ScanIO::inputAsState(OpBuilder &b, Location loc, ValueRange batch,
   return embedInStack(b, loc, input, structure.getParam());
 }
 
-SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b,
-                                             Location loc) const {
+SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b, Location loc) const {
   Value source = op.getShapeSource();
   SmallVector<OpFoldResult> sizes;
   if (structure.getKind() == StructureKind::HigherOrder)
@@ -142,8 +135,7 @@ SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b,
   return sizes;
 }
 
-Value ScanIO::initialState(OpBuilder &b, Location loc,
-                           ValueRange batch) const {
+Value ScanIO::initialState(OpBuilder &b, Location loc, ValueRange batch) const {
   if (!op.getInit())
     return zeroState(b, loc);
   // init may be more or less static than the states the steps produce.
@@ -160,9 +152,8 @@ Value ScanIO::initialState(OpBuilder &b, Location loc,
 std::pair<Value, Value> ScanIO::step(OpBuilder &b, Location loc,
                                      ValueRange batch, Value t,
                                      Value state) const {
-  Value newest =
-      applyTransition(b, loc, transitionAt(b, loc, batch, t), state,
-                      inputAt(b, loc, batch, t));
+  Value newest = applyTransition(b, loc, transitionAt(b, loc, batch, t), state,
+                                 inputAt(b, loc, batch, t));
   return {advanceState(b, loc, structure, state, newest), newest};
 }
 
@@ -176,7 +167,7 @@ Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {
 Value ScanIO::writeRow(OpBuilder &b, Location loc, ValueRange batch, Value t,
                        Value newest, Value block, Value row) const {
   if (Value readout = op.getReadout()) {
-    Value c = extractRow(b, loc, readout, leadOf(batch, t));
+    Value c = extractRow(b, loc, readout, appendIndex(batch, t));
     if (!matrix) {
       Value y = applyReadout(b, loc, c, newest);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -194,8 +185,7 @@ Value ScanIO::toResultLayout(OpBuilder &b, Location loc, Value state) const {
   return fromCanonical(b, loc, state);
 }
 
-SmallVector<OpFoldResult> ScanIO::batchSizes(OpBuilder &b,
-                                             Location loc) const {
+SmallVector<OpFoldResult> ScanIO::batchSizes(OpBuilder &b, Location loc) const {
   SmallVector<OpFoldResult> sizes =
       tensor::getMixedSizes(b, loc, op.getShapeSource());
   sizes.resize(batchRank);
@@ -216,14 +206,15 @@ SmallVector<OpFoldResult> ScanIO::resultSizes(OpBuilder &b, Location loc,
   if (finalState || !op.getReadout())
     sizes.push_back(all[batchRank + 1]);
   if (matrix)
-    sizes.push_back(op.hasFactoredInput()
-                        ? tensor::getMixedSize(b, loc, op.getInputValue(),
-                                               batchRank + 1)
-                        : all[batchRank + 2]);
+    sizes.push_back(
+        op.hasFactoredInput()
+            ? tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1)
+            : all[batchRank + 2]);
   return sizes;
 }
 
-SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b, Location loc) const {
+SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b,
+                                              Location loc) const {
   if (!op.getDestinations().empty())
     return op.getDestinations();
   SmallVector<Value> results;
@@ -256,18 +247,18 @@ bool ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
   Location loc = op.getLoc();
   SmallVector<Value> results = resultDestinations(rewriter, loc);
   Type elementType = op.getElementType();
-  Value zero =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elementType));
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(elementType));
   // A readout of an empty state is zero; with no steps there is nothing.
   if (op.getReadout() && !noSteps)
     results[0] =
         linalg::FillOp::create(rewriter, loc, zero, results[0]).getResult(0);
   // With no steps the final state is the initial one.
   if (op.getFinalState() && noSteps && !noState)
-    results[1] = op.getInit() ? Value(op.getInit())
-                              : linalg::FillOp::create(rewriter, loc, zero,
-                                                       results[1])
-                                    .getResult(0);
+    results[1] = op.getInit()
+                     ? Value(op.getInit())
+                     : linalg::FillOp::create(rewriter, loc, zero, results[1])
+                           .getResult(0);
   replaceOp(rewriter, results);
   return true;
 }

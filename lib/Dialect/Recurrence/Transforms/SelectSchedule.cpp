@@ -72,7 +72,8 @@ void dispatchOnBatch(ScanOp op, double cores, ScheduleAttr small,
   Value elements = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t d = 0, e = op.getBatchRank(); d < e; ++d)
     elements = arith::MulIOp::create(
-        b, loc, elements, tensor::DimOp::create(b, loc, op.getShapeSource(), d));
+        b, loc, elements,
+        tensor::DimOp::create(b, loc, op.getShapeSource(), d));
   Value few = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, elements,
       arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(cores)));
@@ -123,9 +124,10 @@ struct SelectSchedulePass
           estimateSchedules(op, *model, model->cores);
       if (large.empty())
         continue;
-      bool dynamicBatch = llvm::any_of(
-          ScanDims::fromOp(op)->batch,
-          [](int64_t size) { return ShapedType::isDynamic(size); });
+      bool dynamicBatch =
+          llvm::any_of(ScanDims::fromOp(op)->batch, [](int64_t size) {
+            return ShapedType::isDynamic(size);
+          });
       SmallVector<ScheduleEstimate> small =
           dynamicBatch ? estimateSchedules(op, *model, 1) : large;
       if (small.front().schedule == large.front().schedule) {

@@ -130,8 +130,8 @@ static Value applyElementwise(OpBuilder &b, Location loc,
           h = mul(nb, nl, args[next++], h);
         else if (scalar)
           h = mul(nb, nl, scalar, h);
-        Value bt = input.full ? args[next]
-                              : mul(nb, nl, args[next], args[next + 1]);
+        Value bt =
+            input.full ? args[next] : mul(nb, nl, args[next], args[next + 1]);
         return add(nb, nl, h, bt);
       });
 }
@@ -150,8 +150,7 @@ static Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
 }
 
 /// Views an [N, D] tensor as [N/m, m, D].
-static Value viewAsBlocks(OpBuilder &b, Location loc, Value value,
-                          int64_t m) {
+static Value viewAsBlocks(OpBuilder &b, Location loc, Value value, int64_t m) {
   auto type = cast<RankedTensorType>(value.getType());
   AffineExpr s0 = b.getAffineSymbolExpr(0);
   OpFoldResult blocks = affine::makeComposedFoldedAffineApply(
@@ -178,10 +177,9 @@ static Value viewAsBlocks(OpBuilder &b, Location loc, Value value,
 static Value applyBlockDiagonal(OpBuilder &b, Location loc, int64_t m,
                                 Value blocks, Value state, Value acc) {
   // Loops (g, i, d, j): out[g, i, d] += A[g, i, j] * h[g, j, d].
-  Value result = contract(b, loc, 4, blocks, {0, 1, 3},
-                          viewAsBlocks(b, loc, state, m), {0, 3, 2},
-                          viewAsBlocks(b, loc, acc, m), {0, 1, 2},
-                          {kPar, kPar, kPar, kRed});
+  Value result = contract(
+      b, loc, 4, blocks, {0, 1, 3}, viewAsBlocks(b, loc, state, m), {0, 3, 2},
+      viewAsBlocks(b, loc, acc, m), {0, 1, 2}, {kPar, kPar, kPar, kRed});
   return tensor::CollapseShapeOp::create(
       b, loc, result, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
@@ -244,8 +242,8 @@ Value mlir::recurrence::advanceState(OpBuilder &b, Location loc,
   int64_t order = structure.getParam();
   auto stackType = cast<RankedTensorType>(state.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, state);
-  Value stack = tensor::EmptyOp::create(b, loc, sizes,
-                                        stackType.getElementType());
+  Value stack =
+      tensor::EmptyOp::create(b, loc, sizes, stackType.getElementType());
   SmallVector<OpFoldResult> one(3, b.getIndexAttr(1));
   auto offsetsAt = [&](int64_t row) {
     return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(0),
@@ -264,12 +262,12 @@ Value mlir::recurrence::advanceState(OpBuilder &b, Location loc,
                                        olderSizes, one);
 }
 
-Value mlir::recurrence::applyReadout(OpBuilder &b, Location loc,
-                                     Value readout, Value state, Value into) {
+Value mlir::recurrence::applyReadout(OpBuilder &b, Location loc, Value readout,
+                                     Value state, Value into) {
   Value zeros;
   if (into) {
-    Value zero = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(elementTypeOf(state)));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(elementTypeOf(state)));
     zeros = linalg::FillOp::create(b, loc, zero, into).getResult(0);
   } else {
     SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, state, 1)};
@@ -362,9 +360,9 @@ static Value companionOf(OpBuilder &b, Location loc, Value coefficients,
         Value c1 = arith::ConstantIndexOp::create(nb, nl, 1);
         Value top =
             arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, r, c0);
-        Value below = arith::CmpIOp::create(
-            nb, nl, arith::CmpIPredicate::eq, c,
-            arith::SubIOp::create(nb, nl, r, c1));
+        Value below =
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, c,
+                                  arith::SubIOp::create(nb, nl, r, c1));
         Value shift = arith::SelectOp::create(nb, nl, below, one, zero);
         return arith::SelectOp::create(nb, nl, top, args[0], shift);
       });
@@ -400,14 +398,12 @@ Composite mlir::recurrence::stepComposite(OpBuilder &b, Location loc,
     SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, diag, 0),
                                        tensor::getMixedSize(b, loc, diag, 0)};
     Value eye = eyeLike(
-        b, loc,
-        tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(diag)));
+        b, loc, tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(diag)));
     Value zeros = zeroTensor(b, loc, sizes, elementTypeOf(diag));
     return {form, applyDplr(b, loc, a.operands, eye, zeros)};
   }
   case StructureKind::HigherOrder:
-    return {form,
-            companionOf(b, loc, a.operands[0], a.structure.getParam())};
+    return {form, companionOf(b, loc, a.operands[0], a.structure.getParam())};
   }
   llvm_unreachable("unknown structure");
 }
@@ -446,8 +442,8 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
   case Form::Scalar:
   case Form::Diagonal: {
     int64_t rank = cast<RankedTensorType>(later.value.getType()).getRank();
-    SmallVector<unsigned> dims = rank == 1 ? SmallVector<unsigned>{0}
-                                           : SmallVector<unsigned>{0, 1};
+    SmallVector<unsigned> dims =
+        rank == 1 ? SmallVector<unsigned>{0} : SmallVector<unsigned>{0, 1};
     // Elementwise: may be built in place of `earlier` when the caller owns
     // it (a loop-carried product).
     SmallVector<Value> inputs = {later.value};
@@ -456,13 +452,14 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
       inputs.push_back(earlier.value);
       inputDims.push_back(dims);
     }
-    Value product = GenericBuilder(b, loc, rank).build(
-        inputs, inputDims,
-        inPlace ? earlier.value : emptyLike(b, loc, later.value), dims,
-        SmallVector<IteratorType>(rank, kPar),
-        [](OpBuilder &nb, Location nl, ValueRange args) {
-          return mul(nb, nl, args[0], args[1]);
-        });
+    Value product =
+        GenericBuilder(b, loc, rank)
+            .build(inputs, inputDims,
+                   inPlace ? earlier.value : emptyLike(b, loc, later.value),
+                   dims, SmallVector<IteratorType>(rank, kPar),
+                   [](OpBuilder &nb, Location nl, ValueRange args) {
+                     return mul(nb, nl, args[0], args[1]);
+                   });
     return {later.form, product};
   }
   case Form::Blocks:
@@ -475,10 +472,9 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
             later.blockSize};
   case Form::Dense:
     // Loops (i, j, k): out[i, j] += L[i, k] * E[k, j].
-    return {later.form,
-            contract(b, loc, 3, later.value, {0, 2}, earlier.value, {2, 1},
-                     zerosLike(b, loc, later.value), {0, 1},
-                     {kPar, kPar, kRed})};
+    return {later.form, contract(b, loc, 3, later.value, {0, 2}, earlier.value,
+                                 {2, 1}, zerosLike(b, loc, later.value), {0, 1},
+                                 {kPar, kPar, kRed})};
   }
   llvm_unreachable("unknown composite form");
 }
@@ -567,13 +563,17 @@ StructureCosts mlir::recurrence::structureCosts(StructureKind structure,
     return {2 * p * nd, 2 * n * p * p, 2 * p * nd, n * p, n * p, nd};
   case StructureKind::Dplr:
     // Composition densifies: form diag + U V^T (2 N^2 r), then N^3.
-    return {(4 * p + 2) * nd, 2 * n * n * n + 2 * n * n * p, 2 * n * nd,
-            n * (1 + 2 * p), n * n, nd};
+    return {(4 * p + 2) * nd,
+            2 * n * n * n + 2 * n * n * p,
+            2 * n * nd,
+            n * (1 + 2 * p),
+            n * n,
+            nd};
   case StructureKind::Dense:
     return {2 * n * nd, 2 * n * n * n, 2 * n * nd, n * n, n * n, nd};
   case StructureKind::HigherOrder:
-    return {2 * p * nd, 2 * n * p * p * p, 2 * p * p * nd, p * n, n * p * p,
-            p * nd};
+    return {2 * p * nd, 2 * n * p * p * p, 2 * p * p * nd,
+            p * n,      n * p * p,         p * nd};
   }
   llvm_unreachable("unknown structure");
 }

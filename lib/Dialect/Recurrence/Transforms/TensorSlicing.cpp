@@ -65,14 +65,19 @@ static Value castTo(OpBuilder &b, Location loc, Value value,
   return tensor::CastOp::create(b, loc, type, value);
 }
 
+SmallVector<Value> mlir::recurrence::appendIndex(ValueRange lead, Value index) {
+  SmallVector<Value> indices(lead);
+  indices.push_back(index);
+  return indices;
+}
+
 Value mlir::recurrence::extractRow(OpBuilder &b, Location loc, Value source,
                                    ValueRange lead) {
   if (lead.empty())
     return source;
   RowSlice slice(b, loc, source, lead);
-  return tensor::ExtractSliceOp::create(b, loc, slice.rowType, source,
-                                        slice.offsets, slice.sizes,
-                                        slice.strides);
+  return tensor::ExtractSliceOp::create(
+      b, loc, slice.rowType, source, slice.offsets, slice.sizes, slice.strides);
 }
 
 Value mlir::recurrence::insertRow(OpBuilder &b, Location loc, Value row,
@@ -88,11 +93,11 @@ Value mlir::recurrence::insertRow(OpBuilder &b, Location loc, Value row,
 Value mlir::recurrence::copyIntoRow(OpBuilder &b, Location loc, Value row,
                                     Value dest, ValueRange lead) {
   Value slice = extractRow(b, loc, dest, lead);
-  Value copied = linalg::CopyOp::create(
-                     b, loc, castTo(b, loc, row, cast<RankedTensorType>(
-                                                     slice.getType())),
-                     slice)
-                     .getResult(0);
+  Value copied =
+      linalg::CopyOp::create(
+          b, loc, castTo(b, loc, row, cast<RankedTensorType>(slice.getType())),
+          slice)
+          .getResult(0);
   return insertRow(b, loc, copied, dest, lead);
 }
 
@@ -111,9 +116,8 @@ Value mlir::recurrence::extractRows(OpBuilder &b, Location loc, Value source,
                                     ValueRange lead, OpFoldResult offset,
                                     OpFoldResult count) {
   RowSlice slice(b, loc, source, lead, offset, count);
-  return tensor::ExtractSliceOp::create(b, loc, slice.rowType, source,
-                                        slice.offsets, slice.sizes,
-                                        slice.strides);
+  return tensor::ExtractSliceOp::create(
+      b, loc, slice.rowType, source, slice.offsets, slice.sizes, slice.strides);
 }
 
 void mlir::recurrence::parallelInsertRows(OpBuilder &b, Location loc,
@@ -140,15 +144,13 @@ Value mlir::recurrence::extractBox(OpBuilder &b, Location loc, Value source,
 /// Inserts `source` into the box of `write` in `dest`, in parallel or not.
 static Value insertBox(OpBuilder &b, Location loc, const ParallelWrite &write,
                        Value dest, Block *combining) {
-  SmallVector<OpFoldResult> strides(write.boxOffsets.size(),
-                                    b.getIndexAttr(1));
+  SmallVector<OpFoldResult> strides(write.boxOffsets.size(), b.getIndexAttr(1));
   auto type = tensor::ExtractSliceOp::inferResultType(
       cast<RankedTensorType>(dest.getType()), write.boxSizes);
   Value source = castTo(b, loc, write.source, type);
   if (!combining)
-    return tensor::InsertSliceOp::create(b, loc, source, dest,
-                                         write.boxOffsets, write.boxSizes,
-                                         strides);
+    return tensor::InsertSliceOp::create(b, loc, source, dest, write.boxOffsets,
+                                         write.boxSizes, strides);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(combining);
   tensor::ParallelInsertSliceOp::create(b, loc, source, dest, write.boxOffsets,
@@ -172,8 +174,7 @@ mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
         dest = insertRow(b, loc, write.source, dest, write.lead);
         continue;
       }
-      RowSlice slice(b, loc, dest, write.lead, write.rowOffset,
-                     write.rowCount);
+      RowSlice slice(b, loc, dest, write.lead, write.rowOffset, write.rowCount);
       dest = tensor::InsertSliceOp::create(
           b, loc, castTo(b, loc, write.source, slice.rowType), dest,
           slice.offsets, slice.sizes, slice.strides);
@@ -209,8 +210,7 @@ static SmallVector<ReassociationIndices> lastTwoGrouped(int64_t rank) {
   return groups;
 }
 
-Value mlir::recurrence::appendUnitDim(OpBuilder &b, Location loc,
-                                      Value value) {
+Value mlir::recurrence::appendUnitDim(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape.push_back(1);

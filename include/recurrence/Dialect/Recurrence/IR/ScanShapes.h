@@ -26,8 +26,8 @@ struct ScanDims {
   int64_t param = 0; // m or r
   bool matrix = false;
   SmallVector<int64_t> batch;
-  int64_t steps = 0;  // T
-  int64_t size = 0;   // N
+  int64_t steps = 0;   // T
+  int64_t size = 0;    // N
   int64_t columns = 1; // D, 1 for a vector state
 
   /// Reads the dims off an op whose input operands have a valid rank. Returns
@@ -37,8 +37,8 @@ struct ScanDims {
   /// The trailing dims of an operand after [..., T] (or after [...] for
   /// states), which is what one time step of one batch element sees.
   SmallVector<int64_t> transitionStep(unsigned index, bool perElement) const;
-  SmallVector<int64_t> stateStep() const;       // [N] [N, D] [m, N] [m, N, D]
-  SmallVector<int64_t> inputStep() const;       // [N] or [N, D]
+  SmallVector<int64_t> stateStep() const; // [N] [N, D] [m, N] [m, N, D]
+  SmallVector<int64_t> inputStep() const; // [N] or [N, D]
   SmallVector<int64_t> outputStep(bool readout) const;
 
   /// Full shapes: batch dims, then T for per-step operands, then the step.

@@ -24,12 +24,12 @@ namespace mlir::recurrence {
 
 struct TargetModel {
   std::string name;
-  double cores;            // parallel units
-  double bytesPerSecond;   // memory bandwidth of the whole target
+  double cores;              // parallel units
+  double bytesPerSecond;     // memory bandwidth of the whole target
   double coreBytesPerSecond; // what one core (SM) can stream by itself
-  double flopsPerCore;     // per second
-  double regionSeconds;    // starting one parallel region (or kernel)
-  double taskSeconds;      // one parallel task
+  double flopsPerCore;       // per second
+  double regionSeconds;      // starting one parallel region (or kernel)
+  double taskSeconds;        // one parallel task
 
   /// Defaults for `cpu` or `cuda`; cores or bandwidth (GB/s) of 0 keep them.
   static std::optional<TargetModel> get(StringRef name, int64_t cores,

@@ -59,7 +59,8 @@ Value applyReadout(OpBuilder &b, Location loc, Value readout, Value state,
                    Value into = {});
 
 //===----------------------------------------------------------------------===//
-// Composition: the associative combine (A2, b2) o (A1, b1) = (A2 A1, A2 b1 + b2)
+// Composition: the associative combine (A2, b2) o (A1, b1) = (A2 A1, A2 b1 +
+// b2)
 //===----------------------------------------------------------------------===//
 
 /// A product A_j ... A_i of transitions in the form its structure keeps under

@@ -18,6 +18,9 @@
 
 namespace mlir::recurrence {
 
+/// `lead` followed by `index`: the leading indices of a row one dim deeper.
+SmallVector<Value> appendIndex(ValueRange lead, Value index);
+
 /// source[lead..., :, ..., :] as a tensor of the trailing dims.
 Value extractRow(OpBuilder &b, Location loc, Value source, ValueRange lead);
 
@@ -52,11 +55,37 @@ void parallelInsertRows(OpBuilder &b, Location loc, Value rows, Value dest,
 /// first free dim when rowCount is set.
 struct ParallelWrite {
   Value source;
-  unsigned output; // index into the loop's outputs
+  unsigned output = 0; // index into the loop's outputs
   SmallVector<Value> lead;
   OpFoldResult rowOffset, rowCount;
   /// When set, the write goes to this full-rank box instead.
   SmallVector<OpFoldResult> boxOffsets, boxSizes;
+
+  /// `source` to output[lead..., :...].
+  static ParallelWrite row(Value source, unsigned output, ValueRange lead) {
+    ParallelWrite write;
+    write.source = source;
+    write.output = output;
+    write.lead.assign(lead.begin(), lead.end());
+    return write;
+  }
+  /// `source` to rows [offset, offset + count) of output[lead..., :...].
+  static ParallelWrite rows(Value source, unsigned output, ValueRange lead,
+                            OpFoldResult offset, OpFoldResult count) {
+    ParallelWrite write = row(source, output, lead);
+    write.rowOffset = offset;
+    write.rowCount = count;
+    return write;
+  }
+  /// `source` to a full-rank box of the output.
+  static ParallelWrite box(Value source, unsigned output,
+                           ArrayRef<OpFoldResult> offsets,
+                           ArrayRef<OpFoldResult> sizes) {
+    ParallelWrite write = row(source, output, {});
+    write.boxOffsets.assign(offsets.begin(), offsets.end());
+    write.boxSizes.assign(sizes.begin(), sizes.end());
+    return write;
+  }
 };
 
 /// A full-rank slice of `source`: `offsets` and `sizes` for every dim.
