@@ -73,7 +73,12 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
   pm.addPass(createLowerChunkedPass());
-  pm.addPass(createLowerSequentialPass(LowerSequentialPassOptions{cores}));
+  pm.addPass(createLowerSequentialPass(
+      LowerSequentialPassOptions{cores, options.minChannelTile}));
+  // Results go straight into their destinations: eliminate the empty
+  // tensors while the parallel loops still carry them (canonicalization
+  // folds single-iteration loops into chains it cannot see through).
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);

@@ -158,7 +158,10 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
     return success();
   });
   PassManager pm(context);
-  buildRecurrenceToLLVMPipeline(pm, RecurrenceToLLVMOptions());
+  RecurrenceToLLVMOptions pipelineOptions;
+  if (const char *cores = std::getenv("RECURRENCE_CORES"))
+    pipelineOptions.cores = std::atoi(cores);
+  buildRecurrenceToLLVMPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("lowering failed:\n" + diagnostics);
 

@@ -242,16 +242,18 @@ TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
 
 namespace {
 /// Long states with a batch smaller than the cores are split into channel
-/// tiles by the sequential lowering (N = 201: two tiles, in whole blocks of
-/// 3 for block_diagonal<3>, the last one shorter).
+/// tiles of at least 512 channels by the sequential lowering (N = 1101 on
+/// two cores: two tiles, in whole blocks of 3 for block_diagonal<3>, the
+/// last one shorter).
 class ScanChannelTiles : public ScanExecution {};
 
 TEST_P(ScanChannelTiles, MatchesReference) {
   ScanSpec spec = GetParam();
   if (spec.batchRank == 0)
-    checkShapes(spec, {ScanSizes{{}, 9, 201, 2}});
+    checkShapes(spec, {ScanSizes{{}, 5, 1101, 2}});
   else
-    checkShapes(spec, {ScanSizes{{1}, 9, 201, 2}, ScanSizes{{2}, 5, 201, 2}});
+    checkShapes(spec,
+                {ScanSizes{{1}, 5, 1101, 2}, ScanSizes{{2}, 3, 1101, 2}});
 }
 
 std::vector<ScanSpec> channelTileCases() {

@@ -32,6 +32,10 @@ struct RecurrenceToLLVMOptions
       *this, "cores",
       llvm::cl::desc("Cores the cost model plans for (0: this machine's)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> minChannelTile{
+      *this, "min-channel-tile",
+      llvm::cl::desc("The fewest channels in a channel tile"),
+      llvm::cl::init(512)};
   PassOptions::Option<bool> openmp{
       *this, "openmp",
       llvm::cl::desc("Run parallel loops on OpenMP threads (libomp)"),

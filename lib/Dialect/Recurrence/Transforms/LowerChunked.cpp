@@ -192,10 +192,9 @@ struct LowerChunkedScan : OpRewritePattern<ScanOp> {
               b, l, start, end, one, ValueRange{state, block},
               [&](OpBuilder &nb, Location nl, Value tau, ValueRange args) {
                 Value t = io.timeOf(nb, nl, tau);
-                auto [next, newest] = io.step(nb, nl, batchIvs, t, args[0]);
                 Value row = arith::SubIOp::create(nb, nl, t, rowOffset);
-                Value out =
-                    io.writeRow(nb, nl, batchIvs, t, newest, args[1], row);
+                auto [next, out] =
+                    io.stepAndWrite(nb, nl, batchIvs, t, args[0], args[1], row);
                 scf::YieldOp::create(nb, nl, ValueRange{next, out});
               });
           return SmallVector<ParallelWrite>{ParallelWrite::rows(

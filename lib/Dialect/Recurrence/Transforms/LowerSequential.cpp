@@ -41,8 +41,8 @@ static std::pair<Value, Value> emitTimeLoop(OpBuilder &b, Location loc,
       b, loc, zero, io.getSteps(), one, ValueRange{state, block},
       [&](OpBuilder &nb, Location nl, Value tau, ValueRange args) {
         Value t = io.timeOf(nb, nl, tau);
-        auto [next, newest] = io.step(nb, nl, batch, t, args[0]);
-        Value out = io.writeRow(nb, nl, batch, t, newest, args[1], t);
+        auto [next, out] =
+            io.stepAndWrite(nb, nl, batch, t, args[0], args[1], t);
         scf::YieldOp::create(nb, nl, ValueRange{next, out});
       });
   return {loop.getResult(0), loop.getResult(1)};
@@ -70,9 +70,6 @@ static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
 //===----------------------------------------------------------------------===//
 // Channel tiles
 //===----------------------------------------------------------------------===//
-
-/// The smallest channel tile worth a task of its own.
-static constexpr int64_t kMinChannelTile = 64;
 
 /// Whether every transition maps channel n (block g for block_diagonal) to
 /// itself and nothing sums over channels, so that channel tiles are
@@ -139,7 +136,8 @@ tileBox(OpBuilder &b, Location loc, Value value, ValueRange batch,
 /// Splits channels into tiles so that batch x tiles fills `cores`, and runs
 /// one sequential scan per (batch element, tile).
 static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
-                                            const ScanIO &io, int64_t cores) {
+                                            const ScanIO &io, int64_t cores,
+                                            int64_t minTile) {
   Location loc = op.getLoc();
   int64_t block = op.getStructure().getKind() == StructureKind::BlockDiagonal
                       ? op.getStructure().getParam()
@@ -167,7 +165,7 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
   Value most = getValueOrCreateConstantIndexOp(
       rewriter, loc,
       affine::makeComposedFoldedAffineApply(
-          rewriter, loc, s0.ceilDiv(kMinChannelTile * block), {channels}));
+          rewriter, loc, s0.ceilDiv(minTile * block), {channels}));
   Value tiles = arith::MaxUIOp::create(
       rewriter, loc, one, arith::MinUIOp::create(rewriter, loc, wanted, most));
   Value tileSize = arith::MaxUIOp::create(
@@ -261,8 +259,8 @@ namespace {
 /// Rewrites a sequential or `auto` recurrence.scan into scf.forall over the
 /// batch dims (and channel tiles) around an scf.for over time.
 struct LowerSequentialScan : OpRewritePattern<ScanOp> {
-  LowerSequentialScan(MLIRContext *context, int64_t cores)
-      : OpRewritePattern(context), cores(cores) {}
+  LowerSequentialScan(MLIRContext *context, int64_t cores, int64_t minTile)
+      : OpRewritePattern(context), cores(cores), minTile(minTile) {}
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
@@ -273,14 +271,14 @@ struct LowerSequentialScan : OpRewritePattern<ScanOp> {
     if (io.replaceIfEmpty(rewriter))
       return success();
     bool tiled = cores > 1 && hasIndependentChannels(op);
-    io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, cores)
+    io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, cores, minTile)
                                  : buildSequential(rewriter, op, io,
                                                    io.resultDestinations(
                                                        rewriter, op.getLoc())));
     return success();
   }
 
-  int64_t cores;
+  int64_t cores, minTile;
 };
 
 struct LowerSequentialPass
@@ -289,13 +287,14 @@ struct LowerSequentialPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateLowerSequentialPatterns(patterns, cores);
+    populateLowerSequentialPatterns(patterns, cores, minChannelTile);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
 
 void mlir::recurrence::populateLowerSequentialPatterns(
-    RewritePatternSet &patterns, int64_t cores) {
-  patterns.add<LowerSequentialScan>(patterns.getContext(), cores);
+    RewritePatternSet &patterns, int64_t cores, int64_t minChannelTile) {
+  patterns.add<LowerSequentialScan>(patterns.getContext(), cores,
+                                    std::max<int64_t>(1, minChannelTile));
 }

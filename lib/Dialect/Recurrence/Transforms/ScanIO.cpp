@@ -157,6 +157,26 @@ std::pair<Value, Value> ScanIO::step(OpBuilder &b, Location loc,
   return {advanceState(b, loc, structure, state, newest), newest};
 }
 
+std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
+                                             ValueRange batch, Value t,
+                                             Value state, Value block,
+                                             Value row) const {
+  Composite::Form form = compositeFormOf(structure.getKind());
+  bool elementwise = form == Composite::Form::Identity ||
+                     form == Composite::Form::Scalar ||
+                     form == Composite::Form::Diagonal;
+  if (elementwise && !op.getReadout()) {
+    Value slot = toCanonical(b, loc, extractRow(b, loc, block, row));
+    auto fused = applyTransitionAndCopy(b, loc, transitionAt(b, loc, batch, t),
+                                        state, inputAt(b, loc, batch, t), slot);
+    return {
+        fused->first,
+        insertRow(b, loc, fromCanonical(b, loc, fused->second), block, row)};
+  }
+  auto [next, newest] = step(b, loc, batch, t, state);
+  return {next, writeRow(b, loc, batch, t, newest, block, row)};
+}
+
 Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {
   if (structure.getKind() != StructureKind::HigherOrder)
     return state;

@@ -98,33 +98,43 @@ Value mlir::recurrence::materializeInput(OpBuilder &b, Location loc,
       });
 }
 
-/// h' = a * h + b_t elementwise, in place on h: identity, scalar, diagonal.
-static Value applyElementwise(OpBuilder &b, Location loc,
-                              const StepTransition &a, Value state,
-                              const StepInput &input) {
+/// h' = a * h + b_t elementwise, in place on h, for identity, scalar and
+/// diagonal; with `copy`, h' is also written there by the same loop.
+static SmallVector<Value> applyElementwise(OpBuilder &b, Location loc,
+                                           const StepTransition &a, Value state,
+                                           const StepInput &input,
+                                           Value copy = {}) {
   SmallVector<Value> inputs;
-  SmallVector<SmallVector<unsigned>> dims;
+  SmallVector<AffineMap> maps;
   Value scalar;
   StructureKind kind = a.structure.getKind();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, b.getContext());
+  AffineMap rows =
+      AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, b.getContext());
+  AffineMap columns =
+      AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
   if (kind == StructureKind::Scalar) {
     scalar = a.operands[0];
   } else if (kind == StructureKind::Diagonal) {
     inputs.push_back(a.operands[0]);
-    dims.push_back(a.perElement ? SmallVector<unsigned>{0, 1}
-                                : SmallVector<unsigned>{0});
+    maps.push_back(a.perElement ? id : rows);
   }
   bool hasGate = kind == StructureKind::Diagonal;
   if (input.full) {
     inputs.push_back(input.full);
-    dims.push_back({0, 1});
+    maps.push_back(id);
   } else {
     inputs.append({input.key, input.value});
-    dims.append({{0}, {1}});
+    maps.append({rows, columns});
   }
-  return GenericBuilder(b, loc, 2).build(
-      inputs, dims, state, {0, 1}, {kPar, kPar},
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value h = args.back();
+  SmallVector<Value> outputs = {state};
+  if (copy)
+    outputs.push_back(copy);
+  maps.append(outputs.size(), id);
+  auto op = linalg::GenericOp::create(
+      b, loc, ValueRange(outputs).getTypes(), inputs, outputs, maps,
+      {kPar, kPar}, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value h = args[inputs.size()];
         unsigned next = 0;
         if (hasGate)
           h = mul(nb, nl, args[next++], h);
@@ -132,8 +142,28 @@ static Value applyElementwise(OpBuilder &b, Location loc,
           h = mul(nb, nl, scalar, h);
         Value bt =
             input.full ? args[next] : mul(nb, nl, args[next], args[next + 1]);
-        return add(nb, nl, h, bt);
+        Value result = add(nb, nl, h, bt);
+        linalg::YieldOp::create(nb, nl,
+                                SmallVector<Value>(outputs.size(), result));
       });
+  return op.getResults();
+}
+
+std::optional<std::pair<Value, Value>>
+mlir::recurrence::applyTransitionAndCopy(OpBuilder &b, Location loc,
+                                         const StepTransition &a, Value state,
+                                         const StepInput &input, Value copy) {
+  switch (a.structure.getKind()) {
+  case StructureKind::Identity:
+  case StructureKind::Scalar:
+  case StructureKind::Diagonal: {
+    SmallVector<Value> results =
+        applyElementwise(b, loc, a, state, input, copy);
+    return std::make_pair(results[0], results[1]);
+  }
+  default:
+    return std::nullopt;
+  }
 }
 
 /// acc + sum_k lhs[...] * rhs[...] for a contraction given by its maps.
@@ -213,7 +243,7 @@ Value mlir::recurrence::applyTransition(OpBuilder &b, Location loc,
   case StructureKind::Identity:
   case StructureKind::Scalar:
   case StructureKind::Diagonal:
-    return applyElementwise(b, loc, a, state, input);
+    return applyElementwise(b, loc, a, state, input).front();
   case StructureKind::BlockDiagonal:
     return applyBlockDiagonal(b, loc, a.structure.getParam(), a.operands[0],
                               state, materializeInput(b, loc, input));

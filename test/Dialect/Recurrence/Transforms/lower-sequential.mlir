@@ -1,7 +1,8 @@
 // -recurrence-lower-sequential rewrites sequential (and `auto`) scans into
 // an scf.forall over the batch dims around an scf.for over time, whose body
 // slices out step t, applies A_t with linalg.generic and writes row t of the
-// output with a linalg.copy into that row's slice (a readout is computed
+// output: identity, scalar and diagonal steps write it in the same loop as
+// the state, others with a linalg.copy into that row's slice (a readout is computed
 // straight into it). States are carried as [N, 1] (vector) or [N, D] (matrix)
 // tensors. Results are written into the op's `outs` destinations when it has
 // them, else into new empty tensors. Channel tiles (the `cores` option) are
@@ -40,21 +41,22 @@
 // CHECK-DAG:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:           %[[H0:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<8x1xf32>) -> tensor<8x1xf32>
 // CHECK:           %[[LOOP:.*]]:2 = scf.for %[[T:.*]] = %[[C0]] to %[[C16]] step %[[C1]] iter_args(%[[H:.*]] = %[[H0]], %[[ROWS:.*]] = %[[BLOCK]]) -> (tensor<8x1xf32>, tensor<16x8xf32>) {
+// Row t of the block, viewed as N x 1, is the second output of the step.
+// CHECK:             %[[SLOT:.*]] = tensor.extract_slice %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<8xf32>
+// CHECK:             %[[SLOT2:.*]] = tensor.expand_shape %[[SLOT]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
 // CHECK:             %[[AT:.*]] = tensor.extract_slice %[[A]][%[[I]], %[[T]], 0] [1, 1, 8] [1, 1, 1] : tensor<4x16x8xf32> to tensor<8xf32>
 // CHECK:             %[[BT:.*]] = tensor.extract_slice %[[B]][%[[I]], %[[T]], 0] [1, 1, 8] [1, 1, 1] : tensor<4x16x8xf32> to tensor<8xf32>
 // CHECK:             %[[BT2:.*]] = tensor.expand_shape %[[BT]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
-// h = a_t * h + b_t, elementwise and in place on h.
-// CHECK:             %[[NEW:.*]] = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[AT]], %[[BT2]] : tensor<8xf32>, tensor<8x1xf32>) outs(%[[H]] : tensor<8x1xf32>) {
-// CHECK-NEXT:        ^bb0(%[[EA:.*]]: f32, %[[EB:.*]]: f32, %[[EH:.*]]: f32):
+// h = a_t * h + b_t, elementwise and in place on h, written to the output
+// row by the same loop.
+// CHECK:             %[[NEW:.*]]:2 = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[AT]], %[[BT2]] : tensor<8xf32>, tensor<8x1xf32>) outs(%[[H]], %[[SLOT2]] : tensor<8x1xf32>, tensor<8x1xf32>) {
+// CHECK-NEXT:        ^bb0(%[[EA:.*]]: f32, %[[EB:.*]]: f32, %[[EH:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:          %[[MUL:.*]] = arith.mulf %[[EA]], %[[EH]] : f32
 // CHECK-NEXT:          %[[ADD:.*]] = arith.addf %[[MUL]], %[[EB]] : f32
-// CHECK-NEXT:          linalg.yield %[[ADD]] : f32
-// Row t of the block is copied into, then inserted back.
-// CHECK:             %[[ROW:.*]] = tensor.collapse_shape %[[NEW]] {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
-// CHECK:             %[[SLOT:.*]] = tensor.extract_slice %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<8xf32>
-// CHECK:             %[[COPY:.*]] = linalg.copy ins(%[[ROW]] : tensor<8xf32>) outs(%[[SLOT]] : tensor<8xf32>) -> tensor<8xf32>
-// CHECK:             %[[NEWROWS:.*]] = tensor.insert_slice %[[COPY]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<16x8xf32>
-// CHECK:             scf.yield %[[NEW]], %[[NEWROWS]] : tensor<8x1xf32>, tensor<16x8xf32>
+// CHECK-NEXT:          linalg.yield %[[ADD]], %[[ADD]] : f32, f32
+// CHECK:             %[[ROW:.*]] = tensor.collapse_shape %[[NEW]]#1 {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK:             %[[NEWROWS:.*]] = tensor.insert_slice %[[ROW]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<16x8xf32>
+// CHECK:             scf.yield %[[NEW]]#0, %[[NEWROWS]] : tensor<8x1xf32>, tensor<16x8xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP]]#1 into %[[OUT]][%[[I]], 0, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<4x16x8xf32>
 // CHECK-NEXT:      }
@@ -79,9 +81,10 @@ func.func @diagonal(%a: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>) -> tensor<4x
 // A scalar transition is read as one element.
 // CHECK:             %[[AT:.*]] = tensor.extract %[[A]][%[[I]], %[[J]], %[[T]]] : tensor<2x3x8xf32>
 // CHECK:             tensor.extract_slice %[[B]][%[[I]], %[[J]], %[[T]], 0] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<2x3x8x4xf32> to tensor<4xf32>
-// CHECK:             linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]}
+// CHECK:             linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]}
 // CHECK:               arith.mulf %[[AT]], %{{.*}} : f32
-// CHECK:             linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NOT:         linalg.copy
+// CHECK:             tensor.insert_slice %{{.*}} : tensor<4xf32> into tensor<8x4xf32>
 // CHECK:           %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP]]#1 into %[[OUT]][%[[I]], %[[J]], 0, 0] [1, 1, 8, 4] [1, 1, 1, 1] : tensor<8x4xf32> into tensor<2x3x8x4xf32>
@@ -109,13 +112,11 @@ func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>)
 // CHECK:           %[[T:.*]] = arith.subi %[[LASTT]], %[[IV]] : index
 // CHECK:           tensor.extract %[[A]][%[[T]]] : tensor<16xf32>
 // CHECK:           tensor.extract_slice %[[B]][%[[T]], 0] [1, 8] [1, 1]
-// CHECK:           %[[NEW:.*]] = linalg.generic
-// CHECK-SAME:        outs(%[[H]] : tensor<8x1xf32>)
-// CHECK:           %[[ROW:.*]] = tensor.collapse_shape %[[NEW]]
-// CHECK:           %[[SLOT:.*]] = tensor.extract_slice %[[ROWS]][%[[T]], 0] [1, 8] [1, 1]
-// CHECK:           %[[COPY:.*]] = linalg.copy ins(%[[ROW]] : tensor<8xf32>) outs(%[[SLOT]] : tensor<8xf32>)
-// CHECK:           %[[NEWROWS:.*]] = tensor.insert_slice %[[COPY]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1]
-// CHECK:           scf.yield %[[NEW]], %[[NEWROWS]]
+// CHECK:           %[[NEW:.*]]:2 = linalg.generic
+// CHECK-SAME:        outs(%[[H]], %{{.*}} : tensor<8x1xf32>, tensor<8x1xf32>)
+// CHECK:           %[[ROW:.*]] = tensor.collapse_shape %[[NEW]]#1
+// CHECK:           %[[NEWROWS:.*]] = tensor.insert_slice %[[ROW]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1]
+// CHECK:           scf.yield %[[NEW]]#0, %[[NEWROWS]]
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]] : tensor<16x8xf32>, tensor<8xf32>
 func.func @reverse_no_batch(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %init: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<8xf32>) {
@@ -235,10 +236,9 @@ func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: te
 // A per-element diagonal is indexed like the state; no unit column here.
 // CHECK-LABEL: func.func @per_element_diagonal(
 // CHECK-NOT:     tensor.expand_shape
-// CHECK:         %[[NEW:.*]] = linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<4x3xf32>)
 // CHECK:         %[[SLOT:.*]] = tensor.extract_slice %[[ROWS:.*]][%[[T:.*]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<8x4x3xf32> to tensor<4x3xf32>
-// CHECK:         %[[COPY:.*]] = linalg.copy ins(%[[NEW]] : tensor<4x3xf32>) outs(%[[SLOT]] : tensor<4x3xf32>) -> tensor<4x3xf32>
-// CHECK:         tensor.insert_slice %[[COPY]] into %[[ROWS]][%[[T]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<8x4x3xf32>
+// CHECK:         %[[NEW:.*]]:2 = linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}}, %[[SLOT]] : tensor<4x3xf32>, tensor<4x3xf32>)
+// CHECK:         tensor.insert_slice %[[NEW]]#1 into %[[ROWS]][%[[T]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<8x4x3xf32>
 func.func @per_element_diagonal(%a: tensor<8x4x3xf32>, %b: tensor<8x4x3xf32>) -> tensor<8x4x3xf32> {
   %h = recurrence.scan diagonal matrix transition(%a : tensor<8x4x3xf32>) input(%b : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
   return %h : tensor<8x4x3xf32>

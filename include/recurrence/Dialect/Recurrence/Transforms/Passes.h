@@ -27,7 +27,8 @@ namespace recurrence {
 /// Adds the patterns that lower sequential (and `auto`) scans into loops,
 /// tiling independent channels to fill `cores` when the batch is small.
 void populateLowerSequentialPatterns(RewritePatternSet &patterns,
-                                     int64_t cores = 1);
+                                     int64_t cores = 1,
+                                     int64_t minChannelTile = 512);
 
 /// Adds the patterns that lower chunked scans; a non-zero `autoChunkSize`
 /// also lowers `auto` scans with that chunk size.

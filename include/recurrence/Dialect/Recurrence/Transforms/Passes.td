@@ -26,7 +26,10 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
     scalar, diagonal, higher_order, and block_diagonal in whole blocks)
     without a readout is also split into channel tiles when the batch alone
     has fewer elements than cores: the forall runs over batch x tiles, so
-    a single long sequence still uses every core.
+    a single long sequence still uses every core. Tiles hold at least
+    `min-channel-tile` channels: on a CPU whose single core nearly saturates
+    memory bandwidth, narrow tiles (short contiguous rows per core) are
+    slower than one core streaming whole rows.
 
     Before:
 
@@ -51,7 +54,10 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   }];
   let options = [
     Option<"cores", "cores", "int64_t", /*default=*/"1",
-           "Cores to fill with batch x channel tiles (1: no channel tiles)">
+           "Cores to fill with batch x channel tiles (1: no channel tiles)">,
+    Option<"minChannelTile", "min-channel-tile", "int64_t", /*default=*/"512",
+           "The fewest channels in a tile (times the block size): narrower "
+           "tiles stream their rows worse than one core streams them all">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -65,6 +65,13 @@ public:
   std::pair<Value, Value> step(OpBuilder &b, Location loc, ValueRange batch,
                                Value t, Value state) const;
 
+  /// One step and its output row at `row` of `block`: returns the next
+  /// carried state and the new block. For elementwise structures without a
+  /// readout the state update and the row write are one loop.
+  std::pair<Value, Value> stepAndWrite(OpBuilder &b, Location loc,
+                                       ValueRange batch, Value t, Value state,
+                                       Value block, Value row) const;
+
   /// The newest state h_t [N, D] of a carried state.
   Value newestOf(OpBuilder &b, Location loc, Value state) const;
 

@@ -45,6 +45,13 @@ struct StepInput {
 Value applyTransition(OpBuilder &b, Location loc, const StepTransition &a,
                       Value state, const StepInput &input);
 
+/// For the elementwise structures (identity, scalar, diagonal): A_t h + b_t
+/// computed in place of `state` and written into `copy` ([N, D]) in the same
+/// loop; returns {new state, new copy}. std::nullopt for other structures.
+std::optional<std::pair<Value, Value>>
+applyTransitionAndCopy(OpBuilder &b, Location loc, const StepTransition &a,
+                       Value state, const StepInput &input, Value copy);
+
 /// The carried state after a step that produced `newest`: `newest` itself,
 /// or for higher_order the stack with `newest` pushed and the oldest dropped.
 Value advanceState(OpBuilder &b, Location loc, StructureAttr structure,
