@@ -18,6 +18,10 @@ config.substitutions.append(("%runner_utils", config.runner_utils))
 config.substitutions.append(("%c_runner_utils", config.c_runner_utils))
 config.substitutions.append(("%recurrence_plugin", config.recurrence_plugin))
 
+# The C API and the plugin are shared libraries, not built with sanitizers.
+if config.recurrence_sanitize.upper() not in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("shared-libs")
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

@@ -1,3 +1,4 @@
+// REQUIRES: shared-libs
 // The C API from a C program: run a pipeline, compile a scan, call it on
 // caller-owned buffers, and get errors back as strings.
 //

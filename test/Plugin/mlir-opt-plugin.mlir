@@ -1,3 +1,4 @@
+// REQUIRES: shared-libs
 // A stock mlir-opt loads Recurrence as a dialect and pass plugin: it parses
 // recurrence IR, runs the lowering passes and the whole recurrence-to-llvm
 // pipeline, and the result executes. (Plugin passes are named in
