@@ -16,7 +16,9 @@ if [ "${1:-}" = "--sanitize" ]; then
   sanitize=1
   build="$ROOT/build-sanitize"
   cmake_args+=(-DRECURRENCE_SANITIZE=ON)
-  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+  # allow_user_poisoning=0: libMLIR.so is not instrumented, and allocator
+  # poisoning inlined into our code would flag its writes falsely.
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allow_user_poisoning=0"
   export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi

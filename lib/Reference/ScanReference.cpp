@@ -136,7 +136,7 @@ mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
       for (int64_t j = 0; j < N * D; ++j)
         hist[j] = next[j];
 
-      double *out = &result.output[bt * outPerStep];
+      double *out = result.output.data() + bt * outPerStep;
       if (spec.readout) {
         for (int64_t d = 0; d < D; ++d)
           for (int64_t n = 0; n < N; ++n)
