@@ -101,15 +101,23 @@ Value mlir::recurrence::copyIntoRow(OpBuilder &b, Location loc, Value row,
   return insertRow(b, loc, copied, dest, lead);
 }
 
+/// Emits the parallel insertion of `source` into `slice` of `dest` at the end
+/// of `combining`, after casting it (at the current point) to the slice type.
+static void emitParallelInsert(OpBuilder &b, Location loc, Value source,
+                               Value dest, const RowSlice &slice,
+                               Block *combining) {
+  source = castTo(b, loc, source, slice.rowType);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(combining);
+  tensor::ParallelInsertSliceOp::create(b, loc, source, dest, slice.offsets,
+                                        slice.sizes, slice.strides);
+}
+
 void mlir::recurrence::parallelInsertRow(OpBuilder &b, Location loc, Value row,
                                          Value dest, ValueRange lead,
                                          Block *combining) {
-  RowSlice slice(b, loc, dest, lead);
-  row = castTo(b, loc, row, slice.rowType);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(combining);
-  tensor::ParallelInsertSliceOp::create(b, loc, row, dest, slice.offsets,
-                                        slice.sizes, slice.strides);
+  emitParallelInsert(b, loc, row, dest, RowSlice(b, loc, dest, lead),
+                     combining);
 }
 
 Value mlir::recurrence::extractRows(OpBuilder &b, Location loc, Value source,
@@ -125,12 +133,8 @@ void mlir::recurrence::parallelInsertRows(OpBuilder &b, Location loc,
                                           ValueRange lead, OpFoldResult offset,
                                           OpFoldResult count,
                                           Block *combining) {
-  RowSlice slice(b, loc, dest, lead, offset, count);
-  rows = castTo(b, loc, rows, slice.rowType);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(combining);
-  tensor::ParallelInsertSliceOp::create(b, loc, rows, dest, slice.offsets,
-                                        slice.sizes, slice.strides);
+  emitParallelInsert(b, loc, rows, dest,
+                     RowSlice(b, loc, dest, lead, offset, count), combining);
 }
 
 Value mlir::recurrence::extractBox(OpBuilder &b, Location loc, Value source,
