@@ -43,6 +43,10 @@ static llvm::cl::opt<bool> quick("quick",
                                  llvm::cl::desc("Smaller shapes, one rep"));
 static llvm::cl::opt<std::string>
     only("only", llvm::cl::desc("Run only cases whose structure is this"));
+static llvm::cl::opt<bool>
+    dynamicShapes("dynamic-shapes",
+                  llvm::cl::desc("Compile for dynamic shapes, as the Python "
+                                 "package does, instead of the case's sizes"));
 static llvm::cl::opt<int> reps("reps", llvm::cl::desc("Timed repetitions"),
                                llvm::cl::init(3));
 
@@ -161,24 +165,33 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
   double handSeconds =
       bestSeconds(quick ? 1 : 2, [&] { runHandWritten(c, inputs, expected); });
 
-  const std::pair<ScheduleKind, int64_t> schedules[] = {
-      {ScheduleKind::Sequential, 0},
-      {ScheduleKind::Chunked, 1024},
-      {ScheduleKind::Scan, 0},
-      {ScheduleKind::Auto, 0}};
-  for (auto [kind, chunk] : schedules) {
+  // Each schedule on every core, the sequential loop on one core too (the
+  // baseline that parallel schedules must beat), and what auto picks.
+  struct Variant {
+    ScheduleKind kind;
+    int64_t chunk, cores;
+  };
+  const Variant variants[] = {{ScheduleKind::Sequential, 0, 1},
+                              {ScheduleKind::Sequential, 0, 0},
+                              {ScheduleKind::Chunked, 1024, 0},
+                              {ScheduleKind::Scan, 0, 0},
+                              {ScheduleKind::Auto, 0, 0}};
+  for (auto [kind, chunk, cores] : variants) {
     ScanSpec spec = c.spec;
     spec.schedule = kind;
     spec.chunkSize = chunk;
-    // Shapes are known here, so compile for them, as recurrence-opt would.
-    OwningOpRef<ModuleOp> module =
-        buildScanModule(&context, spec, "scan", &c.sizes);
+    OwningOpRef<ModuleOp> module = buildScanModule(
+        &context, spec, "scan", dynamicShapes ? nullptr : &c.sizes);
     std::string name = scheduleName(kind, chunk);
+    if (cores == 1)
+      name += ":1core";
     if (kind == ScheduleKind::Auto) {
       ScheduleAttr chosen = resolveAuto(context, c);
       name = "auto:" + scheduleName(chosen.getKind(), chosen.getChunkSize());
     }
-    auto jit = JitModule::compile(*module, {"scan"});
+    JitOptions options;
+    options.cores = cores;
+    auto jit = JitModule::compile(*module, {"scan"}, options);
     if (!jit) {
       llvm::outs() << "BENCH structure=" << c.spec.describe()
                    << " schedule=" << name

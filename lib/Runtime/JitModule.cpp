@@ -126,7 +126,8 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
+JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
+                   const JitOptions &jitOptions) {
   static std::once_flag initTarget;
   std::call_once(initTarget, [] {
     llvm::InitializeNativeTarget();
@@ -159,7 +160,9 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries) {
   });
   PassManager pm(context);
   RecurrenceToLLVMOptions pipelineOptions;
-  if (const char *cores = std::getenv("RECURRENCE_CORES"))
+  if (jitOptions.cores > 0)
+    pipelineOptions.cores = jitOptions.cores;
+  else if (const char *cores = std::getenv("RECURRENCE_CORES"))
     pipelineOptions.cores = std::atoi(cores);
   buildRecurrenceToLLVMPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))

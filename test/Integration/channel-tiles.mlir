@@ -12,10 +12,10 @@
 // step: the init is n for channel n, and the transitions differ between
 // channels < 120 and the rest.
 //
-// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=2 min-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES2
-// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=3 min-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES3
-// RUN: recurrence-opt %s -recurrence-to-llvm="cores=2 min-channel-tile=64" | %run | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-to-llvm="cores=3 min-channel-tile=64" | %run | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=2 min-channel-tile=64 min-runtime-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES2
+// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=3 min-channel-tile=64 min-runtime-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES3
+// RUN: recurrence-opt %s -recurrence-to-llvm="cores=2 min-channel-tile=64 min-runtime-channel-tile=64" | %run | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-llvm="cores=3 min-channel-tile=64 min-runtime-channel-tile=64" | %run | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-llvm="cores=1" | %run | FileCheck %s
 
 // The tiles, once the unit batch dim folds away: tile i starts at channel

@@ -34,7 +34,12 @@ struct RecurrenceToLLVMOptions
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> minChannelTile{
       *this, "min-channel-tile",
-      llvm::cl::desc("The fewest channels in a channel tile"),
+      llvm::cl::desc("The fewest channels in a channel tile of static width"),
+      llvm::cl::init(128)};
+  PassOptions::Option<int64_t> minRuntimeChannelTile{
+      *this, "min-runtime-channel-tile",
+      llvm::cl::desc("The fewest channels in a channel tile whose width is "
+                     "known only at run time"),
       llvm::cl::init(512)};
   PassOptions::Option<bool> openmp{
       *this, "openmp",

@@ -44,6 +44,13 @@ struct BufferView {
                                std::vector<int64_t> sizes);
 };
 
+/// How a module is compiled for the host.
+struct JitOptions {
+  /// Cores the generated code plans for; 0: $RECURRENCE_CORES when set,
+  /// otherwise this machine's.
+  int64_t cores = 0;
+};
+
 class JitModule {
 public:
   ~JitModule();
@@ -51,7 +58,8 @@ public:
   /// Compiles `module`, whose `entries` are functions from ranked tensors to
   /// ranked tensors, for the host CPU. The module is lowered in place.
   static llvm::Expected<std::unique_ptr<JitModule>>
-  compile(ModuleOp module, ArrayRef<std::string> entries);
+  compile(ModuleOp module, ArrayRef<std::string> entries,
+          const JitOptions &options = {});
 
   /// Parses `source` and compiles it.
   static llvm::Expected<std::unique_ptr<JitModule>>

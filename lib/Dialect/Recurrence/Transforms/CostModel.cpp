@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
 
@@ -96,11 +97,24 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   double pairBytes = bytes * (cost.compositeElements + cost.stateElements);
   MLIRContext *context = op.getContext();
 
+  // The CPU's sequential loops run one task per batch element, or per (batch
+  // element, channel tile) where channels are independent.
+  int64_t tiles = 1;
+  if (target.name == "cpu" && hasIndependentChannels(op)) {
+    ChannelTiling tiling;
+    tiling.cores = static_cast<int64_t>(target.cores);
+    int64_t block =
+        dims->kind == StructureKind::BlockDiagonal ? dims->param : 1;
+    tiles = splitChannels(static_cast<int64_t>(batch), static_cast<int64_t>(n),
+                          block, tiling)
+                .count;
+  }
   SmallVector<ScheduleEstimate> estimates;
   estimates.push_back(
       {ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
-       phaseSeconds(target, batch, batch * steps * cost.stepFlops,
-                    batch * steps * stepBytes)});
+       phaseSeconds(target, batch * static_cast<double>(tiles),
+                    batch * steps * cost.stepFlops, batch * steps * stepBytes),
+       tiles});
 
   for (int64_t chunk : kChunkSizes) {
     if (chunk >= steps && chunk != kChunkSizes[0])

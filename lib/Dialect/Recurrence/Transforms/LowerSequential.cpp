@@ -71,10 +71,7 @@ static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
 // Channel tiles
 //===----------------------------------------------------------------------===//
 
-/// Whether every transition maps channel n (block g for block_diagonal) to
-/// itself and nothing sums over channels, so that channel tiles are
-/// independent recurrences.
-static bool hasIndependentChannels(ScanOp op) {
+bool mlir::recurrence::hasIndependentChannels(ScanOp op) {
   if (op.getReadout())
     return false;
   switch (op.getStructure().getKind()) {
@@ -133,11 +130,93 @@ tileBox(OpBuilder &b, Location loc, Value value, ValueRange batch,
   return {offsets, sizes};
 }
 
+namespace {
+/// How the channels are split: `count` tiles of `size` channels (a multiple
+/// of the block size), the last one possibly shorter unless `uniform`.
+struct ChannelTiles {
+  Value count, size;
+  std::optional<int64_t> uniform;
+};
+} // namespace
+
+/// tiles = clamp(ceil(cores / batch elements), 1, ceil(N / (min tile m)))
+/// tiles of ceil(N / (tiles m)) m channels.
+static ChannelSplit splitWith(int64_t elements, int64_t channels,
+                              int64_t block, int64_t cores, int64_t minTile) {
+  int64_t count = std::clamp<int64_t>(
+      llvm::divideCeil(cores, std::max<int64_t>(1, elements)), 1,
+      std::max<int64_t>(1, llvm::divideCeil(channels, minTile * block)));
+  int64_t size = std::max<int64_t>(
+      block, llvm::divideCeil(channels, count * block) * block);
+  return {std::max<int64_t>(1, llvm::divideCeil(channels, size)), size,
+          channels % size == 0};
+}
+
+ChannelSplit mlir::recurrence::splitChannels(int64_t elements,
+                                             int64_t channels, int64_t block,
+                                             const ChannelTiling &tiling) {
+  ChannelSplit split =
+      splitWith(elements, channels, block, tiling.cores, tiling.minTile);
+  if (split.uniform)
+    return split;
+  return splitWith(elements, channels, block, tiling.cores,
+                   tiling.minRuntimeTile);
+}
+
+/// The split as values: constants when the shapes are static, otherwise
+/// computed at run time (guarded against an empty batch and an empty state).
+/// Tiles of one static width hold at least the minimum tile; the per-step
+/// loops then have a constant trip count and vectorize without remainder or
+/// alias checks. Tiles of run-time width hold at least the run-time minimum.
+static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
+                                       ArrayRef<OpFoldResult> batch,
+                                       OpFoldResult channels, int64_t block,
+                                       const ChannelTiling &tiling) {
+  AffineExpr s0, s1;
+  bindSymbols(b.getContext(), s0, s1);
+  OpFoldResult elements = b.getIndexAttr(1);
+  for (OpFoldResult size : batch)
+    elements =
+        affine::makeComposedFoldedAffineApply(b, loc, s0 * s1, {elements, size});
+
+  std::optional<int64_t> staticElements = getConstantIntValue(elements),
+                         staticChannels = getConstantIntValue(channels);
+  if (staticElements && staticChannels && *staticChannels > 0) {
+    ChannelSplit split =
+        splitChannels(*staticElements, *staticChannels, block, tiling);
+    return {arith::ConstantIndexOp::create(b, loc, split.count),
+            arith::ConstantIndexOp::create(b, loc, split.size),
+            split.uniform ? std::optional<int64_t>(split.size) : std::nullopt};
+  }
+
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value someElements = arith::MaxUIOp::create(
+      b, loc, one, getValueOrCreateConstantIndexOp(b, loc, elements));
+  Value wanted = arith::CeilDivUIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, tiling.cores),
+      someElements);
+  Value most = getValueOrCreateConstantIndexOp(
+      b, loc,
+      affine::makeComposedFoldedAffineApply(
+          b, loc, s0.ceilDiv(tiling.minRuntimeTile * block), {channels}));
+  Value count = arith::MaxUIOp::create(
+      b, loc, one, arith::MinUIOp::create(b, loc, wanted, most));
+  Value size = arith::MaxUIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, block),
+      getValueOrCreateConstantIndexOp(
+          b, loc,
+          affine::makeComposedFoldedAffineApply(
+              b, loc, s0.ceilDiv(s1 * block) * block, {channels, count})));
+  count = arith::CeilDivUIOp::create(
+      b, loc, getValueOrCreateConstantIndexOp(b, loc, channels), size);
+  return {count, size, std::nullopt};
+}
+
 /// Splits channels into tiles so that batch x tiles fills `cores`, and runs
 /// one sequential scan per (batch element, tile).
 static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
-                                            const ScanIO &io, int64_t cores,
-                                            int64_t minTile) {
+                                            const ScanIO &io,
+                                            const ChannelTiling &tiling) {
   Location loc = op.getLoc();
   int64_t block = op.getStructure().getKind() == StructureKind::BlockDiagonal
                       ? op.getStructure().getParam()
@@ -146,53 +225,34 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
   SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
   OpFoldResult channels =
       tensor::getMixedSize(rewriter, loc, op.getShapeSource(), batchRank + 1);
-  // tiles = clamp(ceil(cores / batch), 1, ceil(N / min tile)); the tile size
-  // is a multiple of the block size.
-  AffineExpr s0, s1;
-  bindSymbols(rewriter.getContext(), s0, s1);
-  OpFoldResult elements = rewriter.getIndexAttr(1);
-  for (OpFoldResult size : batch)
-    elements = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 * s1,
-                                                     {elements, size});
-  // Guard the divisions against an empty batch and an empty state.
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value someElements = arith::MaxUIOp::create(
-      rewriter, loc, one,
-      getValueOrCreateConstantIndexOp(rewriter, loc, elements));
-  Value wanted = arith::CeilDivUIOp::create(
-      rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, cores),
-      someElements);
-  Value most = getValueOrCreateConstantIndexOp(
-      rewriter, loc,
-      affine::makeComposedFoldedAffineApply(
-          rewriter, loc, s0.ceilDiv(minTile * block), {channels}));
-  Value tiles = arith::MaxUIOp::create(
-      rewriter, loc, one, arith::MinUIOp::create(rewriter, loc, wanted, most));
-  Value tileSize = arith::MaxUIOp::create(
-      rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, block),
-      getValueOrCreateConstantIndexOp(
-          rewriter, loc,
-          affine::makeComposedFoldedAffineApply(rewriter, loc,
-                                                s0.ceilDiv(s1 * block) * block,
-                                                {channels, tiles})));
-  tiles = arith::CeilDivUIOp::create(
-      rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, channels),
-      tileSize);
+  ChannelTiles tiles = chooseChannelTiles(rewriter, loc, batch, channels,
+                                          block, tiling);
+  Value tileSize = tiles.size;
+  std::optional<int64_t> uniformSize = tiles.uniform;
   SmallVector<OpFoldResult> space = batch;
-  space.push_back(tiles);
+  space.push_back(tiles.count);
 
   return buildParallelLoop(
       rewriter, loc, space, io.resultDestinations(rewriter, loc),
       [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
         ValueRange batchIvs = ivs.drop_back();
         Value start = arith::MulIOp::create(b, l, ivs.back(), tileSize);
-        Value left = arith::SubIOp::create(
-            b, l, getValueOrCreateConstantIndexOp(b, l, channels), start);
-        Value size = arith::MinUIOp::create(b, l, left, tileSize);
         Value blockStart = arith::DivUIOp::create(
             b, l, start, arith::ConstantIndexOp::create(b, l, block));
-        Value blockCount = arith::DivUIOp::create(
-            b, l, size, arith::ConstantIndexOp::create(b, l, block));
+        OpFoldResult size, blockCount;
+        if (uniformSize) {
+          size = b.getIndexAttr(*uniformSize);
+          blockCount = b.getIndexAttr(*uniformSize / block);
+        } else {
+          Value left = arith::SubIOp::create(
+              b, l, getValueOrCreateConstantIndexOp(b, l, channels), start);
+          Value dynamicSize = arith::MinUIOp::create(b, l, left, tileSize);
+          size = dynamicSize;
+          blockCount = arith::DivUIOp::create(
+                           b, l, dynamicSize,
+                           arith::ConstantIndexOp::create(b, l, block))
+                           .getResult();
+        }
         // The scan of this tile, on slices of every input operand (by
         // operand number: one value may serve several roles).
         unsigned inputs = op->getNumOperands() - op.getDestinations().size();
@@ -259,8 +319,8 @@ namespace {
 /// Rewrites a sequential or `auto` recurrence.scan into scf.forall over the
 /// batch dims (and channel tiles) around an scf.for over time.
 struct LowerSequentialScan : OpRewritePattern<ScanOp> {
-  LowerSequentialScan(MLIRContext *context, int64_t cores, int64_t minTile)
-      : OpRewritePattern(context), cores(cores), minTile(minTile) {}
+  LowerSequentialScan(MLIRContext *context, const ChannelTiling &tiling)
+      : OpRewritePattern(context), tiling(tiling) {}
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
@@ -270,15 +330,15 @@ struct LowerSequentialScan : OpRewritePattern<ScanOp> {
     ScanIO io(rewriter, op);
     if (io.replaceIfEmpty(rewriter))
       return success();
-    bool tiled = cores > 1 && hasIndependentChannels(op);
-    io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, cores, minTile)
+    bool tiled = tiling.cores > 1 && hasIndependentChannels(op);
+    io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, tiling)
                                  : buildSequential(rewriter, op, io,
                                                    io.resultDestinations(
                                                        rewriter, op.getLoc())));
     return success();
   }
 
-  int64_t cores, minTile;
+  ChannelTiling tiling;
 };
 
 struct LowerSequentialPass
@@ -287,14 +347,17 @@ struct LowerSequentialPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateLowerSequentialPatterns(patterns, cores, minChannelTile);
+    populateLowerSequentialPatterns(
+        patterns, ChannelTiling{cores, minChannelTile, minRuntimeChannelTile});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
 
 void mlir::recurrence::populateLowerSequentialPatterns(
-    RewritePatternSet &patterns, int64_t cores, int64_t minChannelTile) {
-  patterns.add<LowerSequentialScan>(patterns.getContext(), cores,
-                                    std::max<int64_t>(1, minChannelTile));
+    RewritePatternSet &patterns, const ChannelTiling &tiling) {
+  ChannelTiling checked = tiling;
+  checked.minTile = std::max<int64_t>(1, tiling.minTile);
+  checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
+  patterns.add<LowerSequentialScan>(patterns.getContext(), checked);
 }

@@ -33,10 +33,13 @@ std::string formatNumber(double value, const char *spec) {
   return text;
 }
 
-std::string describe(ScheduleAttr schedule) {
+std::string describe(const ScheduleEstimate &estimate) {
+  ScheduleAttr schedule = estimate.schedule;
   std::string text = stringifyScheduleKind(schedule.getKind()).str();
   if (schedule.getKind() == ScheduleKind::Chunked)
     text += "<" + std::to_string(schedule.getChunkSize()) + ">";
+  if (estimate.channelTiles > 1)
+    text += "(channel-tiles=" + std::to_string(estimate.channelTiles) + ")";
   return text;
 }
 
@@ -44,13 +47,13 @@ std::string describe(ScheduleAttr schedule) {
 void explainChoice(ScanOp op, const TargetModel &model, StringRef regime,
                    ArrayRef<ScheduleEstimate> estimates) {
   InFlightDiagnostic remark = op.emitRemark();
-  remark << "schedule " << describe(estimates.front().schedule)
+  remark << "schedule " << describe(estimates.front())
          << " chosen for " << model.name << " ("
          << static_cast<int64_t>(model.cores) << " cores, "
          << formatNumber(model.bytesPerSecond / 1e9, "%.0f") << " GB/s)"
          << regime << "; estimated seconds:";
   for (const ScheduleEstimate &estimate : estimates)
-    remark << " " << describe(estimate.schedule) << " "
+    remark << " " << describe(estimate) << " "
            << formatNumber(estimate.seconds, "%.3g");
 }
 

@@ -10,8 +10,8 @@
 // last one possibly shorter. dense and dplr mix channels, and a readout sums
 // over them: those keep the plain loops over the batch.
 //
-// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=4 min-channel-tile=64" | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=4 min-channel-tile=64" -canonicalize -cse | FileCheck %s --check-prefix=FOLD
+// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=4 min-channel-tile=64 min-runtime-channel-tile=64" | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=4 min-channel-tile=64 min-runtime-channel-tile=64" -canonicalize -cse | FileCheck %s --check-prefix=FOLD
 // RUN: recurrence-opt %s -recurrence-lower-sequential=cores=1 | FileCheck %s --check-prefix=UNTILED
 
 
@@ -19,28 +19,28 @@
 // final state. tiles = clamp(ceil(4 / 2), 1, ceil(256 / 64)) = 2 of 128.
 // CHECK-LABEL: func.func @diagonal(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x16x256xf32>, %[[B:[^:]*]]: tensor<2x16x256xf32>, %[[INIT:[^:]*]]: tensor<2x256xf32>)
-// The tile count and size are computed at run time (guarded against an
-// empty batch or state); @dynamic below checks the folded arithmetic.
-// CHECK:         %[[TILES:.*]] = arith.ceildivui %c256{{.*}}, %[[SIZE:[^ ]*]] : index
+// Static shapes whose tiles divide N: the tile count and size are
+// constants and every box has a static shape (@uneven and @dynamic below
+// check the run-time split).
+// CHECK-DAG:     %[[TILES:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[SIZE:.*]] = arith.constant 128 : index
 // CHECK-DAG:     %[[OUT0:.*]] = tensor.empty() : tensor<2x16x256xf32>
 // CHECK-DAG:     %[[LAST0:.*]] = tensor.empty() : tensor<2x256xf32>
 // CHECK:         %[[FORALL:.*]]:2 = scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (2, %[[TILES]]) shared_outs(%[[OUT:.*]] = %[[OUT0]], %[[LAST:.*]] = %[[LAST0]]) -> (tensor<2x16x256xf32>, tensor<2x256xf32>) {
 // CHECK:           %[[START:.*]] = arith.muli %[[TILE]], %[[SIZE]] : index
-// CHECK:           %[[N:.*]] = arith.constant 256 : index
-// CHECK:           %[[LEFT:.*]] = arith.subi %[[N]], %[[START]] : index
-// CHECK:           %[[COUNT:.*]] = arith.minui %[[LEFT]], %[[SIZE]] : index
+// CHECK-NOT:       arith.minui
 // The operands' boxes, then the results'.
-// CHECK:           %[[ABOX:.*]] = tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x?xf32>
-// CHECK:           %[[BBOX:.*]] = tensor.extract_slice %[[B]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x?xf32>
-// CHECK:           %[[IBOX:.*]] = tensor.extract_slice %[[INIT]][%[[I]], %[[START]]] [1, %[[COUNT]]] [1, 1] : tensor<2x256xf32> to tensor<1x?xf32>
-// CHECK:           %[[OUTBOX:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x?xf32>
-// CHECK:           %[[LASTBOX:.*]] = tensor.extract_slice %[[LAST]][%[[I]], %[[START]]] [1, %[[COUNT]]] [1, 1] : tensor<2x256xf32> to tensor<1x?xf32>
+// CHECK:           %[[ABOX:.*]] = tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x128xf32>
+// CHECK:           %[[BBOX:.*]] = tensor.extract_slice %[[B]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x128xf32>
+// CHECK:           %[[IBOX:.*]] = tensor.extract_slice %[[INIT]][%[[I]], %[[START]]] [1, 128] [1, 1] : tensor<2x256xf32> to tensor<1x128xf32>
+// CHECK:           %[[OUTBOX:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x128xf32>
+// CHECK:           %[[LASTBOX:.*]] = tensor.extract_slice %[[LAST]][%[[I]], %[[START]]] [1, 128] [1, 1] : tensor<2x256xf32> to tensor<1x128xf32>
 // The tile's own scan: a forall over its single batch element.
-// CHECK:           %[[TILED:.*]]:2 = scf.forall (%[[J:.*]]) in (1) shared_outs(%[[TOUT:.*]] = %[[OUTBOX]], %[[TLAST:.*]] = %[[LASTBOX]]) -> (tensor<1x16x?xf32>, tensor<1x?xf32>) {
-// CHECK:             tensor.extract_slice %[[IBOX]][%[[J]], 0] [1, %[[COUNT]]] [1, 1] : tensor<1x?xf32> to tensor<?xf32>
-// CHECK:             scf.for %[[T:[^ ]*]] = {{.*}} -> (tensor<?x1xf32>, tensor<16x?xf32>) {
-// CHECK:               tensor.extract_slice %[[ABOX]][%[[J]], %[[T]], 0] [1, 1, %[[COUNT]]] [1, 1, 1] : tensor<1x16x?xf32> to tensor<?xf32>
-// CHECK:               tensor.extract_slice %[[BBOX]][%[[J]], %[[T]], 0] [1, 1, %[[COUNT]]] [1, 1, 1] : tensor<1x16x?xf32> to tensor<?xf32>
+// CHECK:           %[[TILED:.*]]:2 = scf.forall (%[[J:.*]]) in (1) shared_outs(%[[TOUT:.*]] = %[[OUTBOX]], %[[TLAST:.*]] = %[[LASTBOX]]) -> (tensor<1x16x128xf32>, tensor<1x128xf32>) {
+// CHECK:             tensor.extract_slice %[[IBOX]][%[[J]], 0] [1, 128] [1, 1] : tensor<1x128xf32> to tensor<128xf32>
+// CHECK:             scf.for %[[T:[^ ]*]] = {{.*}} -> (tensor<128x1xf32>, tensor<16x128xf32>) {
+// CHECK:               tensor.extract_slice %[[ABOX]][%[[J]], %[[T]], 0] [1, 1, 128] [1, 1, 1] : tensor<1x16x128xf32> to tensor<128xf32>
+// CHECK:               tensor.extract_slice %[[BBOX]][%[[J]], %[[T]], 0] [1, 1, 128] [1, 1, 1] : tensor<1x16x128xf32> to tensor<128xf32>
 // CHECK:               linalg.generic
 // CHECK-NOT:           linalg.copy
 // CHECK:             scf.forall.in_parallel {
@@ -49,8 +49,8 @@
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.forall.in_parallel {
-// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILED]]#0 into %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, %[[COUNT]]] [1, 1, 1] : tensor<1x16x?xf32> into tensor<2x16x256xf32>
-// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILED]]#1 into %[[LAST]][%[[I]], %[[START]]] [1, %[[COUNT]]] [1, 1] : tensor<1x?xf32> into tensor<2x256xf32>
+// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILED]]#0 into %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<1x16x128xf32> into tensor<2x16x256xf32>
+// CHECK-NEXT:        tensor.parallel_insert_slice %[[TILED]]#1 into %[[LAST]][%[[I]], %[[START]]] [1, 128] [1, 1] : tensor<1x128xf32> into tensor<2x256xf32>
 // CHECK-NEXT:      }
 // CHECK:         return %[[FORALL]]#0, %[[FORALL]]#1
 // CHECK-NOT:     recurrence.scan
@@ -96,16 +96,14 @@ func.func @dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<8x2x256xf32>, %[[B:[^:]*]]: tensor<8x256xf32>, %[[INIT:[^:]*]]: tensor<2x256xf32>)
 // FOLD:         scf.forall (%[[TILE:[^)]*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[LAST:.*]] = %{{.*}}) -> (tensor<8x256xf32>, tensor<2x256xf32>) {
 // FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c64 : index
-// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c256, %[[START]] : index
-// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c64 : index
-// FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[START]]] [8, 2, %[[COUNT]]] [1, 1, 1] : tensor<8x2x256xf32> to tensor<8x2x?xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[B]][0, %[[START]]] [8, %[[COUNT]]] [1, 1] : tensor<8x256xf32> to tensor<8x?xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[INIT]][0, %[[START]]] [2, %[[COUNT]]] [1, 1] : tensor<2x256xf32> to tensor<2x?xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, %[[START]]] [8, %[[COUNT]]] [1, 1] : tensor<8x256xf32> to tensor<8x?xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[START]]] [8, 2, 64] [1, 1, 1] : tensor<8x2x256xf32> to tensor<8x2x64xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[B]][0, %[[START]]] [8, 64] [1, 1] : tensor<8x256xf32> to tensor<8x64xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[INIT]][0, %[[START]]] [2, 64] [1, 1] : tensor<2x256xf32> to tensor<2x64xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, %[[START]]] [8, 64] [1, 1] : tensor<8x256xf32> to tensor<8x64xf32>
 // FOLD:           arith.subi %c7, %{{.*}} : index
 // FOLD:           scf.forall.in_parallel {
-// FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [8, %[[COUNT]]] [1, 1] : tensor<8x?xf32> into tensor<8x256xf32>
-// FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[LAST]][0, %[[START]]] [2, %[[COUNT]]] [1, 1] : tensor<2x?xf32> into tensor<2x256xf32>
+// FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [8, 64] [1, 1] : tensor<8x64xf32> into tensor<8x256xf32>
+// FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[LAST]][0, %[[START]]] [2, 64] [1, 1] : tensor<2x64xf32> into tensor<2x256xf32>
 // UNTILED-LABEL: func.func @higher_order(
 // UNTILED-NOT:     scf.forall
 // UNTILED:         scf.for
@@ -121,14 +119,11 @@ func.func @higher_order(%a: tensor<8x2x256xf32>, %b: tensor<8x256xf32>, %init: t
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<1x8x128x4x4xf32>, %[[B:[^:]*]]: tensor<1x8x512xf32>)
 // FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x512xf32>) {
 // FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c256 : index
-// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c512, %[[START]] : index
-// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c256 : index
 // FOLD-NEXT:      %[[BLOCK:.*]] = arith.divui %[[START]], %c4 : index
-// FOLD-NEXT:      %[[BLOCKS:.*]] = arith.divui %[[COUNT]], %c4 : index
-// FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[BLOCK]], 0, 0] [1, 8, %[[BLOCKS]], 4, 4] [1, 1, 1, 1, 1] : tensor<1x8x128x4x4xf32> to tensor<1x8x?x4x4xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[B]][0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x?xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x?xf32>
-// FOLD:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4x4xf32>, tensor<?x4x1xf32>) outs(%{{.*}} : tensor<?x4x1xf32>)
+// FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[BLOCK]], 0, 0] [1, 8, 64, 4, 4] [1, 1, 1, 1, 1] : tensor<1x8x128x4x4xf32> to tensor<1x8x64x4x4xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[B]][0, 0, %[[START]]] [1, 8, 256] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x256xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]]] [1, 8, 256] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x256xf32>
+// FOLD:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x4x4xf32>, tensor<64x4x1xf32>) outs(%{{.*}} : tensor<64x4x1xf32>)
 func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) -> tensor<1x8x512xf32> {
   %h = recurrence.scan block_diagonal<4> schedule sequential transition(%A : tensor<1x8x128x4x4xf32>) input(%b : tensor<1x8x512xf32>) -> tensor<1x8x512xf32>
   return %h : tensor<1x8x512xf32>
@@ -141,15 +136,13 @@ func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) 
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<1x8xf32>, %[[K:[^:]*]]: tensor<1x8x256xf32>, %[[V:[^:]*]]: tensor<1x8x3xf32>)
 // FOLD:         scf.forall (%[[TILE:[^)]*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x256x3xf32>) {
 // FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c64 : index
-// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c256, %[[START]] : index
-// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c64 : index
-// FOLD-NEXT:      %[[KBOX:.*]] = tensor.extract_slice %[[K]][0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x256xf32> to tensor<1x8x?xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]], 0] [1, 8, %[[COUNT]], 3] [1, 1, 1, 1] : tensor<1x8x256x3xf32> to tensor<1x8x?x3xf32>
+// FOLD-NEXT:      %[[KBOX:.*]] = tensor.extract_slice %[[K]][0, 0, %[[START]]] [1, 8, 64] [1, 1, 1] : tensor<1x8x256xf32> to tensor<1x8x64xf32>
+// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]], 0] [1, 8, 64, 3] [1, 1, 1, 1] : tensor<1x8x256x3xf32> to tensor<1x8x64x3xf32>
 // FOLD:           scf.for %[[T:[^ ]*]] =
 // FOLD:             tensor.extract %[[A]][%c0, %[[T]]] : tensor<1x8xf32>
-// FOLD-NEXT:        tensor.extract_slice %[[KBOX]][0, %[[T]], 0] [1, 1, %[[COUNT]]] [1, 1, 1] : tensor<1x8x?xf32> to tensor<?xf32>
+// FOLD-NEXT:        tensor.extract_slice %[[KBOX]][0, %[[T]], 0] [1, 1, 64] [1, 1, 1] : tensor<1x8x64xf32> to tensor<64xf32>
 // FOLD-NEXT:        tensor.extract_slice %[[V]][0, %[[T]], 0] [1, 1, 3] [1, 1, 1] : tensor<1x8x3xf32> to tensor<3xf32>
-// FOLD:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[START]], 0] [1, 8, %[[COUNT]], 3] [1, 1, 1, 1] : tensor<1x8x?x3xf32> into tensor<1x8x256x3xf32>
+// FOLD:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[START]], 0] [1, 8, 64, 3] [1, 1, 1, 1] : tensor<1x8x64x3xf32> into tensor<1x8x256x3xf32>
 func.func @scalar_factored(%a: tensor<1x8xf32>, %k: tensor<1x8x256xf32>, %v: tensor<1x8x3xf32>) -> tensor<1x8x256x3xf32> {
   %h = recurrence.scan scalar matrix transition(%a : tensor<1x8xf32>) factored_input(%k, %v : tensor<1x8x256xf32>, tensor<1x8x3xf32>) -> tensor<1x8x256x3xf32>
   return %h : tensor<1x8x256x3xf32>
@@ -171,6 +164,20 @@ func.func @full_batch(%b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
 func.func @few_channels(%a: tensor<1x8x100xf32>, %b: tensor<1x8x100xf32>) -> tensor<1x8x100xf32> {
   %h = recurrence.scan diagonal transition(%a : tensor<1x8x100xf32>) input(%b : tensor<1x8x100xf32>) -> tensor<1x8x100xf32>
   return %h : tensor<1x8x100xf32>
+}
+
+// Static shapes whose tiles don't divide N: N = 130 allows ceil(130 / 64) =
+// 3 tiles of 44 channels, the last one 42; each tile's size is computed at
+// run time.
+// FOLD-LABEL: func.func @uneven(
+// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (3) shared_outs(
+// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c44 : index
+// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c130, %[[START]] : index
+// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c44 : index
+// FOLD-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x130xf32> to tensor<1x8x?xf32>
+func.func @uneven(%a: tensor<1x8x130xf32>, %b: tensor<1x8x130xf32>) -> tensor<1x8x130xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<1x8x130xf32>) input(%b : tensor<1x8x130xf32>) -> tensor<1x8x130xf32>
+  return %h : tensor<1x8x130xf32>
 }
 
 // With `outs`, the tiles write into the op's destinations.

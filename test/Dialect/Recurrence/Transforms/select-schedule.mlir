@@ -67,6 +67,24 @@ func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1x
 }
 
 //===----------------------------------------------------------------------===//
+// Few channels, long T (diagonal, batch 1, T = 262144, N = 256): the
+// sequential loops split the 256 independent channels into 2 tiles of 128
+// (static, at least 128 channels each), one per core, which costs no second
+// pass over the data; the remark names the tiles.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @few_channels_long(
+// CHECK:         recurrence.scan diagonal schedule sequential transition
+// CPU16-LABEL: func.func @few_channels_long(
+// CPU16:         recurrence.scan diagonal schedule sequential transition
+func.func @few_channels_long(%a: tensor<1x262144x256xf32>, %b: tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32> {
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<{{[0-9]+}}> chosen for cuda
+  // expected-remark-re @below {{{{^}}schedule sequential(channel-tiles=2) chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential(channel-tiles=2) {{[^ ]+}} chunked<4096> {{.*}}}}
+  %h = recurrence.scan diagonal transition(%a : tensor<1x262144x256xf32>) input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+  return %h : tensor<1x262144x256xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // block_diagonal<16> (batch 8, T = 4096, N = 512): composing 16 x 16 blocks
 // costs 16 times a step, so the CPU stays sequential; the GPU, with 132
 // units for 8 sequences, takes chunked<256>. chunked<4096> would not split T.

@@ -39,6 +39,8 @@ struct TargetModel {
 struct ScheduleEstimate {
   ScheduleAttr schedule;
   double seconds;
+  /// The channel tiles the sequential loops split each batch element into.
+  int64_t channelTiles = 1;
 };
 
 /// Every legal candidate for `op`, cheapest first. Dynamic batch dims count

@@ -20,15 +20,39 @@
 namespace mlir {
 class RewritePatternSet;
 namespace recurrence {
+class ScanOp;
 
 #define GEN_PASS_DECL
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
 
-/// Adds the patterns that lower sequential (and `auto`) scans into loops,
-/// tiling independent channels to fill `cores` when the batch is small.
+/// How -recurrence-lower-sequential splits independent channels into tiles
+/// to fill `cores` when the batch is small: tiles of one static width hold
+/// at least `minTile` channels, tiles whose width is known only at run time
+/// (dynamic shapes, or tiles that don't divide N) at least `minRuntimeTile`.
+struct ChannelTiling {
+  int64_t cores = 1;
+  int64_t minTile = 128;
+  int64_t minRuntimeTile = 512;
+};
+
+/// How channel tiling splits `channels` channels (in blocks of `block`) of
+/// `elements` batch elements whose sizes are known: `count` tiles of `size`
+/// channels, the last one shorter unless `uniform`.
+struct ChannelSplit {
+  int64_t count, size;
+  bool uniform;
+};
+ChannelSplit splitChannels(int64_t elements, int64_t channels, int64_t block,
+                           const ChannelTiling &tiling);
+
+/// Whether every transition of `op` maps each channel (or block) to itself
+/// and nothing sums over channels, so that channel tiles are independent
+/// recurrences.
+bool hasIndependentChannels(ScanOp op);
+
+/// Adds the patterns that lower sequential (and `auto`) scans into loops.
 void populateLowerSequentialPatterns(RewritePatternSet &patterns,
-                                     int64_t cores = 1,
-                                     int64_t minChannelTile = 512);
+                                     const ChannelTiling &tiling = {});
 
 /// Adds the patterns that lower chunked scans; a non-zero `autoChunkSize`
 /// also lowers `auto` scans with that chunk size.

@@ -55,9 +55,15 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   let options = [
     Option<"cores", "cores", "int64_t", /*default=*/"1",
            "Cores to fill with batch x channel tiles (1: no channel tiles)">,
-    Option<"minChannelTile", "min-channel-tile", "int64_t", /*default=*/"512",
-           "The fewest channels in a tile (times the block size): narrower "
-           "tiles stream their rows worse than one core streams them all">
+    Option<"minChannelTile", "min-channel-tile", "int64_t", /*default=*/"128",
+           "The fewest channels in a tile of static width (times the block "
+           "size)">,
+    Option<"minRuntimeChannelTile", "min-runtime-channel-tile", "int64_t",
+           /*default=*/"512",
+           "The fewest channels in a tile whose width is known only at run "
+           "time: its loops vectorize with remainders and alias checks, and "
+           "narrower ones stream their rows worse than one core streams them "
+           "all">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
