@@ -11,6 +11,7 @@ PACKAGES=(
   libomp-22-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
   libgtest-dev libbenchmark-dev clang-format-22
   python3-dev python3-numpy pybind11-dev python3-pybind11 python3-pytest
+  python3-torch
 )
 
 # Installs the Debian packages that are not installed yet (apt-get update

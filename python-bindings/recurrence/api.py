@@ -57,7 +57,19 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
     dtype = arrays[0].dtype if arrays else None
     arrays = [as_float_array(n, x, dtype) for n, x in
               zip(("d", "U", "V") if structure == "dplr" else ("a",), arrays)]
-    b = as_float_array("b", b, dtype)
+    factored = isinstance(b, (tuple, list))
+    if factored:
+        if len(b) != 2:
+            raise TypeError("b: expected an array or a tuple (k, v) of a "
+                            "factored input k_t v_t^T")
+        key = as_float_array("k", b[0], dtype)
+        value = as_float_array("v", b[1], key.dtype)
+        check_rank("k", key, 2, "[..., T, N]")
+        check_rank("v", value, 2, "[..., T, D]")
+        inputs, b = [key, value], key
+    else:
+        b = as_float_array("b", b, dtype)
+        inputs = [b]
     dtype = b.dtype
     if chunk_size is not None:
         if not isinstance(chunk_size, int) or chunk_size < 1:
@@ -77,16 +89,28 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
         param = arrays[1].shape[-1]
     elif structure == "higher_order":
         param = arrays[0].shape[-2]
-    rank = _batch_rank(structure, arrays, b, bool(matrix))
-    if rank < 0 or b.ndim - rank not in (2, 3):
-        raise ValueError(f"b: expected shape [..., T, N] or [..., T, N, D] "
-                         f"consistent with a, got {tuple(b.shape)}")
-    is_matrix = b.ndim - rank == 3
-    per_element = (structure == "diagonal" and is_matrix and
-                   arrays[0].ndim == b.ndim)
+    if factored:
+        # k is laid out like a vector state's input; a per-element diagonal
+        # transition has one more dim than k.
+        rank = _batch_rank(structure, arrays, b, False)
+        per_element = (structure == "diagonal" and arrays[0].ndim == b.ndim + 1)
+        rank -= 1 if per_element else 0
+        if rank < 0 or b.ndim - rank != 2:
+            raise ValueError(f"k: expected shape [..., T, N] consistent with "
+                             f"a, got {tuple(b.shape)}")
+        is_matrix = True
+    else:
+        rank = _batch_rank(structure, arrays, b, bool(matrix))
+        if rank < 0 or b.ndim - rank not in (2, 3):
+            raise ValueError(f"b: expected shape [..., T, N] or [..., T, N, "
+                             f"D] consistent with a, got {tuple(b.shape)}")
+        is_matrix = b.ndim - rank == 3
+        per_element = (structure == "diagonal" and is_matrix and
+                       arrays[0].ndim == b.ndim)
     spec = dict(structure=structure, param=int(param), schedule=schedule,
                 chunk_size=int(chunk_size), matrix=is_matrix,
-                per_element=per_element, factored=False, reverse=bool(reverse),
+                per_element=per_element, factored=factored,
+                reverse=bool(reverse),
                 init=init is not None, readout=readout is not None,
                 final_state=bool(return_final_state),
                 f64=dtype == np.float64, batch_rank=rank)
@@ -101,11 +125,13 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
         size = source.shape[rank + 2]
     else:
         size = source.shape[rank + 1]
+    columns = (inputs[1].shape[-1] if factored else
+               b.shape[-1] if is_matrix else 1)
     sizes = dict(batch=list(source.shape[:rank]), steps=source.shape[rank],
-                 size=size, columns=b.shape[-1] if is_matrix else 1)
+                 size=size, columns=columns)
     names = (["d", "U", "V"] if structure == "dplr" else
-             ["a"] * len(arrays)) + ["b"]
-    operands = arrays + [b]
+             ["a"] * len(arrays)) + (["k", "v"] if factored else ["b"])
+    operands = arrays + inputs
     if init is not None:
         names.append("init")
         operands.append(as_float_array("init", init, dtype))
@@ -128,7 +154,9 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
        [..., T, H, m, m] (block_diagonal) | (d, U, V) with d [..., T, N],
        U, V [..., T, N, r] (dplr) | [..., T, N, N] (dense) |
        [..., T, m, N] (higher_order)
-    b: [..., T, N] (vector state) or [..., T, N, D] (matrix state)
+    b: [..., T, N] (vector state) or [..., T, N, D] (matrix state), or a
+       tuple (k, v) with k [..., T, N], v [..., T, D]: the factored input
+       b_t = k_t v_t^T of a matrix state
     init: [..., N] / [..., N, D] ([..., m, N(, D)] for higher_order, newest
        first)
     readout: C [..., T, N]; returns y_t = C_t^T h_t instead of the states
@@ -137,14 +165,19 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     spec, sizes, operands, out_shape, last_shape = _prepare(
         a, b, structure, init, reverse, schedule, chunk_size, readout,
         return_final_state, matrix)
+    results = _run(spec, operands, out_shape, last_shape)
+    return tuple(results) if return_final_state else results[0]
+
+
+def _run(spec, operands, out_shape, last_shape):
+    """Calls the compiled scan of `spec` (cached); returns its results."""
     key = tuple(sorted(spec.items()))
     compiled = _scan_cache.get(key)
     if compiled is None:
         compiled = _recurrence.compile_scan(spec)
         _scan_cache[key] = compiled
-    shapes = [out_shape] + ([last_shape] if return_final_state else [])
-    results = compiled(operands, shapes)
-    return tuple(results) if return_final_state else results[0]
+    shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
+    return compiled(operands, shapes)
 
 
 def explain(a, b, *, structure="diagonal", init=None, reverse=False,

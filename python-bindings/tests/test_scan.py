@@ -123,3 +123,23 @@ def test_explain_reports_the_choice():
     names = [name for name, _ in info["candidates"]]
     assert "sequential" in names and "scan" in names
     assert rec.explain(a, a, schedule="scan")["schedule"] == "scan"
+
+
+@pytest.mark.parametrize("structure", ["identity", "diagonal", "dplr"])
+def test_factored_input_equals_its_outer_product(structure):
+    rng = np.random.default_rng(31)
+    batch, T, N, D = (2,), 5, 4, 3
+    a = transition(structure, rng, batch, T, N, np.float64)
+    k = rng.standard_normal(batch + (T, N))
+    v = rng.standard_normal(batch + (T, D))
+    init = rng.standard_normal(batch + (N, D))
+    c = rng.standard_normal(batch + (T, N))
+    y, last = rec.scan(a, (k, v), structure=structure, init=init, readout=c,
+                       return_final_state=True)
+    b = k[..., :, None] * v[..., None, :]
+    want, want_last = reference.scan(structure, a, b, init=init, readout=c,
+                                     matrix=True)
+    np.testing.assert_allclose(y, want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(last, want_last, rtol=1e-10, atol=1e-12)
+    with pytest.raises(TypeError, match=r"b: expected an array or a tuple"):
+        rec.scan(a, (k, v, v), structure=structure)

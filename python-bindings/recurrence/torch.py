@@ -1,0 +1,270 @@
+"""PyTorch embedding: recurrences as autograd functions on CPU tensors.
+
+``scan`` runs the compiled scan forward and, for the backward pass, the
+compiled adjoint that ``recurrence.adjoint`` derives as recurrence IR (a
+reverse scan with transposed, shifted transitions plus the gradient
+contractions); no gradient is written by hand per structure. The model
+functions compose torch's elementwise ops with ``scan``, so their gradients
+flow through torch's autograd and through the adjoint.
+
+The scan is also registered as the custom op ``torch.ops.recurrence.scan``
+where the installed torch has ``torch.library``.
+"""
+
+import numpy as np
+import torch as _torch
+from torch.autograd.function import once_differentiable
+
+from . import adjoint, api
+
+__all__ = ["scan", "linear_attention", "delta_rule", "selective_ssm",
+           "normalize_gates", "hlru", "bdlru"]
+
+
+def _check_tensor(name, value, dtype=None):
+    if not isinstance(value, _torch.Tensor):
+        raise TypeError(f"{name}: expected a torch.Tensor, got "
+                        f"{type(value).__name__}")
+    if value.dtype not in (_torch.float32, _torch.float64):
+        raise TypeError(f"{name}: expected dtype torch.float32 or "
+                        f"torch.float64, got {value.dtype}")
+    if dtype is not None and value.dtype != dtype:
+        raise TypeError(f"{name}: expected dtype {dtype} like the other "
+                        f"arguments, got {value.dtype}")
+    if value.device.type != "cpu":
+        raise ValueError(f"{name}: expected a CPU tensor, got one on "
+                         f"{value.device}")
+    return value
+
+
+def _numpy(tensor):
+    return tensor.detach().numpy()
+
+
+class _Scan(_torch.autograd.Function):
+    """scan's forward and its adjoint; `layout` is (spec, sizes, out_shape,
+    last_shape) from the argument checks."""
+
+    @staticmethod
+    def forward(ctx, layout, *tensors):
+        spec, _, out_shape, last_shape = layout
+        results = api._run(spec, [_numpy(t) for t in tensors], out_shape,
+                           last_shape)
+        ctx.layout = layout
+        ctx.save_for_backward(*tensors)
+        outputs = tuple(_torch.from_numpy(r) for r in results)
+        return outputs if len(outputs) > 1 else outputs[0]
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *grads):
+        spec, sizes, out_shape, _ = ctx.layout
+        tensors = ctx.saved_tensors
+        dtype = np.float64 if spec["f64"] else np.float32
+        gout = (np.zeros(out_shape, dtype) if grads[0] is None else
+                _numpy(grads[0]))
+        gfinal = (_numpy(grads[1]) if spec["final_state"] and
+                  grads[1] is not None else None)
+        result = adjoint.vjp(spec, sizes, [_numpy(t) for t in tensors], gout,
+                             gfinal)
+        return (None,) + tuple(
+            _torch.from_numpy(g) if needed else None
+            for g, needed in zip(result, ctx.needs_input_grad[1:]))
+
+
+def scan(a, b, *, structure="diagonal", init=None, reverse=False,
+         schedule="auto", chunk_size=None, readout=None,
+         return_final_state=False, matrix=None):
+    """``recurrence.scan`` on torch tensors, differentiable in every tensor
+    argument (see ``recurrence.scan`` for the layouts; b may be a tuple
+    (k, v) of a factored input)."""
+    transitions = ([] if a is None else list(a) if isinstance(a, (tuple, list))
+                   else [a])
+    names = (["d", "U", "V"] if structure == "dplr" else ["a"])
+    tensors = [_check_tensor(n, x) for n, x in zip(names, transitions)]
+    if isinstance(a, (tuple, list)) and structure != "dplr":
+        raise TypeError(f"a: expected a tensor for structure '{structure}'")
+    factored = isinstance(b, (tuple, list))
+    inputs = list(b) if factored else [b]
+    dtype = tensors[0].dtype if tensors else None
+    for name, x in zip(["k", "v"] if factored else ["b"], inputs):
+        tensors.append(_check_tensor(name, x, dtype))
+        dtype = tensors[-1].dtype
+    extra = [(n, x) for n, x in (("init", init), ("readout", readout))
+             if x is not None]
+    tensors += [_check_tensor(n, x, dtype) for n, x in extra]
+
+    arrays = [_numpy(t) for t in tensors]
+    count = len(transitions)
+    a_np = (None if a is None else tuple(arrays[:count])
+            if structure == "dplr" else arrays[0])
+    b_np = (tuple(arrays[count:count + 2]) if factored else arrays[count])
+    rest = dict(zip([n for n, _ in extra], arrays[count + len(inputs):]))
+    spec, sizes, _, out_shape, last_shape = api._prepare(
+        a_np, b_np, structure, rest.get("init"), reverse, schedule,
+        chunk_size, rest.get("readout"), return_final_state, matrix)
+    return _Scan.apply((spec, sizes, out_shape, last_shape), *tensors)
+
+
+#===------------------------------------------------------------------------===#
+# Models: torch's elementwise ops around scan
+#===------------------------------------------------------------------------===#
+
+_GATES = {
+    "exp": _torch.exp,
+    "sigmoid": _torch.sigmoid,
+    "softplus": _torch.nn.functional.softplus,
+    "abs": _torch.abs,
+}
+
+
+def normalize_gates(raw, *, f="exp"):
+    """f(raw) divided by the sum of its absolute values over the last axis."""
+    api.check_choice("f", f, tuple(_GATES))
+    _check_tensor("raw", raw)
+    if raw.dim() < 1:
+        raise ValueError(f"raw: expected at least 1 dimension ([..., K]), got "
+                         f"shape {tuple(raw.shape)}")
+    w = _GATES[f](raw)
+    return w / w.abs().sum(-1, keepdim=True)
+
+
+def _check_shape(name, value, expected):
+    if tuple(value.shape) != tuple(expected):
+        raise ValueError(f"{name}: expected shape {tuple(expected)}, got "
+                         f"{tuple(value.shape)}")
+
+
+def hlru(gates, v, *, init=None):
+    """H-LRU of order m (see ``recurrence.hlru``); gates [..., T, N, m+1]."""
+    _check_tensor("gates", gates)
+    _check_tensor("v", v, gates.dtype)
+    if gates.dim() < 3 or gates.shape[-1] < 2:
+        raise ValueError(f"gates: expected shape [..., T, N, m+1] with m >= "
+                         f"1, got {tuple(gates.shape)}")
+    order = gates.shape[-1] - 1
+    _check_shape("v", v, gates.shape[:-1])
+    a = gates[..., :order].transpose(-1, -2)  # [..., T, m, N]
+    return scan(a, gates[..., order] * v, structure="higher_order", init=init)
+
+
+def bdlru(gates, v, *, init=None):
+    """BD-LRU with blocks of m (see ``recurrence.bdlru``); gates
+    [..., T, H, m, m+1], v [..., T, H*m]."""
+    _check_tensor("gates", gates)
+    _check_tensor("v", v, gates.dtype)
+    if gates.dim() < 4 or gates.shape[-1] != gates.shape[-2] + 1:
+        raise ValueError(f"gates: expected shape [..., T, H, m, m+1], got "
+                         f"{tuple(gates.shape)}")
+    m = gates.shape[-2]
+    _check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
+    a0 = gates[..., m].reshape(v.shape)
+    return scan(gates[..., :m], a0 * v, structure="block_diagonal", init=init)
+
+
+def _elu1(x):
+    return _torch.where(x > 0, x + 1, _torch.exp(_torch.clamp(x, max=0)))
+
+
+def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
+                     eps=1e-8, schedule="auto"):
+    """Linear attention (see ``recurrence.linear_attention``)."""
+    api.check_choice("feature_map", feature_map, ("elu1", "identity"))
+    _check_tensor("q", q)
+    _check_tensor("k", k, q.dtype)
+    _check_tensor("v", v, q.dtype)
+    if q.dim() < 2:
+        raise ValueError(f"q: expected at least 2 dimensions ([..., T, dk]), "
+                         f"got shape {tuple(q.shape)}")
+    _check_shape("k", k, q.shape)
+    _check_shape("v", v, q.shape[:-1] + v.shape[-1:])
+    phi = _elu1 if feature_map == "elu1" else (lambda x: x)
+    fq, fk = phi(q), phi(k)
+    num = scan(None, (fk, v), structure="identity", readout=fq,
+               schedule=schedule)
+    if not normalize:
+        return num
+    den = scan(None, fk, structure="identity", readout=fq, schedule=schedule)
+    return num / _torch.clamp(den, min=eps)[..., None]
+
+
+def delta_rule(q, k, v, beta, *, gate=None, init=None,
+               return_final_state=False, schedule="auto"):
+    """The (gated) delta rule as dplr<1> (see ``recurrence.delta_rule``)."""
+    _check_tensor("q", q)
+    for name, x in (("k", k), ("v", v), ("beta", beta)):
+        _check_tensor(name, x, q.dtype)
+    if q.dim() < 2:
+        raise ValueError(f"q: expected at least 2 dimensions ([..., T, dk]), "
+                         f"got shape {tuple(q.shape)}")
+    _check_shape("k", k, q.shape)
+    _check_shape("v", v, q.shape[:-1] + v.shape[-1:])
+    _check_shape("beta", beta, q.shape[:-1])
+    g = _torch.ones_like(beta) if gate is None else gate
+    if gate is not None:
+        _check_tensor("gate", gate, q.dtype)
+        _check_shape("gate", gate, q.shape[:-1])
+    d = g[..., None].expand(k.shape)
+    U = -(g * beta)[..., None, None] * k[..., None]
+    V = k[..., None]
+    return scan((d, U, V), (beta[..., None] * k, v), structure="dplr",
+                init=init, readout=q, return_final_state=return_final_state,
+                schedule=schedule)
+
+
+def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
+                  return_final_state=False, schedule="auto"):
+    """Mamba's selective SSM (see ``recurrence.selective_ssm``)."""
+    _check_tensor("x", x)
+    for name, value in (("delta", delta), ("A", A), ("B", B), ("C", C)):
+        _check_tensor(name, value, x.dtype)
+    if x.dim() < 2 or A.dim() != 2:
+        raise ValueError(f"x: expected [..., T, Dm] and A [Dm, N], got "
+                         f"{tuple(x.shape)} and {tuple(A.shape)}")
+    dm, n = x.shape[-1], A.shape[-1]
+    _check_shape("delta", delta, x.shape)
+    _check_shape("A", A, (dm, n))
+    _check_shape("B", B, x.shape[:-1] + (n,))
+    _check_shape("C", C, x.shape[:-1] + (n,))
+    # a[..., t, n, d] = exp(delta[..., t, d] A[d, n]): per-element gates.
+    a = _torch.exp(delta[..., None, :] * A.transpose(0, 1))
+    out = scan(a, (B, delta * x), structure="diagonal", init=init, readout=C,
+               return_final_state=return_final_state, schedule=schedule)
+    y, last = out if return_final_state else (out, None)
+    if D is not None:
+        _check_tensor("D", D, x.dtype)
+        _check_shape("D", D, (dm,))
+        y = y + D * x
+    return (y, last) if return_final_state else y
+
+
+#===------------------------------------------------------------------------===#
+# torch.library registration
+#===------------------------------------------------------------------------===#
+
+def _register():
+    """Defines recurrence::scan (CPU and Autograd kernels)."""
+    library = getattr(_torch, "library", None)
+    if library is None or not hasattr(library, "Library"):
+        return None
+    lib = library.Library("recurrence", "DEF")
+    lib.define("scan(Tensor[] transition, Tensor b, Tensor? init, "
+               "Tensor? readout, str structure, bool reverse, bool matrix, "
+               "bool return_final_state, str schedule) -> Tensor[]")
+
+    def kernel(transition, b, init, readout, structure, reverse, matrix,
+               return_final_state, schedule):
+        a = (None if not transition else tuple(transition)
+             if structure == "dplr" else transition[0])
+        out = scan(a, b, structure=structure, init=init, reverse=reverse,
+                   schedule=schedule, readout=readout,
+                   return_final_state=return_final_state,
+                   matrix=matrix or None)
+        return list(out) if return_final_state else [out]
+
+    lib.impl("scan", kernel, "CPU")
+    lib.impl("scan", kernel, "Autograd")
+    return lib
+
+
+_library = _register()

@@ -1,0 +1,272 @@
+"""recurrence.torch: forward against the float64 reference, gradients by
+torch.autograd.gradcheck (central differences) for every structure and
+model function, the torch.library op, and argument errors."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import recurrence.torch as rt  # noqa: E402
+
+import reference  # noqa: E402
+from test_scan import transition  # noqa: E402
+
+STRUCTURES = ["identity", "scalar", "diagonal", "block_diagonal", "dplr",
+              "dense", "higher_order"]
+VARIANTS = ["plain", "init_final", "reverse_init_final", "readout", "matrix",
+            "factored"]
+
+
+def tensors(value):
+    """Float64 leaf tensors (requiring grad) of an array or tuple."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return tuple(tensors(v) for v in value)
+    return torch.tensor(value, dtype=torch.float64, requires_grad=True)
+
+
+def leaves(*values):
+    out = []
+    for value in values:
+        if isinstance(value, tuple):
+            out += leaves(*value)
+        elif value is not None:
+            out.append(value)
+    return out
+
+
+def operands(structure, variant, rng, batch, T, N, D=2):
+    """Arrays (a, b, init, readout) and scan keywords for a variant."""
+    a = transition(structure, rng, batch, T, N, np.float64)
+    matrix = variant in ("matrix", "factored")
+    order = 2 if structure == "higher_order" else None
+    lead = batch + ((order,) if order else ())
+    if variant == "factored":
+        b = (rng.standard_normal(batch + (T, N)),
+             rng.standard_normal(batch + (T, D)))
+    else:
+        b = rng.standard_normal(batch + (T, N) + ((D,) if matrix else ()))
+    init = None
+    if "init" in variant or variant in ("matrix", "factored"):
+        init = rng.standard_normal(lead + (N,) + ((D,) if matrix else ()))
+    readout = (rng.standard_normal(batch + (T, N))
+               if variant in ("readout", "factored") else None)
+    keywords = dict(structure=structure, reverse="reverse" in variant,
+                    return_final_state="final" in variant or matrix,
+                    matrix=True if matrix else None)
+    return a, b, init, readout, keywords
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_scan_gradcheck(structure, variant):
+    rng = np.random.default_rng(hash((structure, variant)) % 2**32)
+    N = 6 if structure == "block_diagonal" else 3
+    a, b, init, readout, keywords = operands(structure, variant, rng, (2,), 4,
+                                             N)
+    a, b, init, readout = (tensors(a), tensors(b), tensors(init),
+                           tensors(readout))
+    inputs = leaves(a, b, init, readout)
+    count = len(leaves(a))
+    count_b = len(leaves(b))
+
+    def f(*xs):
+        aa = (None if a is None else tuple(xs[:count])
+              if isinstance(a, tuple) else xs[0])
+        bb = (tuple(xs[count:count + count_b]) if isinstance(b, tuple)
+              else xs[count])
+        rest = list(xs[count + count_b:])
+        ii = rest.pop(0) if init is not None else None
+        rr = rest.pop(0) if readout is not None else None
+        return rt.scan(aa, bb, init=ii, readout=rr, **keywords)
+
+    assert torch.autograd.gradcheck(f, inputs, eps=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("structure", ["diagonal", "dense", "higher_order"])
+def test_forward_matches_reference_with_batch_dims(structure):
+    rng = np.random.default_rng(7)
+    a, b, init, _, _ = operands(structure, "init_final", rng, (2, 3), 5, 4)
+    h, last = rt.scan(tensors(a), tensors(b), structure=structure,
+                      init=tensors(init), return_final_state=True)
+    want, want_last = reference.scan(structure, a, b, init=init)
+    np.testing.assert_allclose(h.detach().numpy(), want, rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(last.detach().numpy(), want_last, rtol=1e-10,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("schedule,chunk", [("chunked", 2), ("scan", None)])
+@pytest.mark.parametrize("structure", ["diagonal", "dplr", "higher_order"])
+def test_gradcheck_other_schedules(structure, schedule, chunk):
+    # T = 5 is not a multiple of the chunk; T = 1 is a single step.
+    rng = np.random.default_rng(11)
+    for T in (5, 1):
+        a, b, init, _, _ = operands(structure, "init_final", rng, (), T, 3)
+        a, b, init = tensors(a), tensors(b), tensors(init)
+        inputs = leaves(a, b, init)
+        count = len(leaves(a))
+
+        def f(*xs):
+            aa = tuple(xs[:count]) if count > 1 else xs[0]
+            return rt.scan(aa, xs[count], structure=structure,
+                           init=xs[count + 1], schedule=schedule,
+                           chunk_size=chunk, return_final_state=True)
+
+        assert torch.autograd.gradcheck(f, inputs, eps=1e-6, atol=1e-7)
+
+
+def test_gradient_of_the_final_state_only():
+    rng = np.random.default_rng(3)
+    a, b = tensors(rng.uniform(-0.9, 0.9, (2, 5, 3))), tensors(
+        rng.standard_normal((2, 5, 3)))
+    _, last = rt.scan(a, b, return_final_state=True)
+    last.sum().backward()
+    # d h_T / d b_t = prod_{s > t} a_s, elementwise.
+    an = a.detach().numpy()
+    want = np.stack([np.prod(an[:, t + 1:], axis=1) for t in range(5)], 1)
+    np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-12)
+
+
+def test_empty_batch_and_no_steps():
+    a = torch.zeros((0, 4, 3), dtype=torch.float64, requires_grad=True)
+    b = torch.zeros((0, 4, 3), dtype=torch.float64, requires_grad=True)
+    rt.scan(a, b).sum().backward()
+    assert a.grad.shape == (0, 4, 3) and b.grad.shape == (0, 4, 3)
+    # T = 0: the final state is init itself.
+    a = torch.zeros((2, 0, 3), dtype=torch.float64, requires_grad=True)
+    b = torch.zeros((2, 0, 3), dtype=torch.float64, requires_grad=True)
+    init = torch.ones((2, 3), dtype=torch.float64, requires_grad=True)
+    _, last = rt.scan(a, b, init=init, return_final_state=True)
+    (2 * last).sum().backward()
+    np.testing.assert_array_equal(init.grad.numpy(), np.full((2, 3), 2.0))
+
+
+def test_float32_backward():
+    rng = np.random.default_rng(5)
+    a = torch.tensor(rng.uniform(-0.9, 0.9, (3, 6, 4)), dtype=torch.float32,
+                     requires_grad=True)
+    b = torch.tensor(rng.standard_normal((3, 6, 4)), dtype=torch.float32,
+                     requires_grad=True)
+    rt.scan(a, b).sum().backward()
+    a64 = a.detach().double().requires_grad_()
+    b64 = b.detach().double().requires_grad_()
+    rt.scan(a64, b64).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), a64.grad.numpy(), rtol=1e-4,
+                               atol=1e-5)
+    assert a.grad.dtype == torch.float32
+
+
+#===------------------------------------------------------------------------===#
+# Models
+#===------------------------------------------------------------------------===#
+
+def randn(rng, *shape):
+    return tensors(rng.standard_normal(shape))
+
+
+def test_linear_attention_gradcheck_and_parallel_form():
+    rng = np.random.default_rng(21)
+    q, k, v = randn(rng, 2, 4, 3), randn(rng, 2, 4, 3), randn(rng, 2, 4, 2)
+    for normalize in (True, False):
+        assert torch.autograd.gradcheck(
+            lambda q, k, v: rt.linear_attention(q, k, v, normalize=normalize),
+            (q, k, v), eps=1e-6, atol=1e-7)
+    # The causal parallel form: y = (mask * phi(q) phi(k)^T) v / row sums.
+    phi = lambda x: torch.where(x > 0, x + 1, torch.exp(x))
+    scores = torch.tril(phi(q) @ phi(k).transpose(-1, -2))
+    want = (scores @ v) / scores.sum(-1, keepdim=True)
+    np.testing.assert_allclose(rt.linear_attention(q, k, v).detach().numpy(),
+                               want.detach().numpy(), rtol=1e-10)
+
+
+def test_delta_rule_gradcheck():
+    rng = np.random.default_rng(22)
+    q, k, v = randn(rng, 2, 4, 3), randn(rng, 2, 4, 3), randn(rng, 2, 4, 2)
+    k = tensors(k.detach().numpy() / 2)
+    beta = tensors(rng.uniform(0.1, 0.9, (2, 4)))
+    gate = tensors(rng.uniform(0.5, 1.0, (2, 4)))
+    init = randn(rng, 2, 3, 2)
+
+    def f(q, k, v, beta, gate, init):
+        y, last = rt.delta_rule(q, k, v, beta, gate=gate, init=init,
+                                return_final_state=True)
+        return y, last
+
+    assert torch.autograd.gradcheck(f, (q, k, v, beta, gate, init), eps=1e-6,
+                                    atol=1e-7)
+
+
+def test_selective_ssm_gradcheck():
+    rng = np.random.default_rng(23)
+    x, delta = randn(rng, 2, 4, 3), tensors(rng.uniform(0.1, 0.5, (2, 4, 3)))
+    A = tensors(-rng.uniform(0.5, 1.5, (3, 2)))
+    B, C, D = randn(rng, 2, 4, 2), randn(rng, 2, 4, 2), randn(rng, 3)
+    init = randn(rng, 2, 2, 3)
+
+    def f(x, delta, A, B, C, D, init):
+        return rt.selective_ssm(x, delta, A, B, C, D, init=init,
+                                return_final_state=True)
+
+    assert torch.autograd.gradcheck(f, (x, delta, A, B, C, D, init),
+                                    eps=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", ["exp", "sigmoid", "softplus", "abs"])
+def test_normalize_gates_gradcheck(f):
+    rng = np.random.default_rng(24)
+    raw = randn(rng, 2, 3, 4)
+    assert torch.autograd.gradcheck(lambda r: rt.normalize_gates(r, f=f),
+                                    (raw,), eps=1e-6, atol=1e-7)
+
+
+def test_hlru_and_bdlru_gradcheck():
+    rng = np.random.default_rng(25)
+    gates, v, init = randn(rng, 2, 4, 3, 3), randn(rng, 2, 4, 3), randn(
+        rng, 2, 2, 3)
+    assert torch.autograd.gradcheck(
+        lambda g, v, i: rt.hlru(rt.normalize_gates(g), v, init=i),
+        (gates, v, init), eps=1e-6, atol=1e-7)
+    gates, v, init = randn(rng, 2, 4, 2, 2, 3), randn(rng, 2, 4, 4), randn(
+        rng, 2, 4)
+    assert torch.autograd.gradcheck(
+        lambda g, v, i: rt.bdlru(rt.normalize_gates(g), v, init=i),
+        (gates, v, init), eps=1e-6, atol=1e-7)
+
+
+#===------------------------------------------------------------------------===#
+# torch.library and errors
+#===------------------------------------------------------------------------===#
+
+def test_library_op_runs_and_differentiates():
+    if not hasattr(torch.ops, "recurrence"):
+        pytest.skip("this torch has no torch.library")
+    rng = np.random.default_rng(26)
+    a = tensors(rng.uniform(-0.9, 0.9, (2, 5, 3)))
+    b = randn(rng, 2, 5, 3)
+    (h,) = torch.ops.recurrence.scan([a], b, None, None, "diagonal", False,
+                                     False, False, "auto")
+    np.testing.assert_allclose(h.detach().numpy(),
+                               rt.scan(a, b).detach().numpy())
+    h.sum().backward()
+    want = torch.autograd.grad(rt.scan(a, b).sum(), b)[0]
+    np.testing.assert_allclose(b.grad.numpy(), want.numpy())
+
+
+def test_errors():
+    a = torch.zeros((2, 4, 3), dtype=torch.float64)
+    with pytest.raises(TypeError, match="b: expected a torch.Tensor"):
+        rt.scan(a, np.zeros((2, 4, 3)))
+    with pytest.raises(TypeError, match="b: expected dtype torch.float64"):
+        rt.scan(a, torch.zeros((2, 4, 3), dtype=torch.float32))
+    with pytest.raises(TypeError, match="dtype torch.float32 or"):
+        rt.scan(a.long(), a)
+    with pytest.raises(ValueError, match=r"b: expected shape \(2, 4, 3\), "
+                       r"got \(2, 4, 5\)"):
+        rt.scan(a, torch.zeros((2, 4, 5), dtype=torch.float64))
+    with pytest.raises(ValueError, match="structure: expected one of"):
+        rt.scan(a, a, structure="lower_triangular")
+    with pytest.raises(ValueError, match="v: expected shape"):
+        rt.hlru(torch.zeros((2, 4, 3, 3), dtype=torch.float64),
+                torch.zeros((2, 4, 2), dtype=torch.float64))
