@@ -7,8 +7,9 @@ contractions); no gradient is written by hand per structure. The model
 functions compose torch's elementwise ops with ``scan``, so their gradients
 flow through torch's autograd and through the adjoint.
 
-The scan is also registered as the custom op ``torch.ops.recurrence.scan``
-where the installed torch has ``torch.library``.
+The scan and the models are also registered as custom ops
+(``torch.ops.recurrence.scan``, ``.linear_attention``, ...) where the
+installed torch has ``torch.library``.
 """
 
 import numpy as np
@@ -243,7 +244,8 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
 #===------------------------------------------------------------------------===#
 
 def _register():
-    """Defines recurrence::scan (CPU and Autograd kernels)."""
+    """Defines recurrence::scan and the models (CPU and Autograd kernels,
+    which run the functions above)."""
     library = getattr(_torch, "library", None)
     if library is None or not hasattr(library, "Library"):
         return None
@@ -264,6 +266,31 @@ def _register():
 
     lib.impl("scan", kernel, "CPU")
     lib.impl("scan", kernel, "Autograd")
+
+    # The models, with their keyword arguments as the schema's.
+    models = {
+        "linear_attention": ("Tensor q, Tensor k, Tensor v, str feature_map, "
+                             "bool normalize, float eps", linear_attention,
+                             ["feature_map", "normalize", "eps"]),
+        "delta_rule": ("Tensor q, Tensor k, Tensor v, Tensor beta, "
+                       "Tensor? gate, Tensor? init", delta_rule,
+                       ["gate", "init"]),
+        "selective_ssm": ("Tensor x, Tensor delta, Tensor A, Tensor B, "
+                          "Tensor C, Tensor? D, Tensor? init", selective_ssm,
+                          ["init"]),
+        "hlru": ("Tensor gates, Tensor v, Tensor? init", hlru, ["init"]),
+        "bdlru": ("Tensor gates, Tensor v, Tensor? init", bdlru, ["init"]),
+    }
+    for name, (schema, function, keywords) in models.items():
+        lib.define(f"{name}({schema}) -> Tensor")
+
+        def model_kernel(*args, function=function, keywords=keywords):
+            positional = args[:len(args) - len(keywords)]
+            named = dict(zip(keywords, args[len(positional):]))
+            return function(*positional, **named)
+
+        lib.impl(name, model_kernel, "CPU")
+        lib.impl(name, model_kernel, "Autograd")
     return lib
 
 

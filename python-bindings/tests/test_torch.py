@@ -254,6 +254,25 @@ def test_library_op_runs_and_differentiates():
     np.testing.assert_allclose(b.grad.numpy(), want.numpy())
 
 
+def test_library_model_ops():
+    if not hasattr(torch.ops, "recurrence"):
+        pytest.skip("this torch has no torch.library")
+    rng = np.random.default_rng(27)
+    q, k, v = randn(rng, 2, 4, 3), randn(rng, 2, 4, 3), randn(rng, 2, 4, 2)
+    y = torch.ops.recurrence.linear_attention(q, k, v, "elu1", True, 1e-8)
+    np.testing.assert_allclose(y.detach().numpy(),
+                               rt.linear_attention(q, k, v).detach().numpy())
+    y.sum().backward()
+    assert q.grad is not None and q.grad.shape == q.shape
+    beta = tensors(rng.uniform(0.1, 0.9, (2, 4)))
+    y = torch.ops.recurrence.delta_rule(q, k, v, beta, None, None)
+    np.testing.assert_allclose(
+        y.detach().numpy(), rt.delta_rule(q, k, v, beta).detach().numpy())
+    gates = randn(rng, 2, 4, 3, 3)
+    y = torch.ops.recurrence.hlru(gates, randn(rng, 2, 4, 3), None)
+    assert y.shape == (2, 4, 3)
+
+
 def test_errors():
     a = torch.zeros((2, 4, 3), dtype=torch.float64)
     with pytest.raises(TypeError, match="b: expected a torch.Tensor"):
