@@ -27,6 +27,7 @@ reduces every other call to it by reshaping and flipping time.
 import numpy as np
 
 from . import api
+from .models import _tensor
 
 _cache = {}
 
@@ -47,10 +48,7 @@ class _Emitter:
         self.lines.append("  " + line)
 
     def tensor(self, rank, static=None):
-        dims = ["?"] * rank
-        for dim, size in (static or {}).items():
-            dims[dim] = str(size)
-        return f"tensor<{'x'.join(dims)}x{self.t}>"
+        return _tensor(rank, self.t, static)
 
     def const(self, value):
         name = self.name("c")
