@@ -100,8 +100,8 @@ void fill(std::vector<float> &values, double range, uint64_t seed) {
 
 /// The schedule `auto` resolves to for `c` on this machine.
 ScheduleAttr resolveAuto(MLIRContext &context, const Case &c) {
-  OwningOpRef<ModuleOp> module =
-      buildScanModule(&context, c.spec, "scan", &c.sizes);
+  OwningOpRef<ModuleOp> module = buildScanModule(
+      &context, c.spec, "scan", dynamicShapes ? nullptr : &c.sizes);
   PassManager pm(&context);
   SelectSchedulePassOptions options;
   options.cores = std::max(1u, std::thread::hardware_concurrency());

@@ -180,7 +180,12 @@ def _scan_text(spec, transition, inputs, init, readout, reverse, result):
     s, p = spec["structure"], spec["param"]
     name = s + (f"<{p}>" if s in ("block_diagonal", "dplr",
                                   "higher_order") else "")
-    text = f"{result[0]} = recurrence.scan {name} matrix"
+    text = f"{result[0]} = recurrence.scan {name}"
+    if spec.get("schedule", "auto") != "auto":
+        text += f" schedule {spec['schedule']}"
+        if spec["schedule"] == "chunked":
+            text += f"<{spec['chunk_size']}>"
+    text += " matrix"
     if reverse:
         text += " reverse"
     if transition:
@@ -352,21 +357,17 @@ def adjoint_module(spec):
 
         def lagged(a, i):
             # sum_d lambda_t[n, d] h_{t-1-lag}[n, d]; h before step 1 is init.
-            s_, ok, src, c1_ = (e.name("s"), e.name("ok"), e.name("src"),
-                                e.name("c"))
+            # The source step t - i - 1 exists when i < t; the index is
+            # clamped to 0 otherwise, before it is used.
+            ok, src, prev, c1_ = (e.name("ok"), e.name("src"), e.name("pv"),
+                                  e.name("c"))
             lines = [f"{c1_} = arith.constant 1 : index",
-                     f"{s_} = arith.subi {i['t']}, {i['i']} : index",
-                     f"{ok} = arith.cmpi uge, {s_}, {c1_} : index"]
-            prev = e.name("pv")
-            lines += [f"{prev} = arith.subi {s_}, {c1_} : index",
-                      f"{src} = arith.select {ok}, {prev}, {c0} : index"]
-            # t - i - 1 wraps around below zero (unsigned) when ok is false.
-            ok2 = e.name("ok")
-            lines.append(f"{ok2} = arith.cmpi ule, {i['i']}, {i['t']} : index")
-            both = e.name("ok")
-            lines.append(f"{both} = arith.andi {ok}, {ok2} : i1")
+                     f"{ok} = arith.cmpi ult, {i['i']}, {i['t']} : index",
+                     f"{prev} = arith.subi {i['t']}, {i['i']} : index",
+                     f"{prev}m = arith.subi {prev}, {c1_} : index",
+                     f"{src} = arith.select {ok}, {prev}m, {c0} : index"]
             more, from_h = _gather(e, "%H", t4, [i["b"], src, i["n"], i["d"]],
-                                   both)
+                                   ok)
             lines += more
             value = from_h
             if spec["init"]:
@@ -598,6 +599,8 @@ def vjp(spec, sizes, operands, gout, gfinal=None):
                 grads[roles.index("init")].shape)
     else:
         canon = dict(structure=spec["structure"], param=spec["param"],
+                     schedule=spec["schedule"],
+                     chunk_size=spec["chunk_size"],
                      per_element=spec["per_element"],
                      factored=spec["factored"], init=spec["init"],
                      readout=spec["readout"], f64=spec["f64"])

@@ -86,6 +86,9 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     if isinstance(a, (tuple, list)) and structure != "dplr":
         raise TypeError(f"a: expected a tensor for structure '{structure}'")
     factored = isinstance(b, (tuple, list))
+    if factored and len(b) != 2:
+        raise TypeError("b: expected a tensor or a tuple (k, v) of a "
+                        "factored input k_t v_t^T")
     inputs = list(b) if factored else [b]
     dtype = tensors[0].dtype if tensors else None
     for name, x in zip(["k", "v"] if factored else ["b"], inputs):
@@ -179,6 +182,8 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
                          f"got shape {tuple(q.shape)}")
     _check_shape("k", k, q.shape)
     _check_shape("v", v, q.shape[:-1] + v.shape[-1:])
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+        raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
     phi = _elu1 if feature_map == "elu1" else (lambda x: x)
     fq, fk = phi(q), phi(k)
     num = scan(None, (fk, v), structure="identity", readout=fq,

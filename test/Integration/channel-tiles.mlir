@@ -1,10 +1,11 @@
 // Sequential scans split into channel tiles: one sequence (batch 1), N = 160
 // channels, T = 3. With cores=2 the channels of a structure whose channels
-// don't mix (and without readout) are split into 2 tiles of 80 (at least 64
-// channels per tile); with cores=3, into 3 tiles of 54, 54 and 52 (a short
-// last tile); block_diagonal<2> tiles in whole blocks, 2 tiles of 40 blocks
-// for both. cores=1 runs the untiled loops. Every run must print the same
-// numbers.
+// don't mix (and without readout) are split into 2 tiles of 80, one static
+// width (at least 40 channels per tile); with cores=3 and no static width
+// allowed (at least 200), into 3 tiles sized at run time (at least 40), of
+// 54, 54 and 52 (a short last tile); block_diagonal<2> tiles in whole
+// blocks, 2 tiles of 40 blocks for both. cores=1 runs the untiled loops.
+// Every run must print the same numbers.
 //
 // A tile that reads its init, transition or input, or writes its output, at
 // the wrong channel offset shows in the printed channels around the tile
@@ -12,10 +13,10 @@
 // step: the init is n for channel n, and the transitions differ between
 // channels < 120 and the rest.
 //
-// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=2 min-channel-tile=64 min-runtime-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES2
-// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=3 min-channel-tile=64 min-runtime-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES3
-// RUN: recurrence-opt %s -recurrence-to-llvm="cores=2 min-channel-tile=64 min-runtime-channel-tile=64" | %run | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-to-llvm="cores=3 min-channel-tile=64 min-runtime-channel-tile=64" | %run | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=2 min-channel-tile=40 min-runtime-channel-tile=64" -canonicalize | FileCheck %s --check-prefix=TILES2
+// RUN: recurrence-opt %s -recurrence-lower-sequential="cores=3 min-channel-tile=200 min-runtime-channel-tile=40" -canonicalize | FileCheck %s --check-prefix=TILES3
+// RUN: recurrence-opt %s -recurrence-to-llvm="cores=2 min-channel-tile=40 min-runtime-channel-tile=64" | %run | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-llvm="cores=3 min-channel-tile=200 min-runtime-channel-tile=40" | %run | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-llvm="cores=1" | %run | FileCheck %s
 
 // The tiles, once the unit batch dim folds away: tile i starts at channel

@@ -103,6 +103,9 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   if (target.name == "cpu" && hasIndependentChannels(op)) {
     ChannelTiling tiling;
     tiling.cores = static_cast<int64_t>(target.cores);
+    // Tiles get a static width only when the sizes are known.
+    if (dynamicBatch || ShapedType::isDynamic(dims->size))
+      tiling.minTile = tiling.minRuntimeTile;
     int64_t block =
         dims->kind == StructureKind::BlockDiagonal ? dims->param : 1;
     tiles = splitChannels(static_cast<int64_t>(batch), static_cast<int64_t>(n),

@@ -139,28 +139,40 @@ struct ChannelTiles {
 };
 } // namespace
 
-/// tiles = clamp(ceil(cores / batch elements), 1, ceil(N / (min tile m)))
-/// tiles of ceil(N / (tiles m)) m channels.
-static ChannelSplit splitWith(int64_t elements, int64_t channels,
-                              int64_t block, int64_t cores, int64_t minTile) {
-  int64_t count = std::clamp<int64_t>(
-      llvm::divideCeil(cores, std::max<int64_t>(1, elements)), 1,
-      std::max<int64_t>(1, llvm::divideCeil(channels, minTile * block)));
+/// `count` tiles of ceil(N / (count m)) m channels (m: the block size), the
+/// last one shorter unless that size divides N.
+static ChannelSplit splitWith(int64_t channels, int64_t block,
+                              int64_t count) {
   int64_t size = std::max<int64_t>(
       block, llvm::divideCeil(channels, count * block) * block);
   return {std::max<int64_t>(1, llvm::divideCeil(channels, size)), size,
           channels % size == 0};
 }
 
+/// Enough tiles to fill the cores, clamp(ceil(cores / batch elements), 1,
+/// floor(N / (min tile m))): each holds at least the minimum tile.
+static int64_t mostTiles(int64_t elements, int64_t channels, int64_t block,
+                         int64_t cores, int64_t minTile) {
+  return std::clamp<int64_t>(
+      llvm::divideCeil(cores, std::max<int64_t>(1, elements)), 1,
+      std::max<int64_t>(1, channels / (minTile * block)));
+}
+
 ChannelSplit mlir::recurrence::splitChannels(int64_t elements,
                                              int64_t channels, int64_t block,
                                              const ChannelTiling &tiling) {
-  ChannelSplit split =
-      splitWith(elements, channels, block, tiling.cores, tiling.minTile);
-  if (split.uniform)
-    return split;
-  return splitWith(elements, channels, block, tiling.cores,
-                   tiling.minRuntimeTile);
+  // The most tiles of one static width that divide N, if more than one...
+  for (int64_t count = mostTiles(elements, channels, block, tiling.cores,
+                                 tiling.minTile);
+       count > 1; --count) {
+    ChannelSplit split = splitWith(channels, block, count);
+    if (split.uniform)
+      return split;
+  }
+  // ... otherwise tiles sized at run time, under their own floor.
+  return splitWith(channels, block,
+                   mostTiles(elements, channels, block, tiling.cores,
+                             tiling.minRuntimeTile));
 }
 
 /// The split as values: constants when the shapes are static, otherwise
@@ -198,7 +210,7 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   Value most = getValueOrCreateConstantIndexOp(
       b, loc,
       affine::makeComposedFoldedAffineApply(
-          b, loc, s0.ceilDiv(tiling.minRuntimeTile * block), {channels}));
+          b, loc, s0.floorDiv(tiling.minRuntimeTile * block), {channels}));
   Value count = arith::MaxUIOp::create(
       b, loc, one, arith::MinUIOp::create(b, loc, wanted, most));
   Value size = arith::MaxUIOp::create(

@@ -5,9 +5,11 @@
 // (the batch element and the tile's channels, every other dim whole) and
 // runs the sequential scan of the tile on the boxes, writing into boxes of
 // the results. There are
-//   tiles = clamp(ceil(cores / batch elements), 1, ceil(N / (64 m)))
-// tiles of ceil(N / (tiles m)) m channels (m = 1, or the block size), the
-// last one possibly shorter. dense and dplr mix channels, and a readout sums
+//   tiles = clamp(ceil(cores / batch elements), 1, floor(N / (64 m)))
+// tiles of ceil(N / (tiles m)) m channels (m = 1, or the block size). With
+// static shapes the most tiles of one width that divides N are taken;
+// otherwise (dynamic shapes, or no such width) the tiles are sized at run
+// time, the last one possibly shorter. dense and dplr mix channels, and a readout sums
 // over them: those keep the plain loops over the batch.
 //
 // RUN: recurrence-opt %s -recurrence-lower-sequential="cores=4 min-channel-tile=64 min-runtime-channel-tile=64" | FileCheck %s
@@ -157,27 +159,41 @@ func.func @full_batch(%b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
   return %h : tensor<4x8x256xf32>
 }
 
-// N = 100 allows ceil(100 / 64) = 2 tiles, of 50 channels.
+// N = 200 allows floor(200 / 64) = 3 tiles of at least 64 channels, but 3
+// tiles would be 67, 67 and 66 wide; 2 tiles of 100 divide N, so that is
+// the split, both tiles of one static width.
 // FOLD-LABEL: func.func @few_channels(
 // FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// FOLD-NEXT:      arith.muli %[[TILE]], %c50 : index
-func.func @few_channels(%a: tensor<1x8x100xf32>, %b: tensor<1x8x100xf32>) -> tensor<1x8x100xf32> {
-  %h = recurrence.scan diagonal transition(%a : tensor<1x8x100xf32>) input(%b : tensor<1x8x100xf32>) -> tensor<1x8x100xf32>
-  return %h : tensor<1x8x100xf32>
+// FOLD-NEXT:      arith.muli %[[TILE]], %c100 : index
+// FOLD-NOT:       arith.minui
+// FOLD:           tensor.extract_slice %{{.*}} : tensor<1x8x200xf32> to tensor<1x8x100xf32>
+func.func @few_channels(%a: tensor<1x8x200xf32>, %b: tensor<1x8x200xf32>) -> tensor<1x8x200xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<1x8x200xf32>) input(%b : tensor<1x8x200xf32>) -> tensor<1x8x200xf32>
+  return %h : tensor<1x8x200xf32>
 }
 
-// Static shapes whose tiles don't divide N: N = 130 allows ceil(130 / 64) =
-// 3 tiles of 44 channels, the last one 42; each tile's size is computed at
-// run time.
+// N = 131 (prime): no split into 2 or more tiles divides N, so the tiles
+// are sized at run time, floor(131 / 64) = 2 of them: 66 channels, the last
+// one 65.
 // FOLD-LABEL: func.func @uneven(
-// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (3) shared_outs(
-// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c44 : index
-// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c130, %[[START]] : index
-// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c44 : index
-// FOLD-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x130xf32> to tensor<1x8x?xf32>
-func.func @uneven(%a: tensor<1x8x130xf32>, %b: tensor<1x8x130xf32>) -> tensor<1x8x130xf32> {
-  %h = recurrence.scan diagonal transition(%a : tensor<1x8x130xf32>) input(%b : tensor<1x8x130xf32>) -> tensor<1x8x130xf32>
-  return %h : tensor<1x8x130xf32>
+// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
+// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c66 : index
+// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c131, %[[START]] : index
+// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c66 : index
+// FOLD-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x131xf32> to tensor<1x8x?xf32>
+func.func @uneven(%a: tensor<1x8x131xf32>, %b: tensor<1x8x131xf32>) -> tensor<1x8x131xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<1x8x131xf32>) input(%b : tensor<1x8x131xf32>) -> tensor<1x8x131xf32>
+  return %h : tensor<1x8x131xf32>
+}
+
+// N = 100 holds only floor(100 / 64) = 1 tile of at least 64 channels: the
+// loops stay untiled.
+// FOLD-LABEL: func.func @too_few_channels(
+// FOLD-NOT:     arith.muli
+// FOLD:         scf.for {{.*}} -> (tensor<100x1xf32>, tensor<8x100xf32>)
+func.func @too_few_channels(%a: tensor<1x8x100xf32>, %b: tensor<1x8x100xf32>) -> tensor<1x8x100xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<1x8x100xf32>) input(%b : tensor<1x8x100xf32>) -> tensor<1x8x100xf32>
+  return %h : tensor<1x8x100xf32>
 }
 
 // With `outs`, the tiles write into the op's destinations.
