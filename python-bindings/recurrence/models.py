@@ -51,6 +51,24 @@ def _dims(value, type_, names):
     return "\n  ".join(lines)
 
 
+def _schedule(schedule, chunk_size):
+    """The scan op's schedule clause (empty for auto), after checking the
+    arguments like ``scan`` does."""
+    check_choice("schedule", schedule, api.SCHEDULES)
+    if chunk_size is not None:
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or \
+                chunk_size < 1:
+            raise ValueError(f"chunk_size: expected a positive int, got "
+                             f"{chunk_size!r}")
+        if schedule == "auto":
+            schedule = "chunked"
+    if schedule == "auto":
+        return ""
+    if schedule == "chunked":
+        return f" schedule chunked<{chunk_size or api.DEFAULT_CHUNK}>"
+    return f" schedule {schedule}"
+
+
 def _maps(*maps):
     return ", ".join(f"affine_map<{m}>" for m in maps)
 
@@ -124,7 +142,7 @@ func.func @model(%raw: {two}) -> {two} {{
 #===------------------------------------------------------------------------===#
 
 def _gated_scan(name, structure, order, a, a0, v, init, t, a_type, v_type,
-                init_type):
+                init_type, sched):
     """A scan whose input is the gated value a0 * v."""
     init_arg = f", %init: {init_type}" if init is not None else ""
     init_use = f" init(%init : {init_type})" if init is not None else ""
@@ -133,17 +151,17 @@ def _gated_scan(name, structure, order, a, a0, v, init, t, a_type, v_type,
         return f"""
 func.func @model(%a: {a_type}, %a0: {v_type}, %v: {v_type}{init_arg}) -> {v_type} {{
   %b = arith.mulf %a0, %v : {v_type}
-  %h = recurrence.scan {structure}<{order}> transition(%a : {a_type})
+  %h = recurrence.scan {structure}<{order}>{sched} transition(%a : {a_type})
       input(%b : {v_type}){init_use} -> {v_type}
   return %h : {v_type}
 }}"""
 
-    compiled = _compiled((name, order, t, init is not None), build)
+    compiled = _compiled((name, order, t, init is not None, sched), build)
     args = [a, a0, v] + ([init] if init is not None else [])
     return compiled(*args, result_shapes=[v.shape])
 
 
-def hlru(gates, v, *, init=None):
+def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     """H-LRU of order m: h_t = sum_i a_{i,t} * h_{t-i} + a_{0,t} * v_t.
 
     gates: [..., T, N, m+1], the m state gates then the input gate;
@@ -169,11 +187,11 @@ def hlru(gates, v, *, init=None):
     t = _element(gates.dtype)
     h = _gated_scan("hlru", "higher_order", order, a, a0, vf, init, t,
                     _tensor(4, t, {2: order}), _tensor(3, t),
-                    _tensor(3, t, {1: order}))
+                    _tensor(3, t, {1: order}), _schedule(schedule, chunk_size))
     return h.reshape(v.shape)
 
 
-def bdlru(gates, v, *, init=None):
+def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     """BD-LRU with blocks of m: h_t = A_t h_{t-1} + a_{0,t} * v_t.
 
     gates: [..., T, H, m, m+1], each block row's m state gates then its
@@ -197,7 +215,8 @@ def bdlru(gates, v, *, init=None):
         init = init.reshape((-1, v.shape[-1]))
     t = _element(gates.dtype)
     h = _gated_scan("bdlru", "block_diagonal", m, a, a0, vf, init, t,
-                    _tensor(5, t, {3: m, 4: m}), _tensor(3, t), _tensor(2, t))
+                    _tensor(5, t, {3: m, 4: m}), _tensor(3, t), _tensor(2, t),
+                    _schedule(schedule, chunk_size))
     return h.reshape(v.shape)
 
 
@@ -228,7 +247,7 @@ def _feature_map(value, out, t, three, feature_map):
 
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto"):
+                     eps=1e-8, schedule="auto", chunk_size=None):
     """y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps) with
     S_t = S_{t-1} + phi(k_t) v_t^T and c_t = c_{t-1} + phi(k_t).
 
@@ -236,7 +255,6 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     ("elu1") or x ("identity"). Without ``normalize`` y_t = phi(q_t)^T S_t.
     """
     check_choice("feature_map", feature_map, ("elu1", "identity"))
-    check_choice("schedule", schedule, api.SCHEDULES)
     q = as_float_array("q", q)
     k = as_float_array("k", k, q.dtype)
     v = as_float_array("v", v, q.dtype)
@@ -247,8 +265,7 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
     t = _element(q.dtype)
     three, two = _tensor(3, t), _tensor(2, t)
-    sched = "" if schedule == "auto" else f" schedule {schedule}" + (
-        f"<{api.DEFAULT_CHUNK}>" if schedule == "chunked" else "")
+    sched = _schedule(schedule, chunk_size)
 
     def build():
         normalizer = ""
@@ -282,7 +299,7 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %eps: {t}) -> {three} {{
 
     # eps is a runtime scalar: pass it as a 0-d tensor would need another
     # calling convention, so it is baked into the compiled variant instead.
-    key = ("linear_attention", feature_map, normalize, t, schedule, float(eps))
+    key = ("linear_attention", feature_map, normalize, t, sched, float(eps))
     compiled = _cache.get(key)
     if compiled is None:
         text = build().replace(f", %eps: {t}", "").replace(
@@ -299,12 +316,11 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %eps: {t}) -> {three} {{
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
-               return_final_state=False, schedule="auto"):
+               return_final_state=False, schedule="auto", chunk_size=None):
     """(Gated) delta rule: S_t = g_t S_{t-1} + b_t k_t (v_t - k_t^T g_t
     S_{t-1})^T, y_t = S_t^T q_t, as dplr<1> with d = g, U = -g b k, V = k and
     input (b k) v^T. q, k: [..., T, dk]; v: [..., T, dv]; beta, gate:
     [..., T]; init: [..., dk, dv]. Returns y [..., T, dv] (and S_T)."""
-    check_choice("schedule", schedule, api.SCHEDULES)
     q = as_float_array("q", q)
     k = as_float_array("k", k, q.dtype)
     v = as_float_array("v", v, q.dtype)
@@ -322,8 +338,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
         check_shape("init", init, q.shape[:-2] + (dk, dv))
     t = _element(q.dtype)
     three, two, four = _tensor(3, t), _tensor(2, t), _tensor(4, t, {3: 1})
-    sched = "" if schedule == "auto" else f" schedule {schedule}" + (
-        f"<{api.DEFAULT_CHUNK}>" if schedule == "chunked" else "")
+    sched = _schedule(schedule, chunk_size)
     gated = gate is not None
 
     def build():
@@ -380,7 +395,7 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %beta: {two}{g_arg}{init
 }}"""
 
     compiled = _compiled(("delta_rule", gated, init is not None,
-                          return_final_state, schedule, t), build)
+                          return_final_state, sched, t), build)
     qf, batch = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + (dv,))
@@ -398,14 +413,13 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %beta: {two}{g_arg}{init
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
-                  return_final_state=False, schedule="auto"):
+                  return_final_state=False, schedule="auto", chunk_size=None):
     """Mamba's selective SSM: h_t[n, d] = exp(delta_t[d] A[d, n]) h_{t-1}[n, d]
     + delta_t[d] B_t[n] x_t[d]; y_t[d] = sum_n C_t[n] h_t[n, d] + D[d] x_t[d].
 
     x, delta: [..., T, Dm]; A: [Dm, N]; B, C: [..., T, N]; D: [Dm];
     init: [..., N, Dm]. Returns y [..., T, Dm] (and h_T [..., N, Dm]).
     """
-    check_choice("schedule", schedule, api.SCHEDULES)
     x = as_float_array("x", x)
     delta = as_float_array("delta", delta, x.dtype)
     A = as_float_array("A", A, x.dtype)
@@ -426,8 +440,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
         check_shape("init", init, x.shape[:-2] + (n, dm))
     t = _element(x.dtype)
     three, two, four = _tensor(3, t), _tensor(2, t), _tensor(4, t)
-    sched = "" if schedule == "auto" else f" schedule {schedule}" + (
-        f"<{api.DEFAULT_CHUNK}>" if schedule == "chunked" else "")
+    sched = _schedule(schedule, chunk_size)
 
     def build():
         d_arg = f", %D: {_tensor(1, t)}" if D is not None else ""
@@ -472,7 +485,7 @@ func.func @model(%x: {three}, %delta: {three}, %A: {two}, %B: {three}, %C: {thre
 }}"""
 
     compiled = _compiled(("selective_ssm", D is not None, init is not None,
-                          return_final_state, schedule, t), build)
+                          return_final_state, sched, t), build)
     xf, batch = _flatten_batch("x", x, 2)
     args = [xf, delta.reshape(xf.shape), A, B.reshape(xf.shape[:2] + (n,)),
             C.reshape(xf.shape[:2] + (n,))]

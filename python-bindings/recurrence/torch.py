@@ -139,7 +139,7 @@ def _check_shape(name, value, expected):
                          f"{tuple(value.shape)}")
 
 
-def hlru(gates, v, *, init=None):
+def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     """H-LRU of order m (see ``recurrence.hlru``); gates [..., T, N, m+1]."""
     _check_tensor("gates", gates)
     _check_tensor("v", v, gates.dtype)
@@ -149,10 +149,11 @@ def hlru(gates, v, *, init=None):
     order = gates.shape[-1] - 1
     _check_shape("v", v, gates.shape[:-1])
     a = gates[..., :order].transpose(-1, -2)  # [..., T, m, N]
-    return scan(a, gates[..., order] * v, structure="higher_order", init=init)
+    return scan(a, gates[..., order] * v, structure="higher_order", init=init,
+                schedule=schedule, chunk_size=chunk_size)
 
 
-def bdlru(gates, v, *, init=None):
+def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     """BD-LRU with blocks of m (see ``recurrence.bdlru``); gates
     [..., T, H, m, m+1], v [..., T, H*m]."""
     _check_tensor("gates", gates)
@@ -163,7 +164,8 @@ def bdlru(gates, v, *, init=None):
     m = gates.shape[-2]
     _check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
     a0 = gates[..., m].reshape(v.shape)
-    return scan(gates[..., :m], a0 * v, structure="block_diagonal", init=init)
+    return scan(gates[..., :m], a0 * v, structure="block_diagonal", init=init,
+                schedule=schedule, chunk_size=chunk_size)
 
 
 def _elu1(x):
@@ -171,7 +173,7 @@ def _elu1(x):
 
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto"):
+                     eps=1e-8, schedule="auto", chunk_size=None):
     """Linear attention (see ``recurrence.linear_attention``)."""
     api.check_choice("feature_map", feature_map, ("elu1", "identity"))
     _check_tensor("q", q)
@@ -187,15 +189,16 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     phi = _elu1 if feature_map == "elu1" else (lambda x: x)
     fq, fk = phi(q), phi(k)
     num = scan(None, (fk, v), structure="identity", readout=fq,
-               schedule=schedule)
+               schedule=schedule, chunk_size=chunk_size)
     if not normalize:
         return num
-    den = scan(None, fk, structure="identity", readout=fq, schedule=schedule)
+    den = scan(None, fk, structure="identity", readout=fq, schedule=schedule,
+               chunk_size=chunk_size)
     return num / _torch.clamp(den, min=eps)[..., None]
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
-               return_final_state=False, schedule="auto"):
+               return_final_state=False, schedule="auto", chunk_size=None):
     """The (gated) delta rule as dplr<1> (see ``recurrence.delta_rule``)."""
     _check_tensor("q", q)
     for name, x in (("k", k), ("v", v), ("beta", beta)):
@@ -215,11 +218,12 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     V = k[..., None]
     return scan((d, U, V), (beta[..., None] * k, v), structure="dplr",
                 init=init, readout=q, return_final_state=return_final_state,
-                schedule=schedule)
+                schedule=schedule, chunk_size=chunk_size)
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
-                  return_final_state=False, schedule="auto"):
+                  return_final_state=False, schedule="auto",
+                  chunk_size=None):
     """Mamba's selective SSM (see ``recurrence.selective_ssm``)."""
     _check_tensor("x", x)
     for name, value in (("delta", delta), ("A", A), ("B", B), ("C", C)):
@@ -235,7 +239,8 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     # a[..., t, n, d] = exp(delta[..., t, d] A[d, n]): per-element gates.
     a = _torch.exp(delta[..., None, :] * A.transpose(0, 1))
     out = scan(a, (B, delta * x), structure="diagonal", init=init, readout=C,
-               return_final_state=return_final_state, schedule=schedule)
+               return_final_state=return_final_state, schedule=schedule,
+               chunk_size=chunk_size)
     y, last = out if return_final_state else (out, None)
     if D is not None:
         _check_tensor("D", D, x.dtype)

@@ -54,6 +54,11 @@ def test_model_functions_check_arguments():
         rec.selective_ssm(q, q, np.zeros((2, 2)), q, q)
     with pytest.raises(ValueError, match="gates: expected last axis"):
         rec.bdlru(np.zeros((2, 4, 3, 2, 2)), np.zeros((2, 4, 6)))
+    with pytest.raises(ValueError, match="chunk_size: expected a positive"):
+        rec.delta_rule(q, q, q, np.zeros((2, 4)), chunk_size=0)
+    with pytest.raises(ValueError, match="schedule: expected one of"):
+        rec.hlru(np.zeros((2, 4, 3, 3)), np.zeros((2, 4, 3)),
+                 schedule="blelloch")
 
 
 def test_bad_ir_raises_value_error_with_location():

@@ -10,8 +10,13 @@ def phi(x):
     return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
 
 
-@pytest.mark.parametrize("schedule", ["auto", "sequential", "chunked"])
-def test_linear_attention_equals_the_parallel_form(schedule):
+# Every schedule of the core scan; chunks of 4 divide none of the T here.
+SCHEDULES = [("auto", None), ("sequential", None), ("chunked", 4),
+             ("scan", None)]
+
+
+@pytest.mark.parametrize("schedule,chunk", SCHEDULES)
+def test_linear_attention_equals_the_parallel_form(schedule, chunk):
     rng = np.random.default_rng(0)
     q, k = rng.standard_normal((2, 3, 9, 4)), rng.standard_normal((2, 3, 9, 4))
     v = rng.standard_normal((2, 3, 9, 5))
@@ -20,7 +25,7 @@ def test_linear_attention_equals_the_parallel_form(schedule):
     mask = np.tril(np.ones((9, 9)))
     num = np.einsum("...ts,...sd->...td", scores * mask, v)
     den = np.maximum((scores * mask).sum(-1), 1e-8)
-    y = rec.linear_attention(q, k, v, schedule=schedule)
+    y = rec.linear_attention(q, k, v, schedule=schedule, chunk_size=chunk)
     np.testing.assert_allclose(y, num / den[..., None], rtol=1e-12)
     raw = rec.linear_attention(q, k, v, normalize=False)
     np.testing.assert_allclose(raw, num, rtol=1e-12)
@@ -39,9 +44,10 @@ def delta_reference(q, k, v, beta, gate, init):
     return np.stack(ys, axis=-2), S
 
 
+@pytest.mark.parametrize("schedule,chunk", SCHEDULES)
 @pytest.mark.parametrize("gated", [False, True])
 @pytest.mark.parametrize("with_init", [False, True])
-def test_delta_rule(gated, with_init):
+def test_delta_rule(gated, with_init, schedule, chunk):
     rng = np.random.default_rng(1)
     q = rng.standard_normal((2, 7, 4))
     k = rng.standard_normal((2, 7, 4))
@@ -51,7 +57,8 @@ def test_delta_rule(gated, with_init):
     gate = rng.uniform(0.5, 1, (2, 7)) if gated else None
     init = rng.standard_normal((2, 4, 3)) if with_init else None
     y, S = rec.delta_rule(q, k, v, beta, gate=gate, init=init,
-                          return_final_state=True)
+                          return_final_state=True, schedule=schedule,
+                          chunk_size=chunk)
     want_y, want_S = delta_reference(q, k, v, beta, gate, init)
     np.testing.assert_allclose(y, want_y, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(S, want_S, rtol=1e-10, atol=1e-12)
@@ -71,7 +78,8 @@ def test_decoding_step_by_step_equals_the_whole_prefix():
         np.testing.assert_allclose(y[0], whole[t], rtol=1e-12, atol=1e-12)
 
 
-def test_selective_ssm():
+@pytest.mark.parametrize("schedule,chunk", SCHEDULES)
+def test_selective_ssm(schedule, chunk):
     rng = np.random.default_rng(2)
     B_, T, Dm, N = 2, 6, 5, 3
     x, delta = rng.standard_normal((B_, T, Dm)), rng.uniform(0, 1, (B_, T, Dm))
@@ -85,7 +93,8 @@ def test_selective_ssm():
         h = a * h + Bm[:, t, :, None] * (delta[:, t] * x[:, t])[:, None, :]
         ys.append(np.einsum("bn,bnd->bd", C[:, t], h) + D * x[:, t])
     y, last = rec.selective_ssm(x, delta, A, Bm, C, D, init=init,
-                                return_final_state=True)
+                                return_final_state=True, schedule=schedule,
+                                chunk_size=chunk)
     np.testing.assert_allclose(y, np.stack(ys, 1), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(last, h, rtol=1e-10, atol=1e-12)
 
@@ -102,13 +111,14 @@ def test_normalize_gates(f):
     np.testing.assert_allclose(np.abs(got).sum(-1), 1.0, rtol=1e-12)
 
 
-def test_hlru_and_bdlru_stay_bounded_with_normalized_gates():
+@pytest.mark.parametrize("schedule,chunk", SCHEDULES)
+def test_hlru_and_bdlru_stay_bounded_with_normalized_gates(schedule, chunk):
     rng = np.random.default_rng(4)
     T, N, m = 50, 4, 2
     gates = rec.normalize_gates(rng.standard_normal((3, T, N, m + 1)))
     v = rng.standard_normal((3, T, N))
     init = rng.standard_normal((3, m, N))
-    h = rec.hlru(gates, v, init=init)
+    h = rec.hlru(gates, v, init=init, schedule=schedule, chunk_size=chunk)
     hist = list(init.transpose(1, 0, 2))  # newest first
     for t in range(T):
         new = sum(gates[:, t, :, i] * hist[i] for i in range(m)) + \
@@ -121,7 +131,7 @@ def test_hlru_and_bdlru_stay_bounded_with_normalized_gates():
     H = 3
     gates = rec.normalize_gates(rng.standard_normal((2, T, H, m, m + 1)))
     v = rng.standard_normal((2, T, H * m))
-    hb = rec.bdlru(gates, v)
+    hb = rec.bdlru(gates, v, schedule=schedule, chunk_size=chunk)
     state = np.zeros((2, H * m))
     for t in range(T):
         A = gates[:, t, :, :, :m]

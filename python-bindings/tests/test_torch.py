@@ -201,7 +201,9 @@ def test_linear_attention_gradcheck_and_parallel_form():
                                want.detach().numpy(), rtol=1e-10)
 
 
-def test_delta_rule_gradcheck():
+@pytest.mark.parametrize("schedule,chunk", [("auto", None), ("chunked", 3),
+                                            ("scan", None)])
+def test_delta_rule_gradcheck(schedule, chunk):
     rng = np.random.default_rng(22)
     q, k, v = randn(rng, 2, 4, 3), randn(rng, 2, 4, 3), randn(rng, 2, 4, 2)
     k = tensors(k.detach().numpy() / 2)
@@ -211,7 +213,8 @@ def test_delta_rule_gradcheck():
 
     def f(q, k, v, beta, gate, init):
         y, last = rt.delta_rule(q, k, v, beta, gate=gate, init=init,
-                                return_final_state=True)
+                                return_final_state=True, schedule=schedule,
+                                chunk_size=chunk)
         return y, last
 
     assert torch.autograd.gradcheck(f, (q, k, v, beta, gate, init), eps=1e-6,
