@@ -73,9 +73,8 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
   pm.addPass(createLowerChunkedPass());
-  pm.addPass(createLowerSequentialPass(
-      LowerSequentialPassOptions{cores, options.minChannelTile,
-                                 options.minRuntimeChannelTile}));
+  pm.addPass(createLowerSequentialPass(LowerSequentialPassOptions{
+      cores, options.minChannelTile, options.minRuntimeChannelTile}));
   // Results go straight into their destinations: eliminate the empty
   // tensors while the parallel loops still carry them (canonicalization
   // folds single-iteration loops into chains it cannot see through).

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
-#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
 
 #include <algorithm>

@@ -141,8 +141,7 @@ struct ChannelTiles {
 
 /// `count` tiles of ceil(N / (count m)) m channels (m: the block size), the
 /// last one shorter unless that size divides N.
-static ChannelSplit splitWith(int64_t channels, int64_t block,
-                              int64_t count) {
+static ChannelSplit splitWith(int64_t channels, int64_t block, int64_t count) {
   int64_t size = std::max<int64_t>(
       block, llvm::divideCeil(channels, count * block) * block);
   return {std::max<int64_t>(1, llvm::divideCeil(channels, size)), size,
@@ -158,12 +157,12 @@ static int64_t mostTiles(int64_t elements, int64_t channels, int64_t block,
       std::max<int64_t>(1, channels / (minTile * block)));
 }
 
-ChannelSplit mlir::recurrence::splitChannels(int64_t elements,
-                                             int64_t channels, int64_t block,
+ChannelSplit mlir::recurrence::splitChannels(int64_t elements, int64_t channels,
+                                             int64_t block,
                                              const ChannelTiling &tiling) {
   // The most tiles of one static width that divide N, if more than one...
-  for (int64_t count = mostTiles(elements, channels, block, tiling.cores,
-                                 tiling.minTile);
+  for (int64_t count =
+           mostTiles(elements, channels, block, tiling.cores, tiling.minTile);
        count > 1; --count) {
     ChannelSplit split = splitWith(channels, block, count);
     if (split.uniform)
@@ -188,8 +187,8 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   bindSymbols(b.getContext(), s0, s1);
   OpFoldResult elements = b.getIndexAttr(1);
   for (OpFoldResult size : batch)
-    elements =
-        affine::makeComposedFoldedAffineApply(b, loc, s0 * s1, {elements, size});
+    elements = affine::makeComposedFoldedAffineApply(b, loc, s0 * s1,
+                                                     {elements, size});
 
   std::optional<int64_t> staticElements = getConstantIntValue(elements),
                          staticChannels = getConstantIntValue(channels);
@@ -237,8 +236,8 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
   SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
   OpFoldResult channels =
       tensor::getMixedSize(rewriter, loc, op.getShapeSource(), batchRank + 1);
-  ChannelTiles tiles = chooseChannelTiles(rewriter, loc, batch, channels,
-                                          block, tiling);
+  ChannelTiles tiles =
+      chooseChannelTiles(rewriter, loc, batch, channels, block, tiling);
   Value tileSize = tiles.size;
   std::optional<int64_t> uniformSize = tiles.uniform;
   SmallVector<OpFoldResult> space = batch;

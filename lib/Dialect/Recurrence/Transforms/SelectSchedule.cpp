@@ -47,11 +47,10 @@ std::string describe(const ScheduleEstimate &estimate) {
 void explainChoice(ScanOp op, const TargetModel &model, StringRef regime,
                    ArrayRef<ScheduleEstimate> estimates) {
   InFlightDiagnostic remark = op.emitRemark();
-  remark << "schedule " << describe(estimates.front())
-         << " chosen for " << model.name << " ("
-         << static_cast<int64_t>(model.cores) << " cores, "
-         << formatNumber(model.bytesPerSecond / 1e9, "%.0f") << " GB/s)"
-         << regime << "; estimated seconds:";
+  remark << "schedule " << describe(estimates.front()) << " chosen for "
+         << model.name << " (" << static_cast<int64_t>(model.cores)
+         << " cores, " << formatNumber(model.bytesPerSecond / 1e9, "%.0f")
+         << " GB/s)" << regime << "; estimated seconds:";
   for (const ScheduleEstimate &estimate : estimates)
     remark << " " << describe(estimate) << " "
            << formatNumber(estimate.seconds, "%.3g");
