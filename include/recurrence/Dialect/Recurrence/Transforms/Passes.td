@@ -26,10 +26,14 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
     scalar, diagonal, higher_order, and block_diagonal in whole blocks)
     without a readout is also split into channel tiles when the batch alone
     has fewer elements than cores: the forall runs over batch x tiles, so
-    a single long sequence still uses every core. Tiles hold at least
-    `min-channel-tile` channels: on a CPU whose single core nearly saturates
-    memory bandwidth, narrow tiles (short contiguous rows per core) are
-    slower than one core streaming whole rows.
+    a single long sequence still uses every core. With static shapes the
+    split takes the most tiles of one width that divides N, each of at least
+    `min-channel-tile` channels: their per-step loops have a constant trip
+    count and vectorize without remainders. Otherwise (dynamic shapes, or no
+    such width) tile widths are computed at run time and hold at least
+    `min-runtime-channel-tile` channels: on a CPU whose single core nearly
+    saturates memory bandwidth, narrow run-time tiles are slower than one
+    core streaming whole rows.
 
     Before:
 
