@@ -137,6 +137,18 @@ def test_higher_order_shorter_than_its_order(reverse):
         (a, b, init), eps=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_per_element_diagonal_gradcheck(reverse):
+    # a [..., T, N, D]: one gate per element of the matrix state.
+    rng = np.random.default_rng(seed("per_element", reverse))
+    a = tensors(rng.uniform(-0.9, 0.9, (2, 4, 3, 2)))
+    b, init = randn(rng, 2, 4, 3, 2), randn(rng, 2, 3, 2)
+    assert torch.autograd.gradcheck(
+        lambda a, b, i: rt.scan(a, b, init=i, reverse=reverse, matrix=True,
+                                return_final_state=True),
+        (a, b, init), eps=1e-6, atol=1e-7)
+
+
 def test_gradient_of_the_final_state_only():
     rng = np.random.default_rng(3)
     a, b = tensors(rng.uniform(-0.9, 0.9, (2, 5, 3))), tensors(
