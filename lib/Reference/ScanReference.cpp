@@ -13,43 +13,14 @@
 
 using namespace mlir::recurrence;
 
-namespace {
-/// The operand arrays of one problem, looked up by role.
-struct Operands {
-  const std::vector<double> *transition[3] = {nullptr, nullptr, nullptr};
-  const std::vector<double> *input = nullptr, *key = nullptr, *value = nullptr,
-                            *init = nullptr, *readout = nullptr;
-};
-} // namespace
-
 ReferenceResult
 mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
                                 const std::vector<std::vector<double>> &data) {
-  Operands in;
+  // The operand arrays of this problem, looked up by role.
+  OperandsByRole<const std::vector<double> *> in;
   std::vector<ScanOperand> roles = scanOperands(spec, sizes);
-  for (size_t i = 0; i < roles.size(); ++i) {
-    const std::vector<double> *array = &data[i];
-    switch (roles[i].role) {
-    case OperandRole::Transition:
-      in.transition[roles[i].index] = array;
-      break;
-    case OperandRole::Input:
-      in.input = array;
-      break;
-    case OperandRole::Key:
-      in.key = array;
-      break;
-    case OperandRole::Value:
-      in.value = array;
-      break;
-    case OperandRole::Init:
-      in.init = array;
-      break;
-    case OperandRole::Readout:
-      in.readout = array;
-      break;
-    }
-  }
+  for (size_t i = 0; i < roles.size(); ++i)
+    in.set(roles[i], &data[i]);
 
   int64_t batch = 1;
   for (int64_t size : sizes.batch)

@@ -177,38 +177,17 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
                                    b.getFunctionType(argTypes, resultTypes));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToEnd(body);
-  SmallVector<Value> transition;
-  Value input, key, value, init, readout;
-  for (auto [operand, arg] : llvm::zip(operands, body->getArguments())) {
-    switch (operand.role) {
-    case OperandRole::Transition:
-      transition.push_back(arg);
-      break;
-    case OperandRole::Input:
-      input = arg;
-      break;
-    case OperandRole::Key:
-      key = arg;
-      break;
-    case OperandRole::Value:
-      value = arg;
-      break;
-    case OperandRole::Init:
-      init = arg;
-      break;
-    case OperandRole::Readout:
-      readout = arg;
-      break;
-    }
-  }
+  OperandsByRole<Value> in;
+  for (auto [operand, arg] : llvm::zip(operands, body->getArguments()))
+    in.set(operand, arg);
   ScheduleAttr schedule;
   if (spec.schedule != ScheduleKind::Auto)
     schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
   auto scan = ScanOp::create(
       b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
       StructureAttr::get(context, spec.structure, spec.param), schedule,
-      spec.matrix, spec.reverse, transition, input, key, value, init, readout,
-      ValueRange());
+      spec.matrix, spec.reverse, in.transition, in.input, in.key, in.value,
+      in.init, in.readout, ValueRange());
   func::ReturnOp::create(b, loc, scan->getResults());
   return module;
 }

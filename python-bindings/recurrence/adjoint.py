@@ -95,8 +95,8 @@ class _Emitter:
         return name
 
 
-def _mul_sum(e, a, b):
-    """Body: acc + a * b."""
+def _mul_sum(e):
+    """Body: acc + x * y, the two inputs times each other."""
     def body(args, index):
         p, s = e.name("p"), e.name("s")
         x, y, acc = args[0], args[1], args[2]
@@ -314,24 +314,24 @@ def adjoint_module(spec):
     if s == "scalar":
         out = e.zero([B, T], t2)
         results.append((e.generic(["b", "t", "n", "d"], [L4, HP],
-                                  (out, t2, ["b", "t"]), _mul_sum(e, 0, 1),
+                                  (out, t2, ["b", "t"]), _mul_sum(e),
                                   reductions=("n", "d")), t2))
     elif s == "diagonal" and spec["per_element"]:
         out = e.zero([B, T, N, D], t4)
         results.append((e.generic(["b", "t", "n", "d"], [L4, HP],
                                   (out, t4, ["b", "t", "n", "d"]),
-                                  _mul_sum(e, 0, 1)), t4))
+                                  _mul_sum(e)), t4))
     elif s in ("diagonal", "dplr"):
         out = e.zero([B, T, N], t3)
         results.append((e.generic(["b", "t", "n", "d"], [L4, HP],
                                   (out, t3, ["b", "t", "n"]),
-                                  _mul_sum(e, 0, 1), reductions=("d",)), t3))
+                                  _mul_sum(e), reductions=("d",)), t3))
     elif s == "dense":
         out = e.zero([B, T, N, N], t4)
         results.append((e.generic(
             ["b", "t", "i", "j", "d"],
             [("%L", t4, ["b", "t", "i", "d"]), (hp, t4, ["b", "t", "j", "d"])],
-            (out, t4, ["b", "t", "i", "j"]), _mul_sum(e, 0, 1),
+            (out, t4, ["b", "t", "i", "j"]), _mul_sum(e),
             reductions=("d",)), t4))
     elif s == "block_diagonal":
         H_ = e.name("H")
@@ -349,7 +349,7 @@ def adjoint_module(spec):
             ["b", "t", "h", "i", "j", "d"],
             [(blocks[0], t5, ["b", "t", "h", "i", "d"]),
              (blocks[1], t5, ["b", "t", "h", "j", "d"])],
-            (out, ta, ["b", "t", "h", "i", "j"]), _mul_sum(e, 0, 1),
+            (out, ta, ["b", "t", "h", "i", "j"]), _mul_sum(e),
             reductions=("d",)), ta))
     elif ho:
         ta = transition[0][1]
@@ -373,9 +373,7 @@ def adjoint_module(spec):
             if spec["init"]:
                 # init[j] = h_{-j}: j = i - t when i >= t.
                 j, in_init, jc = e.name("j"), e.name("ok"), e.name("jc")
-                held_c = e.name("c")
                 lines += [f"{j} = arith.subi {i['i']}, {i['t']} : index",
-                          f"{held_c} = arith.constant {m} : index",
                           f"{in_init} = arith.cmpi uge, {i['i']}, {i['t']} : "
                           f"index",
                           f"{jc} = arith.select {in_init}, {j}, {c0} : index"]
@@ -405,26 +403,26 @@ def adjoint_module(spec):
                              [(first, tr_, ["b", "t", "j", "k"]),
                               (second, t4, ["b", "t", "j", "d"])],
                              (zp, e.tensor(4, {2: r}), ["b", "t", "k", "d"]),
-                             _mul_sum(e, 0, 1), reductions=("j",))
+                             _mul_sum(e), reductions=("j",))
             other = "%L" if first == "%V" else hp
             zu = e.zero([B, T, N], tr_)
             results.append((e.generic(
                 ["b", "t", "n", "k", "d"],
                 [(other, t4, ["b", "t", "n", "d"]),
                  (proj, e.tensor(4, {2: r}), ["b", "t", "k", "d"])],
-                (zu, tr_, ["b", "t", "n", "k"]), _mul_sum(e, 0, 1),
+                (zu, tr_, ["b", "t", "n", "k"]), _mul_sum(e),
                 reductions=("d",)), tr_))
     # Input gradients.
     if spec["factored"]:
         zk = e.zero([B, T, N], t3)
         results.append((e.generic(["b", "t", "n", "d"],
                                   [L4, ("%v", t3, ["b", "t", "d"])],
-                                  (zk, t3, ["b", "t", "n"]), _mul_sum(e, 0, 1),
+                                  (zk, t3, ["b", "t", "n"]), _mul_sum(e),
                                   reductions=("d",)), t3))
         zv = e.zero([B, T, D], t3)
         results.append((e.generic(["b", "t", "n", "d"],
                                   [L4, ("%k", t3, ["b", "t", "n"])],
-                                  (zv, t3, ["b", "t", "d"]), _mul_sum(e, 0, 1),
+                                  (zv, t3, ["b", "t", "d"]), _mul_sum(e),
                                   reductions=("n",)), t3))
     else:
         results.append(("%L", t4))
@@ -504,7 +502,7 @@ def adjoint_module(spec):
         results.append((e.generic(["b", "t", "n", "d"],
                                   [("%H", t4, ["b", "t", "n", "d"]),
                                    ("%gout", t3, ["b", "t", "d"])],
-                                  (zc, t3, ["b", "t", "n"]), _mul_sum(e, 0, 1),
+                                  (zc, t3, ["b", "t", "n"]), _mul_sum(e),
                                   reductions=("d",)), t3))
 
     signature = ", ".join(f"{n}: {ty}" for n, ty in args)

@@ -41,6 +41,16 @@ def _flatten_batch(name, array, trailing):
     return array.reshape((-1,) + array.shape[array.ndim - trailing:]), batch
 
 
+def _outputs(compiled, args, flat_shapes, shapes, final_state):
+    """Calls `compiled` for its output (and final state when `final_state`)
+    of `flat_shapes`; returns them reshaped to `shapes`."""
+    count = 2 if final_state else 1
+    out = compiled(*args, result_shapes=flat_shapes[:count])
+    if count == 1:
+        return out.reshape(shapes[0])
+    return tuple(o.reshape(shape) for o, shape in zip(out, shapes))
+
+
 def _dims(value, type_, names):
     """IR lines binding %<name> = tensor.dim %value, i for each name."""
     lines = []
@@ -404,12 +414,8 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %beta: {two}{g_arg}{init
         args.append(gate.reshape(qf.shape[:2]))
     if init is not None:
         args.append(init.reshape((-1, dk, dv)))
-    shapes = [vf.shape] + ([(qf.shape[0], dk, dv)] if return_final_state
-                           else [])
-    out = compiled(*args, result_shapes=shapes)
-    if not return_final_state:
-        return out.reshape(v.shape)
-    return out[0].reshape(v.shape), out[1].reshape(batch + (dk, dv))
+    return _outputs(compiled, args, [vf.shape, (qf.shape[0], dk, dv)],
+                    [v.shape, batch + (dk, dv)], return_final_state)
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
@@ -493,9 +499,5 @@ func.func @model(%x: {three}, %delta: {three}, %A: {two}, %B: {three}, %C: {thre
         args.append(D)
     if init is not None:
         args.append(init.reshape((-1, n, dm)))
-    shapes = [xf.shape] + ([(xf.shape[0], n, dm)] if return_final_state
-                           else [])
-    out = compiled(*args, result_shapes=shapes)
-    if not return_final_state:
-        return out.reshape(x.shape)
-    return out[0].reshape(x.shape), out[1].reshape(batch + (n, dm))
+    return _outputs(compiled, args, [xf.shape, (xf.shape[0], n, dm)],
+                    [x.shape, batch + (n, dm)], return_final_state)

@@ -57,6 +57,38 @@ struct ScanOperand {
   std::vector<int64_t> shape;
 };
 
+/// One value per operand role (T default-constructed where a role is
+/// absent), filled operand by operand in scanOperands' order.
+template <typename T> struct OperandsByRole {
+  std::vector<T> transition;
+  T input{}, key{}, value{}, init{}, readout{};
+
+  void set(const ScanOperand &operand, T x) {
+    switch (operand.role) {
+    case OperandRole::Transition:
+      if (transition.size() <= operand.index)
+        transition.resize(operand.index + 1);
+      transition[operand.index] = x;
+      return;
+    case OperandRole::Input:
+      input = x;
+      return;
+    case OperandRole::Key:
+      key = x;
+      return;
+    case OperandRole::Value:
+      value = x;
+      return;
+    case OperandRole::Init:
+      init = x;
+      return;
+    case OperandRole::Readout:
+      readout = x;
+      return;
+    }
+  }
+};
+
 /// Concrete sizes of one problem.
 struct ScanSizes {
   std::vector<int64_t> batch;
