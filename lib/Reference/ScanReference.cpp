@@ -8,20 +8,126 @@
 
 #include "recurrence/Reference/ScanReference.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 using namespace mlir::recurrence;
+
+//===----------------------------------------------------------------------===//
+// Operand layout, from the table of structures in DESIGN.md §1
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Shapes of one problem: batch dims, then per-step or per-batch parts.
+struct Layout {
+  const ScanSpec &spec;
+  const ScanSizes &sizes;
+
+  std::vector<int64_t> perBatch(std::vector<int64_t> tail) const {
+    std::vector<int64_t> shape = sizes.batch;
+    shape.insert(shape.end(), tail.begin(), tail.end());
+    return shape;
+  }
+  std::vector<int64_t> perStep(std::vector<int64_t> tail) const {
+    tail.insert(tail.begin(), sizes.steps);
+    return perBatch(std::move(tail));
+  }
+  /// h_t: [N] or [N, D].
+  std::vector<int64_t> state() const {
+    if (spec.matrix)
+      return {sizes.size, sizes.columns};
+    return {sizes.size};
+  }
+  /// What init and the final state hold: h, or the m newest states.
+  std::vector<int64_t> memory() const {
+    std::vector<int64_t> shape = state();
+    if (spec.structure == StructureKind::HigherOrder)
+      shape.insert(shape.begin(), spec.param);
+    return shape;
+  }
+  /// The per-step shapes of A_t's operands.
+  std::vector<std::vector<int64_t>> transitionSteps() const {
+    const int64_t N = sizes.size, D = sizes.columns, p = spec.param;
+    switch (spec.structure) {
+    case StructureKind::Identity:
+      return {};
+    case StructureKind::Scalar:
+      return {{}};
+    case StructureKind::Diagonal:
+      if (spec.perElement)
+        return {{N, D}};
+      return {{N}};
+    case StructureKind::BlockDiagonal:
+      return {{N / p, p, p}};
+    case StructureKind::Dplr:
+      return {{N}, {N, p}, {N, p}};
+    case StructureKind::Dense:
+      return {{N, N}};
+    case StructureKind::HigherOrder:
+      return {{p, N}};
+    }
+    return {};
+  }
+};
+} // namespace
+
+std::vector<ScanOperand>
+mlir::recurrence::referenceOperands(const ScanSpec &spec,
+                                    const ScanSizes &sizes) {
+  Layout layout{spec, sizes};
+  std::vector<ScanOperand> operands;
+  unsigned index = 0;
+  for (const std::vector<int64_t> &step : layout.transitionSteps())
+    operands.push_back(
+        {OperandRole::Transition, index++, layout.perStep(step)});
+  if (spec.factored) {
+    operands.push_back({OperandRole::Key, 0, layout.perStep({sizes.size})});
+    operands.push_back(
+        {OperandRole::Value, 0, layout.perStep({sizes.columns})});
+  } else {
+    operands.push_back({OperandRole::Input, 0, layout.perStep(layout.state())});
+  }
+  if (spec.init)
+    operands.push_back(
+        {OperandRole::Init, 0, layout.perBatch(layout.memory())});
+  if (spec.readout)
+    operands.push_back({OperandRole::Readout, 0, layout.perStep({sizes.size})});
+  return operands;
+}
+
+std::vector<int64_t>
+mlir::recurrence::referenceOutputShape(const ScanSpec &spec,
+                                       const ScanSizes &sizes) {
+  Layout layout{spec, sizes};
+  if (!spec.readout)
+    return layout.perStep(layout.state());
+  if (spec.matrix)
+    return layout.perStep({sizes.columns});
+  return layout.perStep({});
+}
+
+std::vector<int64_t>
+mlir::recurrence::referenceFinalStateShape(const ScanSpec &spec,
+                                           const ScanSizes &sizes) {
+  Layout layout{spec, sizes};
+  return layout.perBatch(layout.memory());
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
 
 ReferenceResult
 mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
                                 const std::vector<std::vector<double>> &data) {
   // The operand arrays of this problem, looked up by role.
   OperandsByRole<const std::vector<double> *> in;
-  std::vector<ScanOperand> roles = scanOperands(spec, sizes);
+  std::vector<ScanOperand> roles = referenceOperands(spec, sizes);
   for (size_t i = 0; i < roles.size(); ++i)
     in.set(roles[i], &data[i]);
-
   int64_t batch = 1;
   for (int64_t size : sizes.batch)
     batch *= size;
@@ -123,6 +229,10 @@ mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
   return result;
 }
 
+//===----------------------------------------------------------------------===//
+// Random problems
+//===----------------------------------------------------------------------===//
+
 /// The half-width of the uniform range of transition operand `index`, chosen
 /// so that every A_t has infinity norm below 0.95.
 double mlir::recurrence::transitionRange(const ScanSpec &spec,
@@ -146,26 +256,194 @@ double mlir::recurrence::transitionRange(const ScanSpec &spec,
   return 1.0;
 }
 
+double mlir::recurrence::effectiveLength(const ScanSpec &spec,
+                                         InputFamily family,
+                                         const ScanSizes &sizes) {
+  double steps = static_cast<double>(sizes.steps);
+  bool forgets = family == InputFamily::Contractive &&
+                 spec.structure != StructureKind::Identity;
+  double memory = forgets ? 1.0 / (1.0 - 0.95) : steps;
+  return std::max(1.0, std::min(steps, memory));
+}
+
+namespace {
+using Engine = std::mt19937_64;
+
+double uniform(Engine &engine, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(engine);
+}
+
+/// A radius along time for one lane: uniform in [lo, 1), or exactly 1
+/// during runs of 4 to 64 steps that start at 1 step in 32.
+class Radius {
+public:
+  explicit Radius(double lo) : lo(lo) {}
+  double next(Engine &engine) {
+    if (run > 0) {
+      --run;
+      return 1.0;
+    }
+    if (uniform(engine, 0.0, 1.0) < 1.0 / 32) {
+      run = std::uniform_int_distribution<int64_t>(3, 63)(engine);
+      return 1.0;
+    }
+    return uniform(engine, lo, 1.0);
+  }
+
+private:
+  double lo;
+  int64_t run = 0;
+};
+
+/// `count` orthonormal vectors of length n (rows; zero rows past n), by
+/// Gram-Schmidt on Gaussian ones.
+std::vector<std::vector<double>> orthonormal(Engine &engine, int64_t count,
+                                             int64_t n) {
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<double>> rows;
+  for (int64_t i = 0; i < count; ++i) {
+    std::vector<double> row(n, 0.0);
+    if (i < n) {
+      double norm = 0.0;
+      do {
+        for (double &x : row)
+          x = normal(engine);
+        for (const std::vector<double> &prev : rows) {
+          double dot = 0.0;
+          for (int64_t k = 0; k < n; ++k)
+            dot += prev[k] * row[k];
+          for (int64_t k = 0; k < n; ++k)
+            row[k] -= dot * prev[k];
+        }
+        norm = 0.0;
+        for (double x : row)
+          norm += x * x;
+        norm = std::sqrt(norm);
+      } while (norm < 1e-6);
+      for (double &x : row)
+        x /= norm;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+/// Fills the transition operands (row-major, [batch, T, step...]) with the
+/// long-memory family of InputFamily.
+void fillLongMemory(const ScanSpec &spec, const ScanSizes &sizes,
+                    Engine &engine, std::vector<std::vector<double>> &a) {
+  int64_t batch = 1;
+  for (int64_t size : sizes.batch)
+    batch *= size;
+  const int64_t T = sizes.steps, N = sizes.size, p = spec.param;
+  const int64_t D = spec.matrix ? sizes.columns : 1;
+  const int64_t lanes = spec.structure == StructureKind::Diagonal
+                            ? (spec.perElement ? N * D : N)
+                        : spec.structure == StructureKind::HigherOrder ? N
+                                                                       : 1;
+  auto sign = [&] { return uniform(engine, 0.0, 1.0) < 0.125 ? -1.0 : 1.0; };
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    std::vector<Radius> radius(lanes, Radius(0.97));
+    if (spec.structure == StructureKind::BlockDiagonal ||
+        spec.structure == StructureKind::Dense)
+      radius.assign(lanes, Radius(0.98));
+    for (int64_t t = 0; t < T; ++t) {
+      const int64_t bt = bi * T + t;
+      switch (spec.structure) {
+      case StructureKind::Identity:
+        break;
+      case StructureKind::Scalar:
+        a[0][bt] = sign() * radius[0].next(engine);
+        break;
+      case StructureKind::Diagonal:
+        for (int64_t lane = 0; lane < lanes; ++lane)
+          a[0][bt * lanes + lane] = sign() * radius[lane].next(engine);
+        break;
+      case StructureKind::BlockDiagonal:
+      case StructureKind::Dense: {
+        // Orthogonal blocks of m (or N) scaled by one radius per step.
+        const int64_t m = spec.structure == StructureKind::Dense ? N : p;
+        const int64_t blocks = m == 0 ? 0 : N / m;
+        double rho = radius[0].next(engine);
+        for (int64_t g = 0; g < blocks; ++g) {
+          std::vector<std::vector<double>> q = orthonormal(engine, m, m);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < m; ++j)
+              a[0][((bt * blocks + g) * m + i) * m + j] = rho * q[i][j];
+        }
+        break;
+      }
+      case StructureKind::Dplr: {
+        // rho (diag(d) - sum_j beta_j k_j k_j^T): symmetric, spectrum in
+        // [0.975 rho, rho]. (A larger beta with keys that change every step
+        // would forget within tens of steps.)
+        double rho = radius[0].next(engine);
+        std::vector<std::vector<double>> k = orthonormal(engine, p, N);
+        for (int64_t n = 0; n < N; ++n)
+          a[0][bt * N + n] = rho * uniform(engine, 0.995, 1.0);
+        for (int64_t j = 0; j < p; ++j) {
+          double beta = uniform(engine, 0.0, 0.02);
+          for (int64_t n = 0; n < N; ++n) {
+            a[1][(bt * N + n) * p + j] = -rho * beta * k[j][n];
+            a[2][(bt * N + n) * p + j] = k[j][n];
+          }
+        }
+        break;
+      }
+      case StructureKind::HigherOrder:
+        // Per channel: nonnegative coefficients summing to rho.
+        for (int64_t n = 0; n < N; ++n) {
+          double rho = radius[n].next(engine);
+          std::vector<double> w(p);
+          double sum = 0.0;
+          for (double &x : w)
+            sum += x = uniform(engine, 0.05, 1.0);
+          for (int64_t i = 0; i < p; ++i)
+            a[0][(bt * p + i) * N + n] = rho * w[i] / sum;
+        }
+        break;
+      }
+    }
+  }
+}
+} // namespace
+
 std::vector<std::vector<double>>
 mlir::recurrence::randomScanOperands(const ScanSpec &spec,
-                                     const ScanSizes &sizes, uint64_t seed) {
-  std::mt19937_64 engine(seed);
+                                     const ScanSizes &sizes, uint64_t seed,
+                                     InputFamily family) {
+  Engine engine(seed);
+  std::vector<ScanOperand> layout = referenceOperands(spec, sizes);
   std::vector<std::vector<double>> operands;
-  for (const ScanOperand &operand : scanOperands(spec, sizes)) {
-    double scale = operand.role == OperandRole::Transition
-                       ? transitionRange(spec, sizes, operand.index)
-                       : 1.0;
-    std::uniform_real_distribution<double> uniform(-scale, scale);
+  for (const ScanOperand &operand : layout) {
     int64_t count = 1;
     for (int64_t size : operand.shape)
       count *= size;
-    std::vector<double> values(count);
-    for (double &value : values) {
-      value = uniform(engine);
-      if (!spec.f64)
-        value = static_cast<double>(static_cast<float>(value));
+    operands.emplace_back(count);
+  }
+  if (family == InputFamily::LongMemory) {
+    std::vector<std::vector<double>> a;
+    for (size_t i = 0; i < layout.size(); ++i)
+      if (layout[i].role == OperandRole::Transition)
+        a.push_back(std::move(operands[i]));
+    fillLongMemory(spec, sizes, engine, a);
+    for (size_t i = 0, k = 0; i < layout.size(); ++i)
+      if (layout[i].role == OperandRole::Transition)
+        operands[i] = std::move(a[k++]);
+  }
+  for (auto [operand, values] : llvm::zip(layout, operands)) {
+    bool drawn = family == InputFamily::LongMemory &&
+                 operand.role == OperandRole::Transition;
+    if (!drawn) {
+      double scale = operand.role == OperandRole::Transition
+                         ? transitionRange(spec, sizes, operand.index)
+                         : 1.0;
+      for (double &value : values)
+        value = uniform(engine, -scale, scale);
     }
-    operands.push_back(std::move(values));
+    if (!spec.f64)
+      for (double &value : values)
+        value = static_cast<double>(static_cast<float>(value));
   }
   return operands;
 }

@@ -37,6 +37,8 @@ std::string ScanSpec::describe() const {
   text += ".batch" + std::to_string(batchRank);
   if (schedule != ScheduleKind::Auto)
     text += "." + stringifyScheduleKind(schedule).str();
+  if (schedule == ScheduleKind::Chunked && chunkSize > 0)
+    text += std::to_string(chunkSize);
   return text;
 }
 

@@ -65,3 +65,37 @@ def scan(structure, a, b, init=None, reverse=False, readout=None,
         out = out[..., 0]
         last = last[..., 0]
     return out, last
+
+
+def relative_error(got, want):
+    """max |got - want| / (|want| + rms(want)), as the C++ tests measure:
+    relative for elements of typical size, relative to the typical size for
+    those near zero. NaN counts as infinite."""
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        return np.inf
+    if want.size == 0:
+        return 0.0
+    diff = np.abs(got - want)
+    if not np.all(np.isfinite(diff)):
+        return np.inf
+    rms = np.sqrt(np.mean(want * want))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = np.where(diff == 0, 0.0, diff / (np.abs(want) + rms))
+    return float(np.nan_to_num(err.max(), nan=np.inf, posinf=np.inf))
+
+
+# Contractive transitions (norm <= 0.95) remember about 1 / (1 - 0.95) steps.
+CONTRACTIVE_MEMORY = 20.0
+
+
+def tolerance(dtype, steps, memory=CONTRACTIVE_MEMORY, roundings=8.0):
+    """The tolerance on relative_error, the rule of the C++ tests:
+    roundings * eps(dtype) * sqrt(min(steps, memory)), the roundoff of one
+    step (a product, a sum, a contraction: 8 eps) carried over the steps a
+    state remembers, where errors of either sign add up like a random
+    walk."""
+    eps = 2.0 ** -53 if np.dtype(dtype) == np.float64 else 2.0 ** -24
+    length = max(1.0, min(float(steps), float(memory)))
+    return roundings * eps * np.sqrt(length)

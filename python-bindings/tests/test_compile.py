@@ -16,6 +16,15 @@ def test_compile_runs_static_function():
     f = rec.compile(SOURCE, "f")
     a, b = np.full((3, 4), 0.5), np.ones((3, 4))
     np.testing.assert_allclose(f(a, b)[:, 0], [1.75, 1.5, 1.0])
+    # Every column is its own channel: reverse over T = 3, h_{4} = 0.
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(-0.9, 0.9, (3, 4)), rng.standard_normal((3, 4))
+    want = np.zeros((3, 4))
+    h = np.zeros(4)
+    for t in (2, 1, 0):
+        h = a[t] * h + b[t]
+        want[t] = h
+    np.testing.assert_allclose(f(a, b), want, rtol=1e-14, atol=1e-15)
 
 
 def test_module_round_trip_and_pipeline():

@@ -1,5 +1,7 @@
 """rec.scan on every structure and schedule against the float64 reference."""
 
+import zlib
+
 import numpy as np
 import pytest
 import recurrence as rec
@@ -32,8 +34,65 @@ def transition(structure, rng, batch, T, N, dtype):
     return u(batch + (T, 2, N), 0.95 / 2)
 
 
-def tolerance(dtype):
-    return 1e-10 if dtype == np.float64 else 3e-4
+def long_memory_transition(structure, rng, batch, T, N, dtype):
+    """Transitions at the edge of stability (the long-memory family of the
+    C++ tests): a state remembers the whole sequence, so every scan level
+    and chunk carry matters. Radii are in [0.97, 1] with runs of exact 1s;
+    blocks and dense matrices are orthogonal times the radius; dplr is a
+    slow decayed delta rule; higher_order has nonnegative coefficients
+    summing to the radius."""
+    def radius(shape):
+        r = rng.uniform(0.97, 1.0, shape)
+        runs = rng.uniform(size=shape) < 1.0 / 16  # steps of exact 1
+        r[runs] = 1.0
+        return r
+
+    def orthogonal(shape, m):
+        q, _ = np.linalg.qr(rng.standard_normal(shape + (m, m)))
+        return q
+
+    if structure == "identity":
+        return None
+    if structure == "scalar":
+        a = radius(batch + (T,))
+    elif structure == "diagonal":
+        a = radius(batch + (T, N))
+        a[rng.uniform(size=a.shape) < 0.125] *= -1.0
+    elif structure == "block_diagonal":
+        a = (orthogonal(batch + (T, N // 3), 3)
+             * radius(batch + (T, 1, 1, 1)))
+    elif structure == "dense":
+        a = orthogonal(batch + (T,), N) * radius(batch + (T, 1, 1))
+    elif structure == "dplr":
+        rho = radius(batch + (T, 1))
+        k = orthogonal(batch + (T,), N)[..., :2]  # orthonormal columns
+        beta = rng.uniform(0.0, 0.02, batch + (T, 1, 2))
+        a = (rho * rng.uniform(0.995, 1.0, batch + (T, N)),
+             -rho[..., None] * beta * k, k)
+        return tuple(x.astype(dtype) for x in a)
+    else:  # higher_order, m = 2
+        w = rng.uniform(0.05, 1.0, batch + (T, 2, N))
+        a = w / w.sum(axis=-2, keepdims=True) * radius(batch + (T, 1, N))
+    return a.astype(dtype)
+
+
+def seed(*key):
+    """A seed that is the same in every process (str hashes are salted)."""
+    return zlib.crc32(repr(key).encode())
+
+
+def memory(structure, family="contractive"):
+    """How many steps a state remembers (see reference.tolerance)."""
+    if structure == "identity" or family == "long":
+        return np.inf
+    return reference.CONTRACTIVE_MEMORY
+
+
+def check(got, want, dtype, steps, mem):
+    error = reference.relative_error(got, want)
+    assert error <= reference.tolerance(dtype, steps, mem), (
+        f"relative error {error:.3g} over tolerance "
+        f"{reference.tolerance(dtype, steps, mem):.3g}")
 
 
 def cases():
@@ -55,7 +114,7 @@ def cases():
 
 @pytest.mark.parametrize("structure,schedule,chunk,dtype,variant", cases())
 def test_scan_matches_reference(structure, schedule, chunk, dtype, variant):
-    rng = np.random.default_rng(hash((structure, schedule, variant)) % 2**32)
+    rng = np.random.default_rng(seed(structure, schedule, variant))
     for batch, T, N in [((2, 3), 1, 6), ((), 9, 9), ((2,), 7, 3)]:
         a = transition(structure, rng, batch, T, N, dtype)
         matrix = variant == "matrix"
@@ -78,10 +137,30 @@ def test_scan_matches_reference(structure, schedule, chunk, dtype, variant):
         want, want_last = reference.scan(structure, ref_a, b, init, reverse,
                                          readout, matrix)
         assert h.dtype == dtype
-        np.testing.assert_allclose(h, want, rtol=tolerance(dtype),
-                                   atol=tolerance(dtype))
-        np.testing.assert_allclose(last, want_last, rtol=tolerance(dtype),
-                                   atol=tolerance(dtype))
+        check(h, want, dtype, T, memory(structure))
+        check(last, want_last, dtype, T, memory(structure))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("schedule,chunk", [("sequential", None),
+                                            ("chunked", 100), ("scan", None)])
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_long_memory_matches_reference(structure, schedule, chunk, dtype):
+    """T = 1031 (prime: not a power of two, not a multiple of the chunk)
+    with transitions that forget nothing, forward and reverse."""
+    rng = np.random.default_rng(seed("long", structure, schedule, str(dtype)))
+    batch, T, N = (2,), 1031, 6
+    for reverse in (False, True):
+        a = long_memory_transition(structure, rng, batch, T, N, dtype)
+        b = rng.uniform(-1, 1, batch + (T, N)).astype(dtype)
+        lead = batch + ((2,) if structure == "higher_order" else ())
+        init = rng.uniform(-1, 1, lead + (N,)).astype(dtype)
+        h, last = rec.scan(a, b, structure=structure, init=init,
+                           reverse=reverse, schedule=schedule,
+                           chunk_size=chunk, return_final_state=True)
+        want, want_last = reference.scan(structure, a, b, init, reverse)
+        check(h, want, dtype, T, np.inf)
+        check(last, want_last, dtype, T, np.inf)
 
 
 def test_non_contiguous_inputs_and_empty_batch():
@@ -119,10 +198,32 @@ def test_explain_reports_the_choice():
     a = np.full((1, 100000, 1), 0.5, np.float32)
     info = rec.explain(a, a, target="cuda")
     assert info["chosen_by"] == "cost model"
-    assert info["schedule"] == info["candidates"][0][0]
     names = [name for name, _ in info["candidates"]]
+    costs = [cost for _, cost in info["candidates"]]
     assert "sequential" in names and "scan" in names
-    assert rec.explain(a, a, schedule="scan")["schedule"] == "scan"
+    assert any(name.startswith("chunked<") for name in names)
+    # Ranked cheapest first, and the choice is the cheapest.
+    assert costs == sorted(costs) and all(c > 0 for c in costs)
+    assert info["schedule"] == names[0]
+    assert rec.explain(a, a, schedule="scan") == dict(
+        info, schedule="scan", chosen_by="request",
+        candidates=rec.explain(a, a)["candidates"])
+    assert rec.explain(a, a, chunk_size=64)["schedule"] == "chunked<64>"
+
+    # The estimates follow the problem: a sequential pass is linear in T,
+    # and chunks get cheaper with more cores while the sequential loop on
+    # one batch element does not.
+    def cost(info, name):
+        return dict(info["candidates"])[name]
+    long = np.full((1, 500000, 1), 0.5, np.float32)
+    one, many = (rec.explain(long, long, target="cpu", cores=c)
+                 for c in (1, 64))
+    ratio = cost(one, "sequential") / cost(rec.explain(
+        a, a, target="cpu", cores=1), "sequential")
+    assert 4.5 < ratio < 5.5
+    assert cost(many, "chunked<4096>") < 0.6 * cost(one, "chunked<4096>")
+    assert cost(many, "sequential") == pytest.approx(cost(one, "sequential"),
+                                                     rel=0.01)
 
 
 @pytest.mark.parametrize("structure", ["identity", "diagonal", "dplr"])

@@ -7,11 +7,12 @@ import zlib
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-import recurrence.torch as rt  # noqa: E402
+import torch
+import recurrence.torch as rt
 
-import reference  # noqa: E402
-from test_scan import transition  # noqa: E402
+import reference
+from test_models import delta_reference, phi
+from test_scan import transition
 
 STRUCTURES = ["identity", "scalar", "diagonal", "block_diagonal", "dplr",
               "dense", "higher_order"]
@@ -275,37 +276,65 @@ def test_hlru_and_bdlru_gradcheck():
 #===------------------------------------------------------------------------===#
 
 def test_library_op_runs_and_differentiates():
-    if rt._library is None:
-        pytest.skip("this torch has no torch.library")
+    assert rt._library is not None, "torch.library registration failed"
     rng = np.random.default_rng(26)
     a = tensors(rng.uniform(-0.9, 0.9, (2, 5, 3)))
     b = randn(rng, 2, 5, 3)
     (h,) = torch.ops.recurrence.scan([a], b, None, None, "diagonal", False,
                                      False, False, "auto")
-    np.testing.assert_allclose(h.detach().numpy(),
-                               rt.scan(a, b).detach().numpy())
+    an, bn = a.detach().numpy(), b.detach().numpy()
+    want, _ = reference.scan("diagonal", an, bn)
+    np.testing.assert_allclose(h.detach().numpy(), want, rtol=1e-12)
     h.sum().backward()
-    want = torch.autograd.grad(rt.scan(a, b).sum(), b)[0]
-    np.testing.assert_allclose(b.grad.numpy(), want.numpy())
+    # The adjoint of sum(h), written out: lambda_T = 1,
+    # lambda_t = 1 + a_{t+1} lambda_{t+1}; db_t = lambda_t and
+    # da_t = lambda_t h_{t-1}.
+    lam = np.ones_like(bn)
+    for t in range(bn.shape[1] - 2, -1, -1):
+        lam[:, t] += an[:, t + 1] * lam[:, t + 1]
+    previous = np.concatenate([np.zeros_like(want[:, :1]), want[:, :-1]], 1)
+    np.testing.assert_allclose(b.grad.numpy(), lam, rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), lam * previous, rtol=1e-12,
+                               atol=1e-14)
 
 
 def test_library_model_ops():
-    if rt._library is None:
-        pytest.skip("this torch has no torch.library")
+    assert rt._library is not None, "torch.library registration failed"
     rng = np.random.default_rng(27)
     q, k, v = randn(rng, 2, 4, 3), randn(rng, 2, 4, 3), randn(rng, 2, 4, 2)
     y = torch.ops.recurrence.linear_attention(q, k, v, "elu1", True, 1e-8)
-    np.testing.assert_allclose(y.detach().numpy(),
-                               rt.linear_attention(q, k, v).detach().numpy())
-    y.sum().backward()
-    assert q.grad is not None and q.grad.shape == q.shape
+    qn, kn, vn = (x.detach().numpy() for x in (q, k, v))
+    scores = np.einsum("...tk,...sk->...ts", phi(qn), phi(kn)) * np.tril(
+        np.ones((4, 4)))
+    want = np.einsum("...ts,...sd->...td", scores, vn) / np.maximum(
+        scores.sum(-1), 1e-8)[..., None]
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-12)
+    assert torch.autograd.gradcheck(
+        lambda q, k, v: torch.ops.recurrence.linear_attention(
+            q, k, v, "elu1", True, 1e-8), (q, k, v), eps=1e-6, atol=1e-7)
+
     beta = tensors(rng.uniform(0.1, 0.9, (2, 4)))
     y = torch.ops.recurrence.delta_rule(q, k, v, beta, None, None)
-    np.testing.assert_allclose(
-        y.detach().numpy(), rt.delta_rule(q, k, v, beta).detach().numpy())
-    gates = randn(rng, 2, 4, 3, 3)
-    y = torch.ops.recurrence.hlru(gates, randn(rng, 2, 4, 3), None)
-    assert y.shape == (2, 4, 3)
+    want, _ = delta_reference(qn, kn, vn, beta.detach().numpy(), None, None)
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-12)
+    assert torch.autograd.gradcheck(
+        lambda q, k, v, beta: torch.ops.recurrence.delta_rule(
+            q, k, v, beta, None, None), (q, k, v, beta), eps=1e-6, atol=1e-7)
+
+    # H-LRU of order 2: h_t = a_1 h_{t-1} + a_2 h_{t-2} + a_0 v_t, with
+    # gates [..., T, N, m+1] (state gates, then the input gate).
+    gates, x = randn(rng, 2, 4, 3, 3), randn(rng, 2, 4, 3)
+    y = torch.ops.recurrence.hlru(gates, x, None)
+    g, xn = gates.detach().numpy(), x.detach().numpy()
+    hist = [np.zeros((2, 3)), np.zeros((2, 3))]
+    for t in range(4):
+        new = g[:, t, :, 0] * hist[0] + g[:, t, :, 1] * hist[1] + \
+            g[:, t, :, 2] * xn[:, t]
+        hist = [new, hist[0]]
+        np.testing.assert_allclose(y[:, t].detach().numpy(), new, rtol=1e-12)
+    assert torch.autograd.gradcheck(
+        lambda g, x: torch.ops.recurrence.hlru(g, x, None), (gates, x),
+        eps=1e-6, atol=1e-7)
 
 
 def test_errors():

@@ -36,14 +36,32 @@ struct RunResult {
 RunResult runScan(JitModule &jit, const ScanSpec &spec, const ScanSizes &sizes,
                   const std::vector<std::vector<double>> &operands);
 
-/// max |got - want| / (1 + |want|).
-double maxRelativeError(const std::vector<double> &got,
-                        const std::vector<double> &want);
+/// max_i |got_i - want_i| / (|want_i| + rms(want)): relative for elements
+/// of typical size or larger, and relative to the typical size for those
+/// near zero (cancellations, small readouts). NaN counts as infinite.
+double relativeError(const std::vector<double> &got,
+                     const std::vector<double> &want);
 
-/// The tolerance on maxRelativeError for a dtype.
-inline double toleranceFor(const ScanSpec &spec) {
-  return spec.f64 ? 1e-10 : 2e-4;
-}
+/// The tolerance on relativeError: the roundoff of the dtype, times the
+/// roundings of one step, times the square root of the number of steps over
+/// which a state remembers its inputs (each step's rounding errors, of
+/// either sign, are carried that long and add up like a random walk):
+///   tol = 8 * eps(dtype) * sqrt(effectiveLength(spec, family, sizes))
+/// with eps = 2^-24 for f32 and 2^-53 for f64. A loss of precision of 10x
+/// over what the schedules measure fails it.
+double toleranceFor(const ScanSpec &spec, const ScanSizes &sizes,
+                    InputFamily family);
+
+/// Expects relativeError(got, want) <= tolerance. With the environment
+/// variable RECURRENCE_PRINT_ERRORS set, also prints the error as a fraction
+/// of the tolerance (to see the margins when a rule changes).
+void expectClose(const std::vector<double> &got,
+                 const std::vector<double> &want, double tolerance,
+                 const std::string &what);
+
+/// A hash of `text` that is the same in every run and on every platform
+/// (FNV-1a), for seeds.
+uint64_t stableHash(const std::string &text);
 
 int64_t numElements(const std::vector<int64_t> &shape);
 

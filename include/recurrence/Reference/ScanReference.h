@@ -7,9 +7,14 @@
 //===----------------------------------------------------------------------===//
 //
 // A plain float64 evaluation of h_t = A_t h_{t-1} + b_t written straight from
-// the equations, one step and one element at a time. Tests, the demo and the
-// benchmarks check compiled code against it; it shares no code with the
-// compiler beyond the operand order of ScanSpec.
+// the equations of the design (DESIGN.md §1), one step and one element at a
+// time. Tests, the demo and the benchmarks check compiled code against it.
+//
+// It shares no shape code with the compiler: the operand list and every
+// operand's layout are derived here again from the equations, so that a
+// wrong operand order or shape in the compiler's ScanSpec/ScanDims makes the
+// tests fail instead of agreeing with it. Only the plain data types of
+// ScanSpec (the flags, the sizes, the operand roles) are shared.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +32,19 @@ struct ReferenceResult {
   std::vector<double> finalState; // h_T (h_1 when reversed), or the stack
 };
 
-/// Evaluates the scan; `operands` are row-major, in scanOperands() order.
+/// The operands of a scan function in their documented order (transition
+/// operands, then b or k and v, init, readout) with their row-major shapes,
+/// derived from the equations alone.
+std::vector<ScanOperand> referenceOperands(const ScanSpec &spec,
+                                           const ScanSizes &sizes);
+/// The shapes of the output (states or readout) and of the final state.
+std::vector<int64_t> referenceOutputShape(const ScanSpec &spec,
+                                          const ScanSizes &sizes);
+std::vector<int64_t> referenceFinalStateShape(const ScanSpec &spec,
+                                              const ScanSizes &sizes);
+
+/// Evaluates the scan; `operands` are row-major, in referenceOperands()
+/// order.
 ReferenceResult referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
                               const std::vector<std::vector<double>> &operands);
 
@@ -36,10 +53,37 @@ ReferenceResult referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
 double transitionRange(const ScanSpec &spec, const ScanSizes &sizes,
                        unsigned index);
 
-/// Random operands in scanOperands() order, uniform in [-1, 1] except the
-/// transitions (see transitionRange), rounded to f32 unless `spec.f64`.
+/// How random transitions are drawn.
+enum class InputFamily {
+  /// Uniform in transitionRange: every A_t has norm <= 0.95, so a state
+  /// forgets its past within 10-30 steps.
+  Contractive,
+  /// Transitions at the edge of stability, so that a state remembers the
+  /// whole sequence and every level of a scan tree and every chunk carry
+  /// matters:
+  ///  - scalar, diagonal: |a| in [0.97, 1] (an eighth negative), with runs
+  ///    of exact 1s;
+  ///  - block_diagonal, dense: random orthogonal blocks times a radius in
+  ///    [0.98, 1], with runs of radius 1 (spectral radius about 0.99);
+  ///  - dplr: rho (diag(d) - U V^T) with d in [0.995, 1], U = beta k,
+  ///    V = k, k orthonormal, beta in [0, 0.02] (a slow, decayed delta
+  ///    rule; symmetric, spectral radius rho in [0.97, 1] with runs of 1);
+  ///  - higher_order: nonnegative coefficients summing to rho in [0.97, 1]
+  ///    with runs of 1, so the companion has an eigenvalue near 1.
+  LongMemory,
+};
+
+/// The number of steps over which a state remembers its inputs: 1 / (1 -
+/// 0.95) for contractive transitions, T for long-memory ones and for
+/// identity (a running sum), capped at T; at least 1.
+double effectiveLength(const ScanSpec &spec, InputFamily family,
+                       const ScanSizes &sizes);
+
+/// Random operands in referenceOperands() order, uniform in [-1, 1] except
+/// the transitions (see InputFamily), rounded to f32 unless `spec.f64`.
 std::vector<std::vector<double>>
-randomScanOperands(const ScanSpec &spec, const ScanSizes &sizes, uint64_t seed);
+randomScanOperands(const ScanSpec &spec, const ScanSizes &sizes, uint64_t seed,
+                   InputFamily family = InputFamily::Contractive);
 
 } // namespace mlir::recurrence
 

@@ -70,8 +70,15 @@
 // CHECK-DAG:         %[[BI:[^ ]*]] = tensor.extract_slice %[[UST]][%[[UI]], %[[UIDX]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
 // CHECK-DAG:         %[[BJ:[^ ]*]] = tensor.extract_slice %[[UST]][%[[UI]], %[[UJ]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
 // b_j := P_j b_i + b_j and P_j := P_j P_i.
-// CHECK:             %[[NB:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[PJ]], %[[BI]] : tensor<4xf32>, tensor<4x1xf32>) outs(%[[BJ]] : tensor<4x1xf32>)
+// CHECK:             %[[NB:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[PJ]], %[[BI]] : tensor<4xf32>, tensor<4x1xf32>) outs(%[[BJ]] : tensor<4x1xf32>) {
+// CHECK-NEXT:        ^bb0(%[[UP_P:[^:]*]]: f32, %[[UP_X:[^:]*]]: f32, %[[UP_Y:[^:]*]]: f32):
+// CHECK-NEXT:          %[[UP_PX:[^ ]*]] = arith.mulf %[[UP_P]], %[[UP_X]] : f32
+// CHECK-NEXT:          %[[UP_SUM:[^ ]*]] = arith.addf %[[UP_Y]], %[[UP_PX]] : f32
+// CHECK-NEXT:          linalg.yield %[[UP_SUM]] : f32
 // CHECK:             %[[NP:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N]], #[[$N]], #[[$N]]], iterator_types = ["parallel"]} ins(%[[PJ]], %[[PI]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:        ^bb0(%[[UP_PJ:[^:]*]]: f32, %[[UP_PI:[^:]*]]: f32, %{{[^:]*}}: f32):
+// CHECK-NEXT:          %[[UP_PP:[^ ]*]] = arith.mulf %[[UP_PJ]], %[[UP_PI]] : f32
+// CHECK-NEXT:          linalg.yield %[[UP_PP]] : f32
 // CHECK:             scf.forall.in_parallel {
 // CHECK-NEXT:          tensor.parallel_insert_slice %[[NB]] into %[[UST]][%[[UI]], %[[UJ]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<4x1xf32> into tensor<2x?x4x1xf32>
 // CHECK-NEXT:          tensor.parallel_insert_slice %[[NP]] into %[[UPR]][%[[UI]], %[[UJ]], 0] [1, 1, 4] [1, 1, 1] : tensor<4xf32> into tensor<2x?x4xf32>
@@ -97,11 +104,24 @@
 // CHECK-NEXT:        %[[DK2S:[^ ]*]] = arith.muli %[[DK]], %[[D2S]] : index
 // CHECK-NEXT:        %[[DJ:[^ ]*]] = arith.addi %[[DK2S]], %[[DJ0]] : index
 // CHECK-NEXT:        %[[DIDX:[^ ]*]] = arith.subi %[[DJ]], %[[DS]] : index
-// CHECK:             linalg.generic
-// CHECK:             linalg.generic
+// The same combine as the up-sweep, of pair j = DJ with pair i = j - s:
+// b_j := P_j b_i + b_j and P_j := P_j P_i.
+// CHECK-DAG:         %[[DPJ:[^ ]*]] = tensor.extract_slice %[[DPR]][%[[DI]], %[[DJ]], 0] [1, 1, 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<4xf32>
+// CHECK-DAG:         %[[DPI:[^ ]*]] = tensor.extract_slice %[[DPR]][%[[DI]], %[[DIDX]], 0] [1, 1, 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<4xf32>
+// CHECK-DAG:         %[[DBI:[^ ]*]] = tensor.extract_slice %[[DST]][%[[DI]], %[[DIDX]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
+// CHECK-DAG:         %[[DBJ:[^ ]*]] = tensor.extract_slice %[[DST]][%[[DI]], %[[DJ]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
+// CHECK:             %[[DNB:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[DPJ]], %[[DBI]] : tensor<4xf32>, tensor<4x1xf32>) outs(%[[DBJ]] : tensor<4x1xf32>) {
+// CHECK-NEXT:        ^bb0(%[[DN_P:[^:]*]]: f32, %[[DN_X:[^:]*]]: f32, %[[DN_Y:[^:]*]]: f32):
+// CHECK-NEXT:          %[[DN_PX:[^ ]*]] = arith.mulf %[[DN_P]], %[[DN_X]] : f32
+// CHECK-NEXT:          %[[DN_SUM:[^ ]*]] = arith.addf %[[DN_Y]], %[[DN_PX]] : f32
+// CHECK-NEXT:          linalg.yield %[[DN_SUM]] : f32
+// CHECK:             %[[DNP:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N]], #[[$N]], #[[$N]]], iterator_types = ["parallel"]} ins(%[[DPJ]], %[[DPI]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:        ^bb0(%[[DN_PJ:[^:]*]]: f32, %[[DN_PI:[^:]*]]: f32, %{{[^:]*}}: f32):
+// CHECK-NEXT:          %[[DN_PP:[^ ]*]] = arith.mulf %[[DN_PJ]], %[[DN_PI]] : f32
+// CHECK-NEXT:          linalg.yield %[[DN_PP]] : f32
 // CHECK:             scf.forall.in_parallel {
-// CHECK-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[DST]][%[[DI]], %[[DJ]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<4x1xf32> into tensor<2x?x4x1xf32>
-// CHECK-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[DPR]][%[[DI]], %[[DJ]], 0] [1, 1, 4] [1, 1, 1] : tensor<4xf32> into tensor<2x?x4xf32>
+// CHECK-NEXT:          tensor.parallel_insert_slice %[[DNB]] into %[[DST]][%[[DI]], %[[DJ]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<4x1xf32> into tensor<2x?x4x1xf32>
+// CHECK-NEXT:          tensor.parallel_insert_slice %[[DNP]] into %[[DPR]][%[[DI]], %[[DJ]], 0] [1, 1, 4] [1, 1, 1] : tensor<4xf32> into tensor<2x?x4xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.yield %[[DLEVEL]]#0, %[[DLEVEL]]#1 : tensor<2x?x4x1xf32>, tensor<2x?x4xf32>

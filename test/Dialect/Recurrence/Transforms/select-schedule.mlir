@@ -14,17 +14,17 @@
 // RUN: not recurrence-opt %s -recurrence-select-schedule=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not recurrence-opt %s -recurrence-select-schedule="cores=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CORES
 // RUN: not recurrence-opt %s -recurrence-select-schedule="target=cuda bandwidth=-5" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-BANDWIDTH
-// RUN: not recurrence-opt %s -recurrence-select-schedule="target=tpu cores=-2" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CORES
+// RUN: not recurrence-opt %s -recurrence-select-schedule="target=tpu cores=-2" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CORES-TPU
 
 // An unknown target is an error on the module.
 // TARGET: error: unknown target 'tpu'; expected cpu or cuda
 
 // So are negative cores or bandwidth (0 is the target's default), checked
-// before the target. The printed value of cores is not pinned (it comes out
-// as a raw byte, not as a number).
-// NEGATIVE-CORES: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = {{.*}}, bandwidth = 0.000000e+00
-// NEGATIVE-CORES-NOT: unknown target
-// NEGATIVE-BANDWIDTH: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = {{.*}}, bandwidth = -5.000000e+00
+// before the target.
+// NEGATIVE-CORES: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = -1, bandwidth = 0.000000e+00
+// NEGATIVE-CORES-TPU: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = -2, bandwidth = 0.000000e+00
+// NEGATIVE-CORES-TPU-NOT: unknown target
+// NEGATIVE-BANDWIDTH: error: cores and bandwidth must not be negative (0 picks the target's default), got cores = 0, bandwidth = -5.000000e+00
 
 //===----------------------------------------------------------------------===//
 // Many channels, short T (batch 64, T = 128, N = 1024 diagonal): the batch

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Checks that the test suite catches real bugs: applies each deliberate bug
+# of scripts/mutation/mutants.txt to the lowering sources, one at a time,
+# rebuilds only what changed and runs the execution tests (the long-memory
+# suite first, then the rest, stopping at the first failure). Prints one line
+# per mutant, killed or survived; exits non-zero unless every mutant is
+# killed. The sources and the build are restored afterwards.
+#
+#   scripts/mutation-check.sh [BUILD_DIR]     (default: build/, built first)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+build="${1:-$ROOT/build}"
+list="$ROOT/scripts/mutation/mutants.txt"
+tool="$ROOT/scripts/mutation/mutate.py"
+tests="$build/unittests/ScanExecutionTests"
+
+install_deps >/dev/null
+configure_and_build "$build" >/dev/null
+
+backup="$(mktemp -d)"
+current=""
+restore() {
+  if [ -n "$current" ]; then
+    cp "$backup/source" "$ROOT/$current"
+    current=""
+  fi
+}
+trap 'restore; rm -rf "$backup"' EXIT
+
+# Runs the execution tests on both cores; fails at the first failing test.
+run_tests() {
+  local filter="$1" status=0 pids=() i
+  for ((i = 0; i < 2; i++)); do
+    GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$i "$tests" --gtest_brief=1 \
+      --gtest_fail_fast "--gtest_filter=$filter" >"$backup/log$i" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  return $status
+}
+
+count=$(/usr/bin/python3 "$tool" count "$list")
+killed=0
+survived=0
+invalid=0
+for ((m = 0; m < count; m++)); do
+  name=$(/usr/bin/python3 "$tool" name "$list" "$m")
+  current=$(/usr/bin/python3 "$tool" file "$list" "$m")
+  cp "$ROOT/$current" "$backup/source"
+  if ! /usr/bin/python3 "$tool" apply "$list" "$m" "$ROOT"; then
+    echo "INVALID   $name (its text is not found exactly once)"
+    invalid=$((invalid + 1))
+    restore
+    continue
+  fi
+  start=$SECONDS
+  if ! ninja -C "$build" -j2 ScanExecutionTests >"$backup/build.log" 2>&1; then
+    echo "INVALID   $name (does not build)"
+    grep -m3 "error:" "$backup/build.log" || true
+    invalid=$((invalid + 1))
+    restore
+    continue
+  fi
+  if run_tests '*LongMemory*:*MillionSteps*' && run_tests '-*LongMemory*:*MillionSteps*'; then
+    echo "SURVIVED  $name ($((SECONDS - start)) s)"
+    survived=$((survived + 1))
+  else
+    first=$(grep -h -m1 '^\[  FAILED  \]' "$backup/log0" "$backup/log1" |
+      head -n1 | sed 's/^\[  FAILED  \] //; s/, where.*//')
+    [ -n "$first" ] || first="the test binary crashed"
+    echo "KILLED    $name ($((SECONDS - start)) s; $first)"
+    killed=$((killed + 1))
+  fi
+  restore
+done
+
+echo "== restoring the build"
+ninja -C "$build" -j2 >/dev/null
+echo "$killed killed, $survived survived, $invalid invalid of $count mutants"
+[ "$survived" -eq 0 ] && [ "$invalid" -eq 0 ]
