@@ -113,27 +113,42 @@ struct Compiled {
   std::unique_ptr<JitModule> jit;
   std::string entry;
 
+  /// A view of an array (strides in elements); `writable` requests write
+  /// access.
+  static BufferView viewOf(const py::array &array, bool writable) {
+    py::buffer_info info = array.request(writable);
+    BufferView view;
+    view.data = info.ptr;
+    view.elementBits = static_cast<unsigned>(info.itemsize * 8);
+    view.sizes.assign(info.shape.begin(), info.shape.end());
+    for (py::ssize_t stride : info.strides)
+      view.strides.push_back(stride / info.itemsize);
+    return view;
+  }
+
   /// Calls the entry; result shapes are given because sizes may be dynamic.
+  /// A result whose entry in `outs` is an array is written into it (the
+  /// caller checked its shape and dtype); the others are allocated.
   py::tuple call(const std::vector<py::array> &args,
-                 const std::vector<std::vector<int64_t>> &resultShapes) {
+                 const std::vector<std::vector<int64_t>> &resultShapes,
+                 const std::vector<py::object> &outs) {
     const JitModule::Signature *signature = jit->getSignature(entry);
     std::vector<BufferView> argViews;
-    for (const py::array &array : args) {
-      py::buffer_info info = array.request();
-      BufferView view;
-      view.data = info.ptr;
-      view.elementBits = static_cast<unsigned>(info.itemsize * 8);
-      view.sizes.assign(info.shape.begin(), info.shape.end());
-      for (py::ssize_t stride : info.strides)
-        view.strides.push_back(stride / info.itemsize);
-      argViews.push_back(std::move(view));
-    }
+    for (const py::array &array : args)
+      argViews.push_back(viewOf(array, /*writable=*/false));
     if (resultShapes.size() != signature->results.size())
       raise("expected " + std::to_string(signature->results.size()) +
             " result shape(s), got " + std::to_string(resultShapes.size()));
     std::vector<py::array> results;
     std::vector<BufferView> resultViews;
-    for (auto [shape, bits] : llvm::zip(resultShapes, signature->resultBits)) {
+    for (auto [index, shape, bits] :
+         llvm::enumerate(resultShapes, signature->resultBits)) {
+      if (index < outs.size() && !outs[index].is_none()) {
+        py::array out = outs[index].cast<py::array>();
+        resultViews.push_back(viewOf(out, /*writable=*/true));
+        results.push_back(out);
+        continue;
+      }
       py::array result = bits == 64 ? py::array(py::dtype::of<double>(), shape)
                                     : py::array(py::dtype::of<float>(), shape);
       resultViews.push_back(
@@ -217,7 +232,8 @@ PYBIND11_MODULE(_recurrence, m) {
 
   py::class_<Compiled>(m, "Compiled")
       .def("__call__", &Compiled::call, py::arg("args"),
-           py::arg("result_shapes"))
+           py::arg("result_shapes"),
+           py::arg("outs") = std::vector<py::object>())
       .def("signature", [](const Compiled &c) {
         // Shapes with -1 for dynamic sizes, and element widths in bits.
         const JitModule::Signature *s = c.jit->getSignature(c.entry);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the CPU throughput benchmark:
 # one BENCH line per structure x schedule with its bandwidth and its ratios
-# to memcpy and to a hand-written -O3 loop, both measured in the same run.
+# to memcpy and to a hand-written -O3 OpenMP loop, both measured in the same
+# run; then the same shapes through Python (BENCH-PY lines, with out=).
 #
 #   scripts/bench.sh            the shapes of the README table
 #   scripts/bench.sh --quick    8x shorter sequences, one repetition
@@ -12,4 +13,12 @@ install_deps
 configure_and_build "$ROOT/build"
 echo
 echo "== $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores)"
-"$ROOT/build/bin/recurrence-bench" "$@"
+log="$(mktemp)"
+"$ROOT/build/bin/recurrence-bench" "$@" | tee "$log"
+echo
+echo "== through Python: recurrence.scan(..., out=) on /usr/bin/python3"
+quick=()
+for arg in "$@"; do [ "$arg" = "--quick" ] && quick=(--quick); done
+/usr/bin/python3 "$ROOT/bench/python_bench.py" "${quick[@]}" \
+  --python-dir "$ROOT/build/python" --handwritten "$log"
+rm -f "$log"

@@ -8,9 +8,9 @@ install_deps
 configure_and_build "$ROOT/build"
 
 echo
-echo "== the example, lowered by recurrence-opt -recurrence-to-llvm (first lines)"
+echo "== the example, scheduled and lowered to loops by recurrence-opt (first lines)"
 "$ROOT/build/bin/recurrence-opt" "$ROOT/examples/bdlru.mlir" \
-  -recurrence-lower-sequential | head -n 12
+  -recurrence-select-schedule -recurrence-lower-sequential | head -n 12
 echo "   ..."
 echo
 status=0

@@ -21,7 +21,6 @@
 #include "mlir/Transforms/Passes.h"
 
 #include <algorithm>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -64,9 +63,9 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
-  int64_t cores = options.cores > 0
-                      ? static_cast<int64_t>(options.cores)
-                      : std::max(1u, std::thread::hardware_concurrency());
+  // 0 leaves the cores to the module's DLTI target spec (else one core):
+  // the output never depends on the machine the compiler runs on.
+  int64_t cores = std::max<int64_t>(0, options.cores);
   SelectSchedulePassOptions schedule;
   schedule.target = "cpu";
   schedule.cores = cores;

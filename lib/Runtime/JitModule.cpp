@@ -8,6 +8,7 @@
 
 #include "recurrence/Runtime/JitModule.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 #include "recurrence/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -26,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #ifndef RECURRENCE_C_RUNNER_UTILS
 #define RECURRENCE_C_RUNNER_UTILS "libmlir_c_runner_utils.so"
@@ -159,11 +161,16 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     return success();
   });
   PassManager pm(context);
+  // The JIT compiles for this machine, and says so: the cores asked for,
+  // $RECURRENCE_CORES, the module's own DLTI target spec, or this machine's.
   RecurrenceToLLVMOptions pipelineOptions;
+  const char *coresVariable = std::getenv("RECURRENCE_CORES");
   if (jitOptions.cores > 0)
     pipelineOptions.cores = jitOptions.cores;
-  else if (const char *cores = std::getenv("RECURRENCE_CORES"))
-    pipelineOptions.cores = std::atoi(cores);
+  else if (coresVariable && std::atoi(coresVariable) > 0)
+    pipelineOptions.cores = std::atoi(coresVariable);
+  else if (!targetCores(module, "CPU"))
+    pipelineOptions.cores = std::max(1u, std::thread::hardware_concurrency());
   buildRecurrenceToLLVMPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("lowering failed:\n" + diagnostics);

@@ -40,3 +40,31 @@ def check_choice(name, value, choices):
     if value not in choices:
         raise ValueError(f"{name}: expected one of {', '.join(choices)}, got "
                          f"'{value}'")
+
+
+def check_out(name, out, shape, dtype):
+    """Checks a caller's output array (out=): an ndarray of exactly `shape`
+    and `dtype`, writable. Returns it, or None when `out` is None."""
+    if out is None:
+        return None
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy.ndarray, got "
+                        f"{type(out).__name__}")
+    if out.dtype != np.dtype(dtype):
+        raise TypeError(f"{name}: expected dtype {np.dtype(dtype)}, got "
+                        f"{out.dtype}")
+    check_shape(name, out, shape)
+    if not out.flags.writeable:
+        raise ValueError(f"{name}: the array is read-only")
+    return out
+
+
+def unaliased(inputs, outs):
+    """The inputs, each copied if it shares memory with an output, so that a
+    result is the same as if `out=` did not overlap the inputs (as NumPy
+    ufuncs guarantee)."""
+    targets = [out for out in outs if out is not None]
+    if not targets:
+        return list(inputs)
+    return [x.copy() if any(np.may_share_memory(x, out) for out in targets)
+            else x for x in inputs]

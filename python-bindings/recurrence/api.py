@@ -3,7 +3,8 @@
 import numpy as np
 
 from . import _recurrence
-from ._checks import (as_float_array, check_choice, check_rank, check_shape)
+from ._checks import (as_float_array, check_choice, check_out, check_rank,
+                      check_shape, unaliased)
 
 STRUCTURES = ("identity", "scalar", "diagonal", "block_diagonal", "dplr",
               "dense", "higher_order")
@@ -146,7 +147,8 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
 
 def scan(a, b, *, structure="diagonal", init=None, reverse=False,
          schedule="auto", chunk_size=None, readout=None,
-         return_final_state=False, matrix=None):
+         return_final_state=False, matrix=None, out=None,
+         final_state_out=None):
     """Evaluates h_t = A_t h_{t-1} + b_t for t = 1..T (T..1 when reversed).
 
     a: None (identity) | [..., T] (scalar) | [..., T, N] (diagonal; with
@@ -160,24 +162,36 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     init: [..., N] / [..., N, D] ([..., m, N(, D)] for higher_order, newest
        first)
     readout: C [..., T, N]; returns y_t = C_t^T h_t instead of the states
+    out, final_state_out: arrays (NumPy's out= convention: exact shape and
+       dtype) that receive h (or y) and the final state, which the compiled
+       code writes directly; they are also what is returned
     Returns h (or y), and the final state too when ``return_final_state``.
     """
     spec, sizes, operands, out_shape, last_shape = _prepare(
         a, b, structure, init, reverse, schedule, chunk_size, readout,
         return_final_state, matrix)
-    results = _run(spec, operands, out_shape, last_shape)
+    dtype = operands[0].dtype if operands else None
+    out = check_out("out", out, out_shape, dtype)
+    if final_state_out is not None and not return_final_state:
+        raise ValueError("final_state_out: needs return_final_state=True")
+    final_state_out = check_out("final_state_out", final_state_out,
+                                last_shape, dtype)
+    results = _run(spec, operands, out_shape, last_shape,
+                   [out, final_state_out])
     return tuple(results) if return_final_state else results[0]
 
 
-def _run(spec, operands, out_shape, last_shape):
-    """Calls the compiled scan of `spec` (cached); returns its results."""
+def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
+    """Calls the compiled scan of `spec` (cached) and returns its results,
+    written into `outs` where given."""
     key = tuple(sorted(spec.items()))
     compiled = _scan_cache.get(key)
     if compiled is None:
         compiled = _recurrence.compile_scan(spec)
         _scan_cache[key] = compiled
     shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
-    return compiled(operands, shapes)
+    outs = list(outs[:len(shapes)])
+    return compiled(unaliased(operands, outs), shapes, outs)
 
 
 def explain(a, b, *, structure="diagonal", init=None, reverse=False,
@@ -210,7 +224,9 @@ class Compiled:
         (self.arg_shapes, self.arg_bits, self.result_shapes,
          self.result_bits) = native.signature()
 
-    def __call__(self, *args, result_shapes=None):
+    def __call__(self, *args, result_shapes=None, outs=None):
+        """Runs the function; `outs` (one array or None per result, with
+        the result's shape and dtype) receive the results in place."""
         if len(args) != len(self.arg_shapes):
             raise TypeError(f"{self.entry}: expected {len(self.arg_shapes)} "
                             f"arguments, got {len(args)}")
@@ -230,7 +246,16 @@ class Compiled:
         if any(size < 0 for shape in shapes for size in shape):
             raise ValueError(f"{self.entry}: results have dynamic sizes; pass "
                              f"result_shapes=")
-        results = self._native(arrays, [list(s) for s in shapes])
+        outs = list(outs or [])
+        if len(outs) > len(shapes):
+            raise ValueError(f"{self.entry}: {len(outs)} outs for "
+                             f"{len(shapes)} results")
+        for i, (out, shape, bits) in enumerate(
+                zip(outs, shapes, self.result_bits)):
+            check_out(f"outs[{i}]", out, tuple(shape),
+                      np.float64 if bits == 64 else np.float32)
+        results = self._native(unaliased(arrays, outs),
+                               [list(s) for s in shapes], outs)
         return results[0] if len(results) == 1 else tuple(results)
 
 

@@ -9,7 +9,8 @@ arithmetic operation is in the IR.
 import numpy as np
 
 from . import api
-from ._checks import as_float_array, check_choice, check_rank, check_shape
+from ._checks import (as_float_array, check_choice, check_out, check_rank,
+                      check_shape)
 
 _cache = {}
 
@@ -41,14 +42,36 @@ def _flatten_batch(name, array, trailing):
     return array.reshape((-1,) + array.shape[array.ndim - trailing:]), batch
 
 
-def _outputs(compiled, args, flat_shapes, shapes, final_state):
-    """Calls `compiled` for its output (and final state when `final_state`)
-    of `flat_shapes`; returns them reshaped to `shapes`."""
-    count = 2 if final_state else 1
-    out = compiled(*args, result_shapes=flat_shapes[:count])
-    if count == 1:
-        return out.reshape(shapes[0])
-    return tuple(o.reshape(shape) for o, shape in zip(out, shapes))
+def _outputs(compiled, args, flat_shapes, shapes, outs):
+    """Calls `compiled` for one result per entry of `outs` (out=, then
+    final_state_out=) of `flat_shapes`, and returns them reshaped to
+    `shapes`. A given out (exact shape and dtype) receives its result: the
+    compiled code writes into it directly when it can be viewed in the flat
+    shape, else into a temporary copied back."""
+    dtype = args[0].dtype
+    names = ("out", "final_state_out")
+    checked = [check_out(name, out, shape, dtype)
+               for name, out, shape in zip(names, outs, shapes)]
+    views = [None if out is None else out.reshape(flat)
+             for out, flat in zip(checked, flat_shapes)]
+    got = compiled(*args, result_shapes=flat_shapes[:len(outs)], outs=views)
+    got = got if isinstance(got, tuple) else (got,)
+    results = []
+    for value, out, shape in zip(got, checked, shapes):
+        if out is None:
+            results.append(value.reshape(shape))
+            continue
+        if not np.shares_memory(value, out):
+            out[...] = value.reshape(shape)
+        results.append(out)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _final_outs(out, final_state_out, return_final_state):
+    """The outs of a model with an optional final state."""
+    if final_state_out is not None and not return_final_state:
+        raise ValueError("final_state_out: needs return_final_state=True")
+    return [out, final_state_out] if return_final_state else [out]
 
 
 def _dims(value, type_, names):
@@ -98,7 +121,7 @@ _GATE_FUNCTIONS = {
 }
 
 
-def normalize_gates(raw, *, f="exp"):
+def normalize_gates(raw, *, f="exp", out=None):
     """w = f(raw), divided by sum(|w|) over the last axis, so that every row
     of gates sums to one in absolute value (f: exp, sigmoid, softplus, abs).
     """
@@ -144,7 +167,7 @@ func.func @model(%raw: {two}) -> {two} {{
 
     compiled = _compiled(("normalize_gates", f, t), build)
     flat = raw.reshape(-1, raw.shape[-1])
-    return compiled(flat, result_shapes=[flat.shape]).reshape(raw.shape)
+    return _outputs(compiled, [flat], [flat.shape], [raw.shape], [out])
 
 
 #===------------------------------------------------------------------------===#
@@ -152,7 +175,7 @@ func.func @model(%raw: {two}) -> {two} {{
 #===------------------------------------------------------------------------===#
 
 def _gated_scan(name, structure, order, a, a0, v, init, t, a_type, v_type,
-                init_type, sched):
+                init_type, sched, shape, out):
     """A scan whose input is the gated value a0 * v."""
     init_arg = f", %init: {init_type}" if init is not None else ""
     init_use = f" init(%init : {init_type})" if init is not None else ""
@@ -168,10 +191,11 @@ func.func @model(%a: {a_type}, %a0: {v_type}, %v: {v_type}{init_arg}) -> {v_type
 
     compiled = _compiled((name, order, t, init is not None, sched), build)
     args = [a, a0, v] + ([init] if init is not None else [])
-    return compiled(*args, result_shapes=[v.shape])
+    return _outputs(compiled, args, [v.shape], [shape], [out])
 
 
-def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
+def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
+         out=None):
     """H-LRU of order m: h_t = sum_i a_{i,t} * h_{t-i} + a_{0,t} * v_t.
 
     gates: [..., T, N, m+1], the m state gates then the input gate;
@@ -195,13 +219,14 @@ def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
         check_shape("init", init, batch + (order, gates.shape[-2]))
         init = init.reshape((-1, order, gates.shape[-2]))
     t = _element(gates.dtype)
-    h = _gated_scan("hlru", "higher_order", order, a, a0, vf, init, t,
-                    _tensor(4, t, {2: order}), _tensor(3, t),
-                    _tensor(3, t, {1: order}), _schedule(schedule, chunk_size))
-    return h.reshape(v.shape)
+    return _gated_scan("hlru", "higher_order", order, a, a0, vf, init, t,
+                       _tensor(4, t, {2: order}), _tensor(3, t),
+                       _tensor(3, t, {1: order}),
+                       _schedule(schedule, chunk_size), v.shape, out)
 
 
-def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
+def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
+          out=None):
     """BD-LRU with blocks of m: h_t = A_t h_{t-1} + a_{0,t} * v_t.
 
     gates: [..., T, H, m, m+1], each block row's m state gates then its
@@ -224,10 +249,10 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
         check_shape("init", init, batch + (v.shape[-1],))
         init = init.reshape((-1, v.shape[-1]))
     t = _element(gates.dtype)
-    h = _gated_scan("bdlru", "block_diagonal", m, a, a0, vf, init, t,
-                    _tensor(5, t, {3: m, 4: m}), _tensor(3, t), _tensor(2, t),
-                    _schedule(schedule, chunk_size))
-    return h.reshape(v.shape)
+    return _gated_scan("bdlru", "block_diagonal", m, a, a0, vf, init, t,
+                       _tensor(5, t, {3: m, 4: m}), _tensor(3, t),
+                       _tensor(2, t), _schedule(schedule, chunk_size), v.shape,
+                       out)
 
 
 #===------------------------------------------------------------------------===#
@@ -257,7 +282,7 @@ def _feature_map(value, out, t, three, feature_map):
 
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto", chunk_size=None):
+                     eps=1e-8, schedule="auto", chunk_size=None, out=None):
     """y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps) with
     S_t = S_{t-1} + phi(k_t) v_t^T and c_t = c_{t-1} + phi(k_t).
 
@@ -321,12 +346,12 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %eps: {t}) -> {three} {{
     qf, batch = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + v.shape[-1:])
-    y = compiled(qf, kf, vf, result_shapes=[vf.shape])
-    return y.reshape(v.shape)
+    return _outputs(compiled, [qf, kf, vf], [vf.shape], [v.shape], [out])
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
-               return_final_state=False, schedule="auto", chunk_size=None):
+               return_final_state=False, schedule="auto", chunk_size=None,
+               out=None, final_state_out=None):
     """(Gated) delta rule: S_t = g_t S_{t-1} + b_t k_t (v_t - k_t^T g_t
     S_{t-1})^T, y_t = S_t^T q_t, as dplr<1> with d = g, U = -g b k, V = k and
     input (b k) v^T. q, k: [..., T, dk]; v: [..., T, dv]; beta, gate:
@@ -415,11 +440,13 @@ func.func @model(%q: {three}, %k: {three}, %v: {three}, %beta: {two}{g_arg}{init
     if init is not None:
         args.append(init.reshape((-1, dk, dv)))
     return _outputs(compiled, args, [vf.shape, (qf.shape[0], dk, dv)],
-                    [v.shape, batch + (dk, dv)], return_final_state)
+                    [v.shape, batch + (dk, dv)],
+                    _final_outs(out, final_state_out, return_final_state))
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
-                  return_final_state=False, schedule="auto", chunk_size=None):
+                  return_final_state=False, schedule="auto", chunk_size=None,
+                  out=None, final_state_out=None):
     """Mamba's selective SSM: h_t[n, d] = exp(delta_t[d] A[d, n]) h_{t-1}[n, d]
     + delta_t[d] B_t[n] x_t[d]; y_t[d] = sum_n C_t[n] h_t[n, d] + D[d] x_t[d].
 
@@ -500,4 +527,5 @@ func.func @model(%x: {three}, %delta: {three}, %A: {two}, %B: {three}, %C: {thre
     if init is not None:
         args.append(init.reshape((-1, n, dm)))
     return _outputs(compiled, args, [xf.shape, (xf.shape[0], n, dm)],
-                    [x.shape, batch + (n, dm)], return_final_state)
+                    [x.shape, batch + (n, dm)],
+                    _final_outs(out, final_state_out, return_final_state))

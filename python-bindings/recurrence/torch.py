@@ -75,10 +75,13 @@ class _Scan(_torch.autograd.Function):
 
 def scan(a, b, *, structure="diagonal", init=None, reverse=False,
          schedule="auto", chunk_size=None, readout=None,
-         return_final_state=False, matrix=None):
+         return_final_state=False, matrix=None, out=None,
+         final_state_out=None):
     """``recurrence.scan`` on torch tensors, differentiable in every tensor
     argument (see ``recurrence.scan`` for the layouts; b may be a tuple
-    (k, v) of a factored input)."""
+    (k, v) of a factored input). ``out`` / ``final_state_out`` tensors
+    receive the results in place, as torch's out= arguments do, and like
+    them are not differentiable."""
     transitions = ([] if a is None else list(a) if isinstance(a, (tuple, list))
                    else [a])
     names = (["d", "U", "V"] if structure == "dplr" else ["a"])
@@ -107,7 +110,28 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     spec, sizes, _, out_shape, last_shape = api._prepare(
         a_np, b_np, structure, rest.get("init"), reverse, schedule,
         chunk_size, rest.get("readout"), return_final_state, matrix)
-    return _Scan.apply((spec, sizes, out_shape, last_shape), *tensors)
+    if out is None and final_state_out is None:
+        return _Scan.apply((spec, sizes, out_shape, last_shape), *tensors)
+    if _torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise ValueError("out=: functions with out= arguments don't support "
+                         "automatic differentiation, but one of the "
+                         "arguments requires grad")
+    if final_state_out is not None and not return_final_state:
+        raise ValueError("final_state_out: needs return_final_state=True")
+    outs = []
+    for name, tensor, shape in (("out", out, out_shape),
+                                ("final_state_out", final_state_out,
+                                 last_shape)):
+        if tensor is not None:
+            _check_tensor(name, tensor, dtype)
+            _check_shape(name, tensor, shape)
+        outs.append(tensor)
+    results = api._run(spec, arrays, out_shape, last_shape,
+                       [None if t is None else _numpy(t) for t in outs])
+    # The out= tensors, and new tensors for results not asked for in place.
+    tensors = tuple(t if t is not None else _torch.from_numpy(r)
+                    for r, t in zip(results, outs))
+    return tensors if return_final_state else tensors[0]
 
 
 #===------------------------------------------------------------------------===#

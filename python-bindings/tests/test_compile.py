@@ -30,6 +30,7 @@ def test_compile_runs_static_function():
 def test_module_round_trip_and_pipeline():
     module = rec.Module.parse(SOURCE)
     assert "recurrence.scan diagonal reverse" in str(module)
-    module.run_pipeline("builtin.module(recurrence-lower-sequential)")
+    module.run_pipeline(
+        "builtin.module(recurrence-select-schedule,recurrence-lower-sequential)")
     text = str(module)
     assert "recurrence.scan" not in text and "scf.for" in text

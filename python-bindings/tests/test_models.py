@@ -141,3 +141,36 @@ def test_hlru_and_bdlru_stay_bounded_with_normalized_gates(schedule, chunk):
             a0 * v[:, t]
         np.testing.assert_allclose(hb[:, t], state, rtol=1e-10, atol=1e-12)
     assert np.abs(hb).max() <= np.abs(v).max() + 1e-12
+
+
+def test_models_write_into_out():
+    rng = np.random.default_rng(44)
+    q, k = rng.standard_normal((2, 3, 9, 4)), rng.standard_normal((2, 3, 9, 4))
+    v = rng.standard_normal((2, 3, 9, 5))
+    want = rec.linear_attention(q, k, v)
+    out = np.empty_like(want)
+    assert rec.linear_attention(q, k, v, out=out) is out
+    np.testing.assert_array_equal(out, want)
+
+    beta = rng.uniform(0.1, 0.9, (2, 3, 9))
+    want_y, want_s = rec.delta_rule(q, k, v, beta, return_final_state=True)
+    # A strided out, written through a temporary.
+    wide = np.zeros((2, 3, 9, 10))
+    y, s = rec.delta_rule(q, k, v, beta, return_final_state=True,
+                          out=wide[..., ::2],
+                          final_state_out=np.empty((2, 3, 4, 5)))
+    assert np.shares_memory(y, wide)
+    np.testing.assert_array_equal(wide[..., ::2], want_y)
+    np.testing.assert_array_equal(s, want_s)
+    assert not wide[..., 1::2].any()
+    with pytest.raises(ValueError, match="final_state_out: needs "
+                       "return_final_state=True"):
+        rec.delta_rule(q, k, v, beta, final_state_out=np.empty((2, 3, 4, 5)))
+
+    gates = rng.standard_normal((3, 6, 4, 3))
+    out = np.empty((3, 6, 4, 3))
+    assert rec.normalize_gates(gates, out=out) is out
+    np.testing.assert_array_equal(out, rec.normalize_gates(gates))
+    with pytest.raises(TypeError, match="out: expected dtype float64"):
+        rec.hlru(rec.normalize_gates(gates), rng.standard_normal((3, 6, 4)),
+                 out=np.empty((3, 6, 4), np.float32))

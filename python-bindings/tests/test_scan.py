@@ -244,3 +244,55 @@ def test_factored_input_equals_its_outer_product(structure):
     np.testing.assert_allclose(last, want_last, rtol=1e-10, atol=1e-12)
     with pytest.raises(TypeError, match=r"b: expected an array or a tuple"):
         rec.scan(a, (k, v, v), structure=structure)
+
+
+def test_out_receives_the_results_in_place():
+    rng = np.random.default_rng(41)
+    a = rng.uniform(-0.9, 0.9, (2, 7, 5)).astype(np.float32)
+    b = rng.standard_normal((2, 7, 5)).astype(np.float32)
+    init = rng.standard_normal((2, 5)).astype(np.float32)
+    want, want_last = reference.scan("diagonal", a, b, init)
+    out = np.full((2, 7, 5), np.nan, np.float32)
+    last = np.full((2, 5), np.nan, np.float32)
+    h, final = rec.scan(a, b, init=init, return_final_state=True, out=out,
+                        final_state_out=last)
+    assert h is out and final is last
+    check(out, want, np.float32, 7, memory("diagonal"))
+    check(last, want_last, np.float32, 7, memory("diagonal"))
+
+    # A strided out (every other column of a wider array) is written
+    # through, and the rest of the array is left alone.
+    wide = np.zeros((2, 7, 10), np.float32)
+    h = rec.scan(a, b, init=init, out=wide[..., ::2])
+    assert np.shares_memory(h, wide)
+    check(wide[..., ::2], want, np.float32, 7, memory("diagonal"))
+    assert not wide[..., 1::2].any()
+
+    # out may overlap an input: the result is as if it did not.
+    b_copy = b.copy()
+    h = rec.scan(a, b_copy, init=init, out=b_copy)
+    assert h is b_copy
+    check(b_copy, want, np.float32, 7, memory("diagonal"))
+
+
+def test_out_is_checked():
+    a = np.full((2, 4, 3), 0.5)
+    with pytest.raises(TypeError, match="out: expected a numpy.ndarray"):
+        rec.scan(a, a, out=[0.0])
+    with pytest.raises(TypeError, match="out: expected dtype float64, got "
+                       "float32"):
+        rec.scan(a, a, out=np.zeros((2, 4, 3), np.float32))
+    with pytest.raises(ValueError, match=r"out: expected shape \(2, 4, 3\), "
+                       r"got \(2, 4\)"):
+        rec.scan(a, a, out=np.zeros((2, 4)))
+    frozen = np.zeros((2, 4, 3))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="out: the array is read-only"):
+        rec.scan(a, a, out=frozen)
+    with pytest.raises(ValueError, match="final_state_out: needs "
+                       "return_final_state=True"):
+        rec.scan(a, a, final_state_out=np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"final_state_out: expected shape "
+                       r"\(2, 3\)"):
+        rec.scan(a, a, return_final_state=True,
+                 final_state_out=np.zeros((2, 4)))

@@ -353,3 +353,31 @@ def test_errors():
     with pytest.raises(ValueError, match="v: expected shape"):
         rt.hlru(torch.zeros((2, 4, 3, 3), dtype=torch.float64),
                 torch.zeros((2, 4, 2), dtype=torch.float64))
+
+
+def test_scan_out_tensors():
+    rng = np.random.default_rng(45)
+    a = torch.tensor(rng.uniform(-0.9, 0.9, (2, 6, 3)))
+    b = torch.tensor(rng.standard_normal((2, 6, 3)))
+    want, want_last = reference.scan("diagonal", a.numpy(), b.numpy())
+    out, last = torch.empty(2, 6, 3, dtype=torch.float64), torch.empty(
+        2, 3, dtype=torch.float64)
+    h, final = rt.scan(a, b, out=out, final_state_out=last,
+                       return_final_state=True)
+    assert h is out and final is last
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(last.numpy(), want_last, rtol=1e-12)
+    # Only the final state in place; the states come back as a new tensor.
+    h, final = rt.scan(a, b, final_state_out=last, return_final_state=True)
+    assert final is last and h is not out
+    np.testing.assert_allclose(h.numpy(), want, rtol=1e-12)
+
+    a.requires_grad_(True)
+    with pytest.raises(ValueError, match="don't support automatic "
+                       "differentiation"):
+        rt.scan(a, b, out=out)
+    with torch.no_grad():
+        assert rt.scan(a, b, out=out) is out
+    with pytest.raises(ValueError, match=r"out: expected shape \(2, 6, 3\)"):
+        with torch.no_grad():
+            rt.scan(a, b, out=torch.empty(2, 6, dtype=torch.float64))

@@ -26,7 +26,9 @@ int main(void) {
   recurrenceRegisterPasses();
 
   char *lowered = recurrenceRunPipeline(
-      kScan, "builtin.module(recurrence-lower-sequential)", &error);
+      kScan,
+      "builtin.module(recurrence-select-schedule,recurrence-lower-sequential)",
+      &error);
   printf("lowered: %s\n", lowered && !error ? "ok" : error);
   recurrenceFree(lowered);
 

@@ -30,7 +30,9 @@ struct RecurrenceToLLVMOptions
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> cores{
       *this, "cores",
-      llvm::cl::desc("Cores the cost model plans for (0: this machine's)"),
+      llvm::cl::desc("Cores the cost model and the channel tiles plan for "
+                     "(0: the num_cores of the module's DLTI \"CPU\" "
+                     "device, else 1)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> minChannelTile{
       *this, "min-channel-tile",

@@ -9,6 +9,7 @@
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,6 +65,38 @@ int64_t ScanOp::getBatchRank() {
   int64_t trailing = hasFactoredInput() ? 2 : (getMatrix() ? 3 : 2);
   return cast<RankedTensorType>(getShapeSource().getType()).getRank() -
          trailing;
+}
+
+SmallVector<OpFoldResult> ScanOp::getMixedResultSizes(OpBuilder &b,
+                                                      bool finalState) {
+  Location loc = getLoc();
+  int64_t batchRank = getBatchRank();
+  SmallVector<OpFoldResult> all =
+      tensor::getMixedSizes(b, loc, getShapeSource());
+  SmallVector<OpFoldResult> sizes(all.begin(), all.begin() + batchRank);
+  if (finalState) {
+    if (getStructure().getKind() == StructureKind::HigherOrder)
+      sizes.push_back(b.getIndexAttr(getStructure().getParam()));
+  } else {
+    sizes.push_back(all[batchRank]);
+  }
+  if (finalState || !getReadout())
+    sizes.push_back(all[batchRank + 1]);
+  if (getMatrix())
+    sizes.push_back(
+        hasFactoredInput()
+            ? tensor::getMixedSize(b, loc, getInputValue(), batchRank + 1)
+            : all[batchRank + 2]);
+  return sizes;
+}
+
+LogicalResult
+ScanOp::reifyResultShapes(OpBuilder &b,
+                          ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  for (Value result : getResults())
+    reifiedReturnShapes.push_back(
+        getMixedResultSizes(b, result == getFinalState()));
+  return success();
 }
 
 namespace {

@@ -30,7 +30,7 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   // four times its even share.
   double coreShare;
   if (name == "cpu") {
-    target = {"cpu", 2, 50e9, 0, 8e9, 5e-6, 2e-7};
+    target = {"cpu", 1, 50e9, 0, 8e9, 5e-6, 2e-7};
     coreShare = 0.6;
   } else if (name == "cuda") {
     target = {"cuda", 132, 4000e9, 0, 4e11, 4e-6, 1e-9};

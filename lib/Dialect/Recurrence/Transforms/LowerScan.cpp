@@ -13,12 +13,16 @@
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_LOWERSCANPASS
@@ -28,10 +32,24 @@ namespace mlir::recurrence {
 using namespace mlir;
 using namespace mlir::recurrence;
 
-/// The largest dplr state that the scan densifies.
-static constexpr int64_t kMaxDenseDplrSize = 256;
-/// Levels of the sweeps: enough for T < 2^40.
-static constexpr int64_t kMaxLevels = 40;
+/// The levels of each sweep, ceil(log2 T): a constant for a static T, else
+/// 64 - ctlz(T - 1) (0 when T <= 1).
+static Value levelCount(OpBuilder &b, Location loc, Value steps) {
+  if (std::optional<int64_t> t = getConstantIntValue(steps))
+    return arith::ConstantIndexOp::create(
+        b, loc, *t <= 1 ? 0 : llvm::Log2_64_Ceil(static_cast<uint64_t>(*t)));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(), arith::SubIOp::create(b, loc, steps, one));
+  Value zeros = math::CountLeadingZerosOp::create(b, loc, last);
+  Value bits = arith::SubIOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 64), zeros);
+  Value levels = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), bits);
+  Value trivial =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, steps, one);
+  return arith::SelectOp::create(b, loc, trivial, zero, levels);
+}
 
 namespace {
 /// The scanned pairs: products P (absent for identity) and states b.
@@ -39,79 +57,8 @@ struct Pairs {
   Value states, products;
 };
 
-struct LowerBlellochScan : OpRewritePattern<ScanOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(ScanOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getScheduleOrAuto().getKind() != ScheduleKind::Scan)
-      return rewriter.notifyMatchFailure(op, "not a scan schedule");
-    Location loc = op.getLoc();
-    ScanIO io(rewriter, op);
-    if (io.replaceIfEmpty(rewriter))
-      return success();
-    Value steps = io.getSteps();
-    Type elementType = op.getElementType();
-    Composite::Form form = compositeFormOf(op.getStructure().getKind());
-    SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
-    SmallVector<OpFoldResult> space = batch;
-    space.push_back(steps);
-    auto perStep = [&](ArrayRef<OpFoldResult> inner) -> Value {
-      SmallVector<OpFoldResult> sizes = space;
-      llvm::append_range(sizes, inner);
-      return tensor::EmptyOp::create(rewriter, loc, sizes, elementType);
-    };
-    bool hasProducts = form != Composite::Form::Identity;
-
-    // The pairs in logical order, with h_0 folded into the first one.
-    SmallVector<Value> outs = {perStep(io.stateSizes(rewriter, loc))};
-    if (hasProducts)
-      outs.push_back(perStep(io.compositeSizes(rewriter, loc)));
-    SmallVector<Value> pairs = buildParallelLoop(
-        rewriter, loc, space, outs,
-        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
-          ValueRange batchIvs = ivs.drop_back();
-          Value t = io.timeOf(b, l, ivs.back());
-          SmallVector<Value> at(ivs);
-          SmallVector<ParallelWrite> writes = {
-              ParallelWrite::row(io.inputAsState(b, l, batchIvs, t), 0, at)};
-          if (hasProducts)
-            writes.push_back(ParallelWrite::row(
-                stepComposite(b, l, io.transitionAt(b, l, batchIvs, t)).value,
-                1, at));
-          return writes;
-        });
-    Pairs scanned{pairs[0], hasProducts ? pairs[1] : Value()};
-    if (op.getInit())
-      scanned.states = foldInit(rewriter, loc, io, batch, scanned.states);
-
-    scanned = sweep(rewriter, loc, io, space, scanned, /*up=*/true);
-    scanned = sweep(rewriter, loc, io, space, scanned, /*up=*/false);
-
-    // Outputs: every scanned state is h_t.
-    SmallVector<Value> empty = io.resultDestinations(rewriter, loc);
-    SmallVector<Value> output = buildParallelLoop(
-        rewriter, loc, space, {empty[0]},
-        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
-          ValueRange batchIvs = ivs.drop_back();
-          Value t = io.timeOf(b, l, ivs.back());
-          Value one = arith::ConstantIndexOp::create(b, l, 1);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value newest =
-              io.newestOf(b, l, extractRow(b, l, scanned.states, ivs));
-          Value row = extractRows(b, l, shared[0], batchIvs, t, one);
-          row = io.writeRow(b, l, batchIvs, t, newest, row, zero);
-          return SmallVector<ParallelWrite>{
-              ParallelWrite::rows(row, 0, batchIvs, t, one)};
-        });
-    SmallVector<Value> results = {output[0]};
-    if (op.getFinalState())
-      results.push_back(
-          finalState(rewriter, loc, io, batch, scanned.states, empty[1]));
-    io.replaceOp(rewriter, results);
-    return success();
-  }
-
+/// The steps of the Blelloch scan, on the pairs of one op.
+struct BlellochScan {
   /// b_1 := A_1 h_0 + b_1, so that the scan starts from h_0 (when T > 0).
   static Value foldInit(OpBuilder &b, Location loc, const ScanIO &io,
                         ArrayRef<OpFoldResult> batch, Value states) {
@@ -161,8 +108,8 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
         })[0];
   }
 
-  /// One sweep over all levels. Level s combines pair j with pair j - s,
-  /// (P_j, b_j) := (P_j P_{j-s}, P_j b_{j-s} + b_j), for
+  /// One sweep over ceil(log2 T) levels. Level s combines pair j with pair j -
+  /// s, (P_j, b_j) := (P_j P_{j-s}, P_j b_{j-s} + b_j), for
   ///   up:   j = 2s k + 2s - 1 < T  (s = 1, 2, 4, ...)
   ///   down: j = 2s k + 3s - 1 < T  (s = ..., 4, 2, 1)
   static Pairs sweep(OpBuilder &b, Location loc, const ScanIO &io,
@@ -170,7 +117,7 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
     StructureAttr structure = io.getStructure();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value levels = arith::ConstantIndexOp::create(b, loc, kMaxLevels);
+    Value levels = levelCount(b, loc, io.getSteps());
     SmallVector<Value> init = {pairs.states};
     if (pairs.products)
       init.push_back(pairs.products);
@@ -231,6 +178,102 @@ struct LowerBlellochScan : OpRewritePattern<ScanOp> {
     return {loop.getResult(0), pairs.products ? loop.getResult(1) : Value()};
   }
 };
+} // namespace
+
+/// Whether the scan densifies a dplr transition too large to be refused.
+static bool isDplrTooLarge(ScanOp op) {
+  if (op.getStructure().getKind() != StructureKind::Dplr)
+    return false;
+  std::optional<ScanDims> dims = ScanDims::fromOp(op);
+  return dims && !ShapedType::isDynamic(dims->size) &&
+         dims->size > kMaxDenseDplrSize;
+}
+
+FailureOr<SmallVector<Value>>
+mlir::recurrence::lowerScanToBlellochScan(RewriterBase &rewriter, ScanOp op) {
+  if (isDplrTooLarge(op))
+    return rewriter.notifyMatchFailure(
+        op, "dplr is densified for the scan, and N is too large");
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  ScanIO io(rewriter, op);
+  if (std::optional<SmallVector<Value>> empty = io.replaceIfEmpty(rewriter))
+    return *empty;
+  Value steps = io.getSteps();
+  Type elementType = op.getElementType();
+  Composite::Form form = compositeFormOf(op.getStructure().getKind());
+  SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
+  SmallVector<OpFoldResult> space = batch;
+  space.push_back(steps);
+  auto perStep = [&](ArrayRef<OpFoldResult> inner) -> Value {
+    SmallVector<OpFoldResult> sizes = space;
+    llvm::append_range(sizes, inner);
+    return tensor::EmptyOp::create(rewriter, loc, sizes, elementType);
+  };
+  bool hasProducts = form != Composite::Form::Identity;
+
+  // The pairs in logical order, with h_0 folded into the first one.
+  SmallVector<Value> outs = {perStep(io.stateSizes(rewriter, loc))};
+  if (hasProducts)
+    outs.push_back(perStep(io.compositeSizes(rewriter, loc)));
+  SmallVector<Value> pairs = buildParallelLoop(
+      rewriter, loc, space, outs,
+      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+        ValueRange batchIvs = ivs.drop_back();
+        Value t = io.timeOf(b, l, ivs.back());
+        SmallVector<Value> at(ivs);
+        SmallVector<ParallelWrite> writes = {
+            ParallelWrite::row(io.inputAsState(b, l, batchIvs, t), 0, at)};
+        if (hasProducts)
+          writes.push_back(ParallelWrite::row(
+              stepComposite(b, l, io.transitionAt(b, l, batchIvs, t)).value, 1,
+              at));
+        return writes;
+      });
+  Pairs scanned{pairs[0], hasProducts ? pairs[1] : Value()};
+  if (op.getInit())
+    scanned.states =
+        BlellochScan::foldInit(rewriter, loc, io, batch, scanned.states);
+
+  scanned = BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/true);
+  scanned =
+      BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/false);
+
+  // Outputs: every scanned state is h_t.
+  SmallVector<Value> empty = io.resultDestinations(rewriter, loc);
+  SmallVector<Value> output = buildParallelLoop(
+      rewriter, loc, space, {empty[0]},
+      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
+        ValueRange batchIvs = ivs.drop_back();
+        Value t = io.timeOf(b, l, ivs.back());
+        Value one = arith::ConstantIndexOp::create(b, l, 1);
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value newest = io.newestOf(b, l, extractRow(b, l, scanned.states, ivs));
+        Value row = extractRows(b, l, shared[0], batchIvs, t, one);
+        row = io.writeRow(b, l, batchIvs, t, newest, row, zero);
+        return SmallVector<ParallelWrite>{
+            ParallelWrite::rows(row, 0, batchIvs, t, one)};
+      });
+  SmallVector<Value> results = {output[0]};
+  if (op.getFinalState())
+    results.push_back(BlellochScan::finalState(rewriter, loc, io, batch,
+                                               scanned.states, empty[1]));
+  return io.replaceOp(rewriter, results);
+}
+
+namespace {
+/// Rewrites a scan-scheduled recurrence.scan into a Blelloch scan.
+struct LowerBlellochScan : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScanOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getScheduleOrAuto().getKind() != ScheduleKind::Scan)
+      return rewriter.notifyMatchFailure(op, "not a scan schedule");
+    return lowerScanToBlellochScan(rewriter, op);
+  }
+};
 
 struct LowerScanPass : recurrence::impl::LowerScanPassBase<LowerScanPass> {
   using Base::Base;
@@ -239,19 +282,15 @@ struct LowerScanPass : recurrence::impl::LowerScanPassBase<LowerScanPass> {
     // dplr is densified to N x N for the combine: refuse large states.
     WalkResult refused = getOperation()->walk([](ScanOp op) {
       if (op.getScheduleOrAuto().getKind() != ScheduleKind::Scan ||
-          op.getStructure().getKind() != StructureKind::Dplr)
+          !isDplrTooLarge(op))
         return WalkResult::advance();
-      std::optional<ScanDims> dims = ScanDims::fromOp(op);
-      if (dims && !ShapedType::isDynamic(dims->size) &&
-          dims->size > kMaxDenseDplrSize) {
-        op.emitOpError() << "schedule 'scan' composes dplr transitions as "
-                            "dense N x N matrices (N^3 per combine), which "
-                            "is refused for N = "
-                         << dims->size << " > " << kMaxDenseDplrSize
-                         << "; use schedule 'sequential' or 'chunked'";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+      op.emitOpError() << "schedule 'scan' composes dplr transitions as "
+                          "dense N x N matrices (N^3 per combine), which "
+                          "is refused for N = "
+                       << ScanDims::fromOp(op)->size << " > "
+                       << kMaxDenseDplrSize
+                       << "; use schedule 'sequential' or 'chunked'";
+      return WalkResult::interrupt();
     });
     if (refused.wasInterrupted())
       return signalPassFailure();

@@ -13,8 +13,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -326,27 +328,37 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
       });
 }
 
+FailureOr<SmallVector<Value>>
+mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
+                                        const ChannelTiling &tiling) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  ScanIO io(rewriter, op);
+  if (std::optional<SmallVector<Value>> empty = io.replaceIfEmpty(rewriter))
+    return *empty;
+  ChannelTiling checked = tiling;
+  checked.minTile = std::max<int64_t>(1, tiling.minTile);
+  checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
+  bool tiled = checked.cores > 1 && hasIndependentChannels(op);
+  return io.replaceOp(
+      rewriter,
+      tiled ? buildChannelTiled(rewriter, op, io, checked)
+            : buildSequential(rewriter, op, io,
+                              io.resultDestinations(rewriter, op.getLoc())));
+}
+
 namespace {
-/// Rewrites a sequential or `auto` recurrence.scan into scf.forall over the
-/// batch dims (and channel tiles) around an scf.for over time.
+/// Rewrites a sequential recurrence.scan into scf.forall over the batch dims
+/// (and channel tiles) around an scf.for over time.
 struct LowerSequentialScan : OpRewritePattern<ScanOp> {
   LowerSequentialScan(MLIRContext *context, const ChannelTiling &tiling)
       : OpRewritePattern(context), tiling(tiling) {}
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
-    ScheduleKind schedule = op.getScheduleOrAuto().getKind();
-    if (schedule != ScheduleKind::Sequential && schedule != ScheduleKind::Auto)
+    if (op.getScheduleOrAuto().getKind() != ScheduleKind::Sequential)
       return rewriter.notifyMatchFailure(op, "not a sequential schedule");
-    ScanIO io(rewriter, op);
-    if (io.replaceIfEmpty(rewriter))
-      return success();
-    bool tiled = tiling.cores > 1 && hasIndependentChannels(op);
-    io.replaceOp(rewriter, tiled ? buildChannelTiled(rewriter, op, io, tiling)
-                                 : buildSequential(rewriter, op, io,
-                                                   io.resultDestinations(
-                                                       rewriter, op.getLoc())));
-    return success();
+    return lowerScanToSequential(rewriter, op, tiling);
   }
 
   ChannelTiling tiling;
@@ -358,8 +370,12 @@ struct LowerSequentialPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    int64_t planned = cores > 0
+                          ? static_cast<int64_t>(cores)
+                          : targetCores(getOperation(), "CPU").value_or(1);
     populateLowerSequentialPatterns(
-        patterns, ChannelTiling{cores, minChannelTile, minRuntimeChannelTile});
+        patterns,
+        ChannelTiling{planned, minChannelTile, minRuntimeChannelTile});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
@@ -367,8 +383,5 @@ struct LowerSequentialPass
 
 void mlir::recurrence::populateLowerSequentialPatterns(
     RewritePatternSet &patterns, const ChannelTiling &tiling) {
-  ChannelTiling checked = tiling;
-  checked.minTile = std::max<int64_t>(1, tiling.minTile);
-  checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
-  patterns.add<LowerSequentialScan>(patterns.getContext(), checked);
+  patterns.add<LowerSequentialScan>(patterns.getContext(), tiling);
 }

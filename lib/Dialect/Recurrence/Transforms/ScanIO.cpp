@@ -212,27 +212,6 @@ SmallVector<OpFoldResult> ScanIO::batchSizes(OpBuilder &b, Location loc) const {
   return sizes;
 }
 
-SmallVector<OpFoldResult> ScanIO::resultSizes(OpBuilder &b, Location loc,
-                                              bool finalState) const {
-  Value source = op.getShapeSource();
-  SmallVector<OpFoldResult> all = tensor::getMixedSizes(b, loc, source);
-  SmallVector<OpFoldResult> sizes(all.begin(), all.begin() + batchRank);
-  if (finalState) {
-    if (structure.getKind() == StructureKind::HigherOrder)
-      sizes.push_back(b.getIndexAttr(structure.getParam()));
-  } else {
-    sizes.push_back(all[batchRank]);
-  }
-  if (finalState || !op.getReadout())
-    sizes.push_back(all[batchRank + 1]);
-  if (matrix)
-    sizes.push_back(
-        op.hasFactoredInput()
-            ? tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1)
-            : all[batchRank + 2]);
-  return sizes;
-}
-
 SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b,
                                               Location loc) const {
   if (!op.getDestinations().empty())
@@ -240,12 +219,13 @@ SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b,
   SmallVector<Value> results;
   for (Value result : op->getResults())
     results.push_back(tensor::EmptyOp::create(
-        b, loc, resultSizes(b, loc, result == op.getFinalState()),
+        b, loc, op.getMixedResultSizes(b, result == op.getFinalState()),
         op.getElementType()));
   return results;
 }
 
-void ScanIO::replaceOp(RewriterBase &rewriter, ValueRange results) const {
+SmallVector<Value> ScanIO::replaceOp(RewriterBase &rewriter,
+                                     ValueRange results) const {
   SmallVector<Value> cast;
   for (auto [result, value] : llvm::zip(op->getResults(), results)) {
     if (value.getType() != result.getType())
@@ -254,16 +234,18 @@ void ScanIO::replaceOp(RewriterBase &rewriter, ValueRange results) const {
     cast.push_back(value);
   }
   rewriter.replaceOp(op, cast);
+  return cast;
 }
 
-bool ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
+std::optional<SmallVector<Value>>
+ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
   std::optional<ScanDims> dims = ScanDims::fromOp(op);
   if (!dims)
-    return false;
+    return std::nullopt;
   bool noSteps = dims->steps == 0;
   bool noState = dims->size == 0 || (matrix && dims->columns == 0);
   if (!noSteps && !noState)
-    return false;
+    return std::nullopt;
   Location loc = op.getLoc();
   SmallVector<Value> results = resultDestinations(rewriter, loc);
   Type elementType = op.getElementType();
@@ -279,6 +261,5 @@ bool ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
                      ? Value(op.getInit())
                      : linalg::FillOp::create(rewriter, loc, zero, results[1])
                            .getResult(0);
-  replaceOp(rewriter, results);
-  return true;
+  return replaceOp(rewriter, results);
 }

@@ -11,6 +11,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -109,8 +110,12 @@ struct SelectSchedulePass
           << ", bandwidth = " << static_cast<double>(bandwidth);
       return signalPassFailure();
     }
+    int64_t planned =
+        cores > 0
+            ? static_cast<int64_t>(cores)
+            : targetCores(getOperation(), dltiDeviceOf(target)).value_or(0);
     std::optional<TargetModel> model =
-        TargetModel::get(target, cores, bandwidth);
+        TargetModel::get(target, planned, bandwidth);
     if (!model) {
       getOperation()->emitError()
           << "unknown target '" << target << "'; expected cpu or cuda";

@@ -8,11 +8,10 @@
 //      state (and the final state);
 //   3. scf.forall over batch x chunks: each chunk reruns its steps from its
 //      true start state and writes its rows of the output.
-// With chunk-size set, `auto` scans are lowered the same way with that C;
-// sequential and scan schedules are always left for their own passes.
+// Only chunked scans are lowered: `auto` is left for -recurrence-select-schedule
+// and sequential and scan schedules for their own passes.
 //
 // RUN: recurrence-opt %s -recurrence-lower-chunked | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-lower-chunked=chunk-size=16 | FileCheck %s --check-prefix=AUTO
 
 // CHECK-DAG: #[[$N_OF_ND:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[$ND:.+]] = affine_map<(d0, d1) -> (d0, d1)>
@@ -242,9 +241,8 @@ func.func @reverse(%a: tensor<10x4xf32>, %b: tensor<10x4xf32>) -> tensor<10x4xf3
 }
 
 //===----------------------------------------------------------------------===//
-// Schedules: only chunked scans are lowered; with chunk-size=16, `auto` scans
-// (implicit or explicit) too, with C = 16 (K = ceil(40 / 16) = 3), while an
-// explicit chunked<4> keeps its own C.
+// Schedules: only chunked scans are lowered, never `auto` (implicit or
+// explicit), which the cost model resolves first.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @schedules(
@@ -260,21 +258,6 @@ func.func @reverse(%a: tensor<10x4xf32>, %b: tensor<10x4xf32>) -> tensor<10x4xf3
 // CHECK-NOT:     recurrence.scan
 // CHECK:         return %[[IMPLICIT]], %[[EXPLICIT]], %[[SEQ]], %[[SCAN]], %{{.*}} :
 
-// AUTO-LABEL: func.func @schedules(
-// AUTO-SAME:    %[[A:[^:]*]]: tensor<2x40x4xf32>, %[[B:[^:]*]]: tensor<2x40x4xf32>)
-// AUTO:         %[[C16:[^ ]*]] = arith.constant 16 : index
-// AUTO:         arith.divui %{{.*}}, %[[C16]] : index
-// AUTO-COUNT-3: scf.forall
-// AUTO:         %[[C16B:[^ ]*]] = arith.constant 16 : index
-// AUTO:         arith.divui %{{.*}}, %[[C16B]] : index
-// AUTO-COUNT-3: scf.forall
-// AUTO:         %[[SEQ:[^ ]*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x40x4xf32>)
-// AUTO-NEXT:    %[[SCAN:[^ ]*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x40x4xf32>)
-// AUTO:         %[[C4:[^ ]*]] = arith.constant 4 : index
-// AUTO:         arith.divui %{{.*}}, %[[C4]] : index
-// AUTO-COUNT-3: scf.forall
-// AUTO-NOT:     recurrence.scan
-// AUTO:         return %{{.*}}, %{{.*}}, %[[SEQ]], %[[SCAN]], %{{.*}} :
 func.func @schedules(%a: tensor<2x40x4xf32>, %b: tensor<2x40x4xf32>) -> (tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>) {
   %0 = recurrence.scan diagonal transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
   %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>

@@ -3,10 +3,11 @@
 //   * an scf.forall over batch x T builds the pairs (b_t as a state, A_t in
 //     its composite form; identity has none), and a second one folds the
 //     initial state into the first pair, b_1 := A_1 h_0 + b_1;
-//   * the up-sweep, an scf.for over 40 levels s = 1, 2, 4, ..., each an
-//     scf.forall combining pair j = 2s k + 2s - 1 with pair j - s;
-//   * the down-sweep, over s = 2^39, ..., 2, 1, combining j = 2s k + 3s - 1
-//     with j - s;
+//   * the up-sweep, an scf.for over L = ceil(log2 T) levels s = 1, 2, 4,
+//     ..., each an scf.forall combining pair j = 2s k + 2s - 1 with pair
+//     j - s (L is a constant for a static T, 64 - ctlz(T - 1) otherwise);
+//   * the down-sweep, over s = 2^(L-1), ..., 2, 1, combining
+//     j = 2s k + 3s - 1 with j - s;
 //   * an scf.forall over batch x T writing every scanned state (h_t) to its
 //     output row, and one over the batch reading the final state.
 // dplr is densified to N x N, which is refused for a static N > 256.
@@ -45,11 +46,11 @@
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[H1]] into %[[ST0]][%[[I0]], %[[Z]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<4x1xf32> into tensor<2x?x4x1xf32>
 // CHECK-NEXT:      }
 
-// Up-sweep: for level in [0, 40): s = 1 << level, j0 = 2s - 1, and
+// Up-sweep: for level in [0, ceil(log2 10) = 4): s = 1 << level, j0 = 2s - 1, and
 // count = j0 < T ? (T - 1 - j0) / 2s + 1 : 0 combines.
 // CHECK-DAG:     %[[ZERO:[^ ]*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[ONE:[^ ]*]] = arith.constant 1 : index
-// CHECK-DAG:     %[[LEVELS:[^ ]*]] = arith.constant 40 : index
+// CHECK-DAG:     %[[LEVELS:[^ ]*]] = arith.constant 4 : index
 // CHECK:         %[[UP:[^ ]*]]:2 = scf.for %[[LVL:[^ ]*]] = %[[ZERO]] to %[[LEVELS]] step %[[ONE]] iter_args(%[[USTATES:[^ ]*]] = %[[FOLDED]], %[[UPRODS:[^ ]*]] = %[[PAIRS]]#1) -> (tensor<2x?x4x1xf32>, tensor<2x?x4xf32>) {
 // CHECK-NEXT:      %[[US:[^ ]*]] = arith.shli %[[ONE]], %[[LVL]] : index
 // CHECK-NEXT:      %[[U2S:[^ ]*]] = arith.addi %[[US]], %[[US]] : index
@@ -87,10 +88,10 @@
 // CHECK-NEXT:      scf.yield %[[ULEVEL]]#0, %[[ULEVEL]]#1 : tensor<2x?x4x1xf32>, tensor<2x?x4xf32>
 // CHECK-NEXT:    }
 
-// Down-sweep: s = 1 << (39 - level), j0 = 3s - 1.
+// Down-sweep: s = 1 << (3 - level), j0 = 3s - 1.
 // CHECK-DAG:     %[[DZERO:[^ ]*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[DONE:[^ ]*]] = arith.constant 1 : index
-// CHECK-DAG:     %[[DLEVELS:[^ ]*]] = arith.constant 40 : index
+// CHECK-DAG:     %[[DLEVELS:[^ ]*]] = arith.constant 4 : index
 // CHECK:         %[[DOWN:[^ ]*]]:2 = scf.for %[[DLVL:[^ ]*]] = %[[DZERO]] to %[[DLEVELS]] step %[[DONE]] iter_args(%[[DSTATES:[^ ]*]] = %[[UP]]#0, %[[DPRODS:[^ ]*]] = %[[UP]]#1) -> (tensor<2x?x4x1xf32>, tensor<2x?x4xf32>) {
 // CHECK-NEXT:      %[[TOP:[^ ]*]] = arith.subi %[[DLEVELS]], %[[DONE]] : index
 // CHECK-NEXT:      %[[EXP:[^ ]*]] = arith.subi %[[TOP]], %[[DLVL]] : index
@@ -187,6 +188,26 @@ func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>, %init: tenso
 func.func @identity(%b: tensor<6x4xf32>) -> tensor<6x4xf32> {
   %h = recurrence.scan identity schedule scan input(%b : tensor<6x4xf32>) -> tensor<6x4xf32>
   return %h : tensor<6x4xf32>
+}
+
+// -----
+
+// A dynamic T: each sweep runs ceil(log2 T) = 64 - ctlz(T - 1) levels, and
+// none when T <= 1.
+
+// CHECK-LABEL: func.func @dynamic_steps(
+// CHECK:         %[[T:[^ ]*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[TM1:[^ ]*]] = arith.subi %[[T]], %[[ONE:[^ ]*]] : index
+// CHECK-NEXT:    %[[TM1I:[^ ]*]] = arith.index_castui %[[TM1]] : index to i64
+// CHECK-NEXT:    %[[LZ:[^ ]*]] = math.ctlz %[[TM1I]] : i64
+// CHECK:         %[[BITS:[^ ]*]] = arith.subi %{{.*}}, %[[LZ]] : i64
+// CHECK-NEXT:    %[[L:[^ ]*]] = arith.index_castui %[[BITS]] : i64 to index
+// CHECK-NEXT:    %[[TRIVIAL:[^ ]*]] = arith.cmpi ule, %[[T]], %[[ONE]] : index
+// CHECK-NEXT:    %[[LEVELS:[^ ]*]] = arith.select %[[TRIVIAL]], %{{.*}}, %[[L]] : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[LEVELS]] step
+func.func @dynamic_steps(%b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %h = recurrence.scan identity schedule scan input(%b : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %h : tensor<?x4xf32>
 }
 
 // -----

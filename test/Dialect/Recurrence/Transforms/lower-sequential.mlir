@@ -1,4 +1,5 @@
-// -recurrence-lower-sequential rewrites sequential (and `auto`) scans into
+// -recurrence-lower-sequential rewrites sequential scans (never `auto` ones,
+// which -recurrence-select-schedule resolves first) into
 // an scf.forall over the batch dims around an scf.for over time, whose body
 // slices out step t, applies A_t with linalg.generic and writes row t of the
 // output: identity, scalar and diagonal steps write it in the same loop as
@@ -92,7 +93,7 @@ func.func @diagonal(%a: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>) -> tensor<4x
 // CHECK-NEXT:      }
 // CHECK:         return %[[FORALL]]#0, %[[FORALL]]#1
 func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xf32>, tensor<2x3x4xf32>) {
-  %h, %last = recurrence.scan scalar transition(%a : tensor<2x3x8xf32>) input(%b : tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32>, tensor<2x3x4xf32>
+  %h, %last = recurrence.scan scalar schedule sequential transition(%a : tensor<2x3x8xf32>) input(%b : tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32>, tensor<2x3x4xf32>
   return %h, %last : tensor<2x3x8x4xf32>, tensor<2x3x4xf32>
 }
 
@@ -102,7 +103,7 @@ func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>)
 
 // CHECK-LABEL: func.func @reverse_no_batch(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<16xf32>, %[[B:[^:]*]]: tensor<16x8xf32>, %[[INIT:[^:]*]]: tensor<8xf32>)
-// CHECK-NOT:     scf.forall
+// CHECK-NOT:     = scf.forall
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG:     %[[OUT0:.*]] = tensor.empty() : tensor<16x8xf32>
 // CHECK:         %[[H0:.*]] = tensor.expand_shape %[[INIT]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
@@ -120,7 +121,7 @@ func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>)
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]] : tensor<16x8xf32>, tensor<8xf32>
 func.func @reverse_no_batch(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %init: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<8xf32>) {
-  %h, %first = recurrence.scan scalar reverse transition(%a : tensor<16xf32>) input(%b : tensor<16x8xf32>) init(%init : tensor<8xf32>) -> tensor<16x8xf32>, tensor<8xf32>
+  %h, %first = recurrence.scan scalar schedule sequential reverse transition(%a : tensor<16xf32>) input(%b : tensor<16x8xf32>) init(%init : tensor<8xf32>) -> tensor<16x8xf32>, tensor<8xf32>
   return %h, %first : tensor<16x8xf32>, tensor<8xf32>
 }
 
@@ -137,7 +138,7 @@ func.func @reverse_no_batch(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %init: ten
 // CHECK:           %[[T:.*]] = arith.subi %[[LASTT]], %[[IV]] : index
 // CHECK:           tensor.extract_slice %[[A]][%[[T]], 0] [1, 4] [1, 1] : tensor<?x4xf32> to tensor<4xf32>
 func.func @dynamic_steps(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  %h = recurrence.scan diagonal reverse transition(%a : tensor<?x4xf32>) input(%b : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %h = recurrence.scan diagonal schedule sequential reverse transition(%a : tensor<?x4xf32>) input(%b : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %h : tensor<?x4xf32>
 }
 
@@ -160,7 +161,7 @@ func.func @dynamic_steps(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4
 // CHECK:           %[[NEWYS:.*]] = tensor.insert %[[Y0]] into %[[YS]][%[[T]]] : tensor<8xf32>
 // CHECK:           scf.yield %[[NEW]], %[[NEWYS]] : tensor<4x1xf32>, tensor<8xf32>
 func.func @dense_readout(%A: tensor<8x4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>) -> tensor<8xf32> {
-  %y = recurrence.scan dense transition(%A : tensor<8x4x4xf32>) input(%b : tensor<8x4xf32>) readout(%c : tensor<8x4xf32>) -> tensor<8xf32>
+  %y = recurrence.scan dense schedule sequential transition(%A : tensor<8x4x4xf32>) input(%b : tensor<8x4xf32>) readout(%c : tensor<8x4xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
 
@@ -175,7 +176,7 @@ func.func @dense_readout(%A: tensor<8x4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<
 // CHECK:           %[[NEW:.*]] = linalg.generic {indexing_maps = [#[[$BLK_A]], #[[$BLK_H]], #[[$BLK_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[AT]], %[[HB]] : tensor<2x2x2xf32>, tensor<2x2x1xf32>) outs(%[[BB]] : tensor<2x2x1xf32>)
 // CHECK:           tensor.collapse_shape %[[NEW]] {{\[}}[0, 1], [2]] : tensor<2x2x1xf32> into tensor<4x1xf32>
 func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  %h = recurrence.scan block_diagonal<2> transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %h = recurrence.scan block_diagonal<2> schedule sequential transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %h : tensor<8x4xf32>
 }
 
@@ -195,7 +196,7 @@ func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>) -> tenso
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0], [1, 2]] : tensor<3x4x1xf32> into tensor<3x4xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]]
 func.func @higher_order(%a: tensor<8x3x4xf32>, %b: tensor<8x4xf32>, %init: tensor<3x4xf32>) -> (tensor<8x4xf32>, tensor<3x4xf32>) {
-  %h, %last = recurrence.scan higher_order<3> transition(%a : tensor<8x3x4xf32>) input(%b : tensor<8x4xf32>) init(%init : tensor<3x4xf32>) -> tensor<8x4xf32>, tensor<3x4xf32>
+  %h, %last = recurrence.scan higher_order<3> schedule sequential transition(%a : tensor<8x3x4xf32>) input(%b : tensor<8x4xf32>) init(%init : tensor<3x4xf32>) -> tensor<8x4xf32>, tensor<3x4xf32>
   return %h, %last : tensor<8x4xf32>, tensor<3x4xf32>
 }
 
@@ -229,7 +230,7 @@ func.func @higher_order(%a: tensor<8x3x4xf32>, %b: tensor<8x4xf32>, %init: tenso
 // CHECK:             %[[NEWYS:.*]] = tensor.insert_slice %[[Y]] into %[[YS]][%[[T]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<8x3xf32>
 // CHECK:             scf.yield %{{.*}}, %[[NEWYS]] : tensor<4x3xf32>, tensor<8x3xf32>
 func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>, %c: tensor<2x8x4xf32>) -> tensor<2x8x3xf32> {
-  %y = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>
+  %y = recurrence.scan diagonal schedule sequential matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>
   return %y : tensor<2x8x3xf32>
 }
 
@@ -240,26 +241,29 @@ func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: te
 // CHECK:         %[[NEW:.*]]:2 = linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}}, %[[SLOT]] : tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK:         tensor.insert_slice %[[NEW]]#1 into %[[ROWS]][%[[T]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<8x4x3xf32>
 func.func @per_element_diagonal(%a: tensor<8x4x3xf32>, %b: tensor<8x4x3xf32>) -> tensor<8x4x3xf32> {
-  %h = recurrence.scan diagonal matrix transition(%a : tensor<8x4x3xf32>) input(%b : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
+  %h = recurrence.scan diagonal schedule sequential matrix transition(%a : tensor<8x4x3xf32>) input(%b : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
   return %h : tensor<8x4x3xf32>
 }
 
 //===----------------------------------------------------------------------===//
-// Schedules: `auto` (explicit or by default) is lowered, `chunked` and `scan`
-// are left for other passes.
+// Schedules: only `sequential` is lowered; `auto` (explicit or by default)
+// waits for the cost model, `chunked` and `scan` for their own passes.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @schedules(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: tensor<2x8x4xf32>)
-// CHECK:         scf.forall
-// CHECK:         scf.forall
-// CHECK:         %[[CHUNKED:.*]] = recurrence.scan diagonal schedule chunked<64> transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[SCAN:.*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    return %{{.*}}, %{{.*}}, %[[CHUNKED]], %[[SCAN]]
-func.func @schedules(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) {
-  %0 = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK:         %[[SEQ:[^ ]*]] = scf.forall
+// CHECK-NOT:     = scf.forall
+// CHECK:         %[[AUTO:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[IMPLICIT:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[CHUNKED:[^ ]*]] = recurrence.scan diagonal schedule chunked<64> transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[SCAN:[^ ]*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    return %[[SEQ]], %[[AUTO]], %[[IMPLICIT]], %[[CHUNKED]], %[[SCAN]]
+func.func @schedules(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) {
+  %0 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %2 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %3 = recurrence.scan diagonal schedule scan transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  return %0, %1, %2, %3 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+  %2 = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %3 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %4 = recurrence.scan diagonal schedule scan transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
 }

@@ -11,6 +11,7 @@
 
 include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.td"
 include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// Every recurrence op is a pure function of its tensor operands.
@@ -19,7 +20,9 @@ class Recurrence_Op<string mnemonic, list<Trait> traits = []>
 
 def Recurrence_FloatTensor : RankedTensorOf<[AnyFloat]>;
 
-def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
+def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+                              ["reifyResultShapes"]>]> {
   let summary = "First-order linear recurrence h_t = A_t h_{t-1} + b_t";
   let description = [{
     Computes, for every batch index independently,
@@ -114,6 +117,11 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments]> {
     int64_t getBatchRank();
     /// The tensor that fixes batch dims, T and N: b, or k when factored.
     Value getShapeSource() { return hasFactoredInput() ? getInputKey() : getInput(); }
+    /// The sizes of the output (or of the final state), from the operands:
+    /// batch dims and T of the shape source, then N (absent for a vector
+    /// readout) or m, N for higher_order's final state, then D.
+    SmallVector<OpFoldResult> getMixedResultSizes(OpBuilder &b,
+                                                  bool finalState);
     /// The element type shared by every operand and result.
     Type getElementType() {
       return ::llvm::cast<RankedTensorType>(getOutput().getType()).getElementType();

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -50,14 +51,13 @@ ChannelSplit splitChannels(int64_t elements, int64_t channels, int64_t block,
 /// recurrences.
 bool hasIndependentChannels(ScanOp op);
 
-/// Adds the patterns that lower sequential (and `auto`) scans into loops.
+/// Adds the patterns that lower sequential scans into loops. Like the other
+/// lowerings they match a concrete schedule only, never `auto`.
 void populateLowerSequentialPatterns(RewritePatternSet &patterns,
                                      const ChannelTiling &tiling = {});
 
-/// Adds the patterns that lower chunked scans; a non-zero `autoChunkSize`
-/// also lowers `auto` scans with that chunk size.
-void populateLowerChunkedPatterns(RewritePatternSet &patterns,
-                                  int64_t autoChunkSize = 0);
+/// Adds the patterns that lower chunked scans.
+void populateLowerChunkedPatterns(RewritePatternSet &patterns);
 
 /// Adds the patterns that lower scan-scheduled scans to a Blelloch scan.
 void populateLowerScanPatterns(RewritePatternSet &patterns);

@@ -14,8 +14,8 @@ include "mlir/Pass/PassBase.td"
 def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   let summary = "Lower sequential recurrence.scan ops into loops on tensors";
   let description = [{
-    Rewrites every `recurrence.scan` whose schedule is `sequential` (or
-    `auto`, until a schedule has been selected) into an `scf.forall` over
+    Rewrites every `recurrence.scan` whose schedule is `sequential` into an
+    `scf.forall` over
     the batch dims, each running an `scf.for` over time whose body applies
     one transition with `linalg.generic` ops that are parallel over the
     state's channels (and columns). Readout, factored input, init, reverse,
@@ -57,8 +57,9 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
     ```
   }];
   let options = [
-    Option<"cores", "cores", "int64_t", /*default=*/"1",
-           "Cores to fill with batch x channel tiles (1: no channel tiles)">,
+    Option<"cores", "cores", "int64_t", /*default=*/"0",
+           "Cores to fill with batch x channel tiles (1: no channel tiles; "
+           "0: the num_cores of the module's DLTI \"CPU\" device, else 1)">,
     Option<"minChannelTile", "min-channel-tile", "int64_t", /*default=*/"128",
            "The fewest channels in a tile of static width (times the block "
            "size)">,
@@ -112,19 +113,12 @@ def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
        state and writes its outputs (states or readout), which equals adding
        (A_t ... A_start) H_{c-1} to the local states.
 
-    With `chunk-size` set, `auto` scans are lowered this way too, with that
-    chunk size.
-
     ```mlir
     %h = recurrence.scan diagonal schedule chunked<256>
         transition(%a : tensor<1x262144x256xf32>)
         input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
     ```
   }];
-  let options = [
-    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
-           "Also lower `auto` scans as chunked with this chunk size (0: no)">
-  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
@@ -141,8 +135,10 @@ def LowerScanPass : Pass<"recurrence-lower-scan"> {
     (A_t, b_t) with the associative combine
     (A2, b2) o (A1, b1) = (A2 A1, A2 b1 + b2): O(T) combines in O(log T)
     parallel levels, each level an `scf.forall` over the batch and the
-    combines of that level. The initial state is folded into the first
-    pair (b_1 := A_1 h_0 + b_1), after which every scanned b_t is h_t.
+    combines of that level. Each sweep runs ceil(log2 T) levels (a constant
+    for a static T, computed with `math.ctlz` for a dynamic one). The
+    initial state is folded into the first pair (b_1 := A_1 h_0 + b_1),
+    after which every scanned b_t is h_t.
 
     Transitions are composed in the form their structure keeps under
     products; dplr<r> is densified to N x N, which is refused for N > 256
@@ -157,6 +153,7 @@ def LowerScanPass : Pass<"recurrence-lower-scan"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
@@ -188,7 +185,8 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "The target: cpu or cuda">,
     Option<"cores", "cores", "int64_t", /*default=*/"0",
-           "Parallel units (0: 2 for cpu, 132 SMs for cuda)">,
+           "Parallel units (0: the num_cores of the module's DLTI \"CPU\" or "
+           "\"GPU\" device, else 1 for cpu and 132 SMs for cuda)">,
     Option<"bandwidth", "bandwidth", "double", /*default=*/"0",
            "Memory bandwidth in GB/s (0: 50 for cpu, 4000 for cuda)">,
     Option<"explain", "explain", "bool", /*default=*/"false",

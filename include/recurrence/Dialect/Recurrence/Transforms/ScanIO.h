@@ -80,25 +80,25 @@ public:
   Value writeRow(OpBuilder &b, Location loc, ValueRange batch, Value t,
                  Value newest, Value block, Value row) const;
 
+  /// The batch sizes.
+  SmallVector<OpFoldResult> batchSizes(OpBuilder &b, Location loc) const;
+
   /// A carried state in the layout of the final-state result.
   Value toResultLayout(OpBuilder &b, Location loc, Value state) const;
-
-  /// The batch sizes, and the sizes of the output or the final state.
-  SmallVector<OpFoldResult> batchSizes(OpBuilder &b, Location loc) const;
-  SmallVector<OpFoldResult> resultSizes(OpBuilder &b, Location loc,
-                                        bool finalState) const;
 
   /// The tensors the results are written into, in result order: the op's
   /// destinations, or new empty tensors.
   SmallVector<Value> resultDestinations(OpBuilder &b, Location loc) const;
 
   /// Replaces the op by `results`, casting any whose type is more or less
-  /// static than the op's result.
-  void replaceOp(RewriterBase &rewriter, ValueRange results) const;
+  /// static than the op's result; returns the values that replaced it.
+  SmallVector<Value> replaceOp(RewriterBase &rewriter,
+                               ValueRange results) const;
 
   /// When T, N or D is statically zero there is nothing to iterate: replaces
-  /// the op by its trivial results and returns true.
-  bool replaceIfEmpty(RewriterBase &rewriter) const;
+  /// the op by its trivial results and returns them.
+  std::optional<SmallVector<Value>>
+  replaceIfEmpty(RewriterBase &rewriter) const;
 
 private:
   Value toCanonical(OpBuilder &b, Location loc, Value row) const;

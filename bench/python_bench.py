@@ -1,0 +1,93 @@
+"""Throughput of recurrence.scan through Python, as a new user calls it:
+NumPy arrays in, the result written into a reused buffer (out=), dynamic
+shapes (the package compiles once per variant). Prints one BENCH-PY line per
+case with its bandwidth and its ratios to two ceilings measured in the same
+run: NumPy's copy of the same bytes, and the hand-written OpenMP loop of the
+C++ benchmark (its handwritten_ms, read from that benchmark's output).
+
+  python3 bench/python_bench.py [--quick] [--handwritten BENCH_OUTPUT]
+"""
+
+import argparse
+import re
+import sys
+import time
+
+import numpy as np
+
+
+def best_seconds(reps, f):
+    best = float("inf")
+    for _ in range(reps):
+        start = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def cases(scale):
+    """(name, structure, param, a shape, b shape) as in the C++ benchmark."""
+    yield ("diagonal", "diagonal", 0, (8, 16384 // scale, 1536),
+           (8, 16384 // scale, 1536))
+    yield ("diagonal", "diagonal", 0, (1, 262144 // scale, 256),
+           (1, 262144 // scale, 256))
+    for m in (2, 4, 8, 16):
+        T = 4096 // scale
+        yield (f"block_diagonal<{m}>", "block_diagonal", m,
+               (8, T, 512 // m, m, m), (8, T, 512))
+    T = 4096 // scale
+    yield ("dense", "dense", 0, (8, T, 64, 64), (8, T, 64))
+
+
+def handwritten_ms(path):
+    """{(structure, B, T, N): handwritten_ms} from the C++ benchmark."""
+    table = {}
+    if not path:
+        return table
+    pattern = re.compile(r"BENCH structure=(\S+?)\.f32\.batch1 \S+ B=(\d+) "
+                         r"T=(\d+) N=(\d+) .* handwritten_ms=([\d.]+)")
+    for line in open(path):
+        match = pattern.search(line)
+        if match:
+            name, b, t, n, ms = match.groups()
+            table[(name, int(b), int(t), int(n))] = float(ms)
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--handwritten")
+    parser.add_argument("--python-dir", default="build/python")
+    args = parser.parse_args()
+    sys.path.insert(0, args.python_dir)
+    import recurrence as rec
+
+    scale, reps = (8, 1) if args.quick else (1, 3)
+    hand = handwritten_ms(args.handwritten)
+    rng = np.random.default_rng(0)
+    for name, structure, param, a_shape, b_shape in cases(scale):
+        width = 0.95 / (param or (a_shape[-1] if structure == "dense" else 1))
+        a = rng.uniform(-width, width, a_shape).astype(np.float32)
+        b = rng.uniform(-1, 1, b_shape).astype(np.float32)
+        out = np.empty_like(b)
+        nbytes = a.nbytes + b.nbytes + out.nbytes
+        run = lambda: rec.scan(a, b, structure=structure, out=out)
+        run()  # compile and warm up
+        seconds = best_seconds(reps, run)
+        # NumPy copying the same number of bytes (read + write) once.
+        src = np.ones(nbytes // 8, np.float32)
+        dst = np.empty_like(src)
+        copy = best_seconds(reps, lambda: np.copyto(dst, src))
+        B, T, N = b_shape
+        line = (f"BENCH-PY structure={name} B={B} T={T} N={N} "
+                f"GBps={nbytes / seconds / 1e9:.2f} "
+                f"vs_copy={copy / seconds:.2f}")
+        ms = hand.get((name, B, T, N))
+        if ms is not None:
+            line += f" vs_handwritten={ms / 1e3 / seconds:.2f}"
+        print(line + f" ms={seconds * 1e3:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+//===- Lowerings.h - Entry points of the schedule lowerings -----*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Each schedule's lowering as a function on one op, in the style of upstream
+// `linalg::linalgOpToLoops`: a downstream pipeline can call them without our
+// passes. They lower the op the way they are named, whatever schedule the op
+// carries (the caller has decided), replace it, and return the values that
+// replaced it; they fail, changing nothing, where the schedule is not legal
+// for the op. Our patterns match a concrete schedule and call them; none of
+// them reads `auto`, which only -recurrence-select-schedule resolves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_LOWERINGS_H
+#define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_LOWERINGS_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::recurrence {
+
+/// scf.forall over the batch (and over channel tiles, per `tiling`) around
+/// an scf.for over time.
+FailureOr<SmallVector<Value>>
+lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
+                      const ChannelTiling &tiling = {});
+
+/// The three phases over chunks of `chunkSize` steps (>= 1): local end
+/// states and products per chunk, the carry across chunks, the outputs per
+/// chunk from the carried start states.
+FailureOr<SmallVector<Value>> lowerScanToChunks(RewriterBase &rewriter,
+                                                ScanOp op, int64_t chunkSize);
+
+/// A Blelloch (up-sweep / down-sweep) scan over the pairs (A_t, b_t). Fails
+/// for dplr with a static N above the densification limit.
+FailureOr<SmallVector<Value>> lowerScanToBlellochScan(RewriterBase &rewriter,
+                                                      ScanOp op);
+
+/// The largest dplr state that the Blelloch scan densifies to N x N.
+constexpr int64_t kMaxDenseDplrSize = 256;
+
+} // namespace mlir::recurrence
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_LOWERINGS_H
