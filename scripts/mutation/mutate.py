@@ -5,9 +5,11 @@ tree, for scripts/mutation-check.sh.
   mutate.py name LIST I           the name of mutant I
   mutate.py file LIST I           the file it changes
   mutate.py apply LIST I ROOT     applies it (exit 1 unless every find
-                                  occurs exactly once)
+                                  occurs exactly once; whitespace in a
+                                  find matches any whitespace)
 """
 
+import re
 import sys
 
 
@@ -56,11 +58,15 @@ def main(argv):
     target = f"{argv[4]}/{mutant['file']}"
     text = open(target, encoding="utf-8").read()
     for find, replace in mutant["edits"]:
-        if text.count(find) != 1:
-            print(f"'{find}' occurs {text.count(find)} times in {target}",
+        # Any run of whitespace in `find` matches any other, so that
+        # reformatting the source does not invalidate the list.
+        pattern = re.compile(r"\s+".join(map(re.escape, find.split())))
+        found = pattern.findall(text)
+        if len(found) != 1:
+            print(f"'{find}' occurs {len(found)} times in {target}",
                   file=sys.stderr)
             return 1
-        text = text.replace(find, replace)
+        text = pattern.sub(lambda _: replace, text)
     open(target, "w", encoding="utf-8").write(text)
     return 0
 

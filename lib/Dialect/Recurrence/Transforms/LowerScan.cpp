@@ -194,72 +194,71 @@ mlir::recurrence::lowerScanToBlellochScan(RewriterBase &rewriter, ScanOp op) {
   if (isDplrTooLarge(op))
     return rewriter.notifyMatchFailure(
         op, "dplr is densified for the scan, and N is too large");
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  ScanIO io(rewriter, op);
-  if (std::optional<SmallVector<Value>> empty = io.replaceIfEmpty(rewriter))
-    return *empty;
-  Value steps = io.getSteps();
-  Type elementType = op.getElementType();
-  Composite::Form form = compositeFormOf(op.getStructure().getKind());
-  SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
-  SmallVector<OpFoldResult> space = batch;
-  space.push_back(steps);
-  auto perStep = [&](ArrayRef<OpFoldResult> inner) -> Value {
-    SmallVector<OpFoldResult> sizes = space;
-    llvm::append_range(sizes, inner);
-    return tensor::EmptyOp::create(rewriter, loc, sizes, elementType);
-  };
-  bool hasProducts = form != Composite::Form::Identity;
+  return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
+    Location loc = op.getLoc();
+    Value steps = io.getSteps();
+    Type elementType = op.getElementType();
+    Composite::Form form = compositeFormOf(op.getStructure().getKind());
+    SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
+    SmallVector<OpFoldResult> space = batch;
+    space.push_back(steps);
+    auto perStep = [&](ArrayRef<OpFoldResult> inner) -> Value {
+      SmallVector<OpFoldResult> sizes = space;
+      llvm::append_range(sizes, inner);
+      return tensor::EmptyOp::create(rewriter, loc, sizes, elementType);
+    };
+    bool hasProducts = form != Composite::Form::Identity;
 
-  // The pairs in logical order, with h_0 folded into the first one.
-  SmallVector<Value> outs = {perStep(io.stateSizes(rewriter, loc))};
-  if (hasProducts)
-    outs.push_back(perStep(io.compositeSizes(rewriter, loc)));
-  SmallVector<Value> pairs = buildParallelLoop(
-      rewriter, loc, space, outs,
-      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
-        ValueRange batchIvs = ivs.drop_back();
-        Value t = io.timeOf(b, l, ivs.back());
-        SmallVector<Value> at(ivs);
-        SmallVector<ParallelWrite> writes = {
-            ParallelWrite::row(io.inputAsState(b, l, batchIvs, t), 0, at)};
-        if (hasProducts)
-          writes.push_back(ParallelWrite::row(
-              stepComposite(b, l, io.transitionAt(b, l, batchIvs, t)).value, 1,
-              at));
-        return writes;
-      });
-  Pairs scanned{pairs[0], hasProducts ? pairs[1] : Value()};
-  if (op.getInit())
-    scanned.states =
-        BlellochScan::foldInit(rewriter, loc, io, batch, scanned.states);
+    // The pairs in logical order, with h_0 folded into the first one.
+    SmallVector<Value> outs = {perStep(io.stateSizes(rewriter, loc))};
+    if (hasProducts)
+      outs.push_back(perStep(io.compositeSizes(rewriter, loc)));
+    SmallVector<Value> pairs = buildParallelLoop(
+        rewriter, loc, space, outs,
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+          ValueRange batchIvs = ivs.drop_back();
+          Value t = io.timeOf(b, l, ivs.back());
+          SmallVector<Value> at(ivs);
+          SmallVector<ParallelWrite> writes = {
+              ParallelWrite::row(io.inputAsState(b, l, batchIvs, t), 0, at)};
+          if (hasProducts)
+            writes.push_back(ParallelWrite::row(
+                stepComposite(b, l, io.transitionAt(b, l, batchIvs, t)).value,
+                1, at));
+          return writes;
+        });
+    Pairs scanned{pairs[0], hasProducts ? pairs[1] : Value()};
+    if (op.getInit())
+      scanned.states =
+          BlellochScan::foldInit(rewriter, loc, io, batch, scanned.states);
 
-  scanned = BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/true);
-  scanned =
-      BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/false);
+    scanned =
+        BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/true);
+    scanned =
+        BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/false);
 
-  // Outputs: every scanned state is h_t.
-  SmallVector<Value> empty = io.resultDestinations(rewriter, loc);
-  SmallVector<Value> output = buildParallelLoop(
-      rewriter, loc, space, {empty[0]},
-      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
-        ValueRange batchIvs = ivs.drop_back();
-        Value t = io.timeOf(b, l, ivs.back());
-        Value one = arith::ConstantIndexOp::create(b, l, 1);
-        Value zero = arith::ConstantIndexOp::create(b, l, 0);
-        Value newest = io.newestOf(b, l, extractRow(b, l, scanned.states, ivs));
-        Value row = extractRows(b, l, shared[0], batchIvs, t, one);
-        row = io.writeRow(b, l, batchIvs, t, newest, row, zero);
-        return SmallVector<ParallelWrite>{
-            ParallelWrite::rows(row, 0, batchIvs, t, one)};
-      });
-  SmallVector<Value> results = {output[0]};
-  if (op.getFinalState())
-    results.push_back(BlellochScan::finalState(rewriter, loc, io, batch,
-                                               scanned.states, empty[1]));
-  return io.replaceOp(rewriter, results);
+    // Outputs: every scanned state is h_t.
+    SmallVector<Value> empty = io.resultDestinations(rewriter, loc);
+    SmallVector<Value> output = buildParallelLoop(
+        rewriter, loc, space, {empty[0]},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
+          ValueRange batchIvs = ivs.drop_back();
+          Value t = io.timeOf(b, l, ivs.back());
+          Value one = arith::ConstantIndexOp::create(b, l, 1);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value newest =
+              io.newestOf(b, l, extractRow(b, l, scanned.states, ivs));
+          Value row = extractRows(b, l, shared[0], batchIvs, t, one);
+          row = io.writeRow(b, l, batchIvs, t, newest, row, zero);
+          return SmallVector<ParallelWrite>{
+              ParallelWrite::rows(row, 0, batchIvs, t, one)};
+        });
+    SmallVector<Value> results = {output[0]};
+    if (op.getFinalState())
+      results.push_back(BlellochScan::finalState(rewriter, loc, io, batch,
+                                                 scanned.states, empty[1]));
+    return results;
+  });
 }
 
 namespace {

@@ -331,20 +331,16 @@ static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
 FailureOr<SmallVector<Value>>
 mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
                                         const ChannelTiling &tiling) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  ScanIO io(rewriter, op);
-  if (std::optional<SmallVector<Value>> empty = io.replaceIfEmpty(rewriter))
-    return *empty;
   ChannelTiling checked = tiling;
   checked.minTile = std::max<int64_t>(1, tiling.minTile);
   checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
   bool tiled = checked.cores > 1 && hasIndependentChannels(op);
-  return io.replaceOp(
-      rewriter,
-      tiled ? buildChannelTiled(rewriter, op, io, checked)
-            : buildSequential(rewriter, op, io,
-                              io.resultDestinations(rewriter, op.getLoc())));
+  return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
+    return tiled
+               ? buildChannelTiled(rewriter, op, io, checked)
+               : buildSequential(rewriter, op, io,
+                                 io.resultDestinations(rewriter, op.getLoc()));
+  });
 }
 
 namespace {

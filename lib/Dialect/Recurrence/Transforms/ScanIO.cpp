@@ -263,3 +263,14 @@ ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
                            .getResult(0);
   return replaceOp(rewriter, results);
 }
+
+FailureOr<SmallVector<Value>> mlir::recurrence::lowerScanWith(
+    RewriterBase &rewriter, ScanOp op,
+    function_ref<SmallVector<Value>(const ScanIO &io)> build) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  ScanIO io(rewriter, op);
+  if (std::optional<SmallVector<Value>> empty = io.replaceIfEmpty(rewriter))
+    return *empty;
+  return io.replaceOp(rewriter, build(io));
+}

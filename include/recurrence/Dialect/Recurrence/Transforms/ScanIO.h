@@ -111,6 +111,14 @@ private:
   Value steps;
 };
 
+/// The frame of every schedule's lowering: places `rewriter` before `op`;
+/// replaces a scan with statically zero T, N or D by its trivial results,
+/// and any other by the results `build` makes of it (one per op result);
+/// returns the values that replaced `op`.
+FailureOr<SmallVector<Value>>
+lowerScanWith(RewriterBase &rewriter, ScanOp op,
+              function_ref<SmallVector<Value>(const ScanIO &io)> build);
+
 } // namespace mlir::recurrence
 
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_SCANIO_H
