@@ -19,7 +19,9 @@
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "gtest/gtest.h"
 
 #include <functional>
@@ -120,6 +122,91 @@ TEST(Lowerings, RefuseWhatIsNotLegalAndChangeNothing) {
   EXPECT_EQ(count(*module, "scf.forall"), 0);
   EXPECT_TRUE(succeeded(lowerScanToChunks(rewriter, op, 2)));
   EXPECT_FALSE(theScan(*module));
+}
+
+//===----------------------------------------------------------------------===//
+// TilingInterface: upstream scf::tileUsingSCF tiles a scan into an scf.forall
+// of smaller scans on slices (batch, independent channels, columns).
+//===----------------------------------------------------------------------===//
+
+/// Tiles the scan of `spec` with `tiles` (one per loop of its iteration
+/// domain) into an scf.forall, checks the number of loops, then runs it on
+/// long-memory inputs of `sizes` against the reference.
+void checkTiling(ScanSpec spec, ArrayRef<int64_t> tiles, int64_t loops,
+                 const ScanSizes &sizes) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  spec.schedule = ScheduleKind::Sequential;
+  OwningOpRef<ModuleOp> module = buildScanModule(context.get(), spec);
+  ScanOp op = theScan(*module);
+  auto tileable = cast<TilingInterface>(op.getOperation());
+  EXPECT_EQ(static_cast<int64_t>(tileable.getLoopIteratorTypes().size()),
+            loops);
+  IRRewriter rewriter(context.get());
+  rewriter.setInsertionPoint(op);
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  SmallVector<OpFoldResult> sizesOf;
+  for (int64_t tile : tiles)
+    sizesOf.push_back(rewriter.getIndexAttr(tile));
+  options.setTileSizes(sizesOf);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, tileable, options);
+  ASSERT_TRUE(succeeded(tiled));
+  rewriter.replaceOp(op, tiled->replacements);
+  EXPECT_EQ(count(*module, "scf.forall"), 1);
+  EXPECT_EQ(count(*module, "recurrence.scan"), 1);
+  ASSERT_TRUE(succeeded(verify(*module)));
+
+  auto jit = JitModule::compile(*module, {"scan"});
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  auto operands = randomScanOperands(spec, sizes, stableHash(spec.describe()),
+                                     InputFamily::LongMemory);
+  ReferenceResult want = referenceScan(spec, sizes, operands);
+  RunResult got = runScan(**jit, spec, sizes, operands);
+  double tolerance = toleranceFor(spec, sizes, InputFamily::LongMemory);
+  expectClose(got.output, want.output, tolerance, "output");
+  if (spec.finalState)
+    expectClose(got.finalState, want.finalState, tolerance, "final state");
+}
+
+ScanSpec tilingSpec(StructureKind kind, int64_t param) {
+  ScanSpec spec;
+  spec.structure = kind;
+  spec.param = param;
+  spec.init = spec.finalState = true;
+  spec.f64 = true;
+  return spec;
+}
+
+TEST(Tiling, DiagonalOverBatchAndChannels) {
+  // Loops: batch, channels; tiles of 1 x 4 channels, the last one short
+  // (N = 10), reversed, with init and final state.
+  ScanSpec spec = tilingSpec(StructureKind::Diagonal, 0);
+  spec.reverse = true;
+  checkTiling(spec, {1, 4}, 2, ScanSizes{{3}, 67, 10, 1});
+}
+
+TEST(Tiling, BlockDiagonalInWholeBlocks) {
+  // The channel loop counts blocks of 3: tiles of 2 blocks (6 channels).
+  checkTiling(tilingSpec(StructureKind::BlockDiagonal, 3), {2, 2}, 2,
+              ScanSizes{{3}, 67, 12, 1});
+}
+
+TEST(Tiling, HigherOrderStacksAndMatrixColumns) {
+  // higher_order<2> on a factored matrix state: batch, channels, columns.
+  ScanSpec spec = tilingSpec(StructureKind::HigherOrder, 2);
+  spec.matrix = spec.factored = true;
+  checkTiling(spec, {1, 3, 2}, 3, ScanSizes{{2}, 41, 7, 5});
+}
+
+TEST(Tiling, MixingStructuresTileBatchAndColumnsOnly) {
+  // dense mixes channels and a readout sums over them: no channel loop.
+  ScanSpec dense = tilingSpec(StructureKind::Dense, 0);
+  dense.matrix = true;
+  checkTiling(dense, {1, 2}, 2, ScanSizes{{3}, 41, 5, 3});
+  ScanSpec readout = tilingSpec(StructureKind::Diagonal, 0);
+  readout.matrix = readout.readout = true;
+  checkTiling(readout, {2, 1}, 2, ScanSizes{{3}, 41, 5, 3});
 }
 
 } // namespace

@@ -90,6 +90,18 @@ SmallVector<OpFoldResult> ScanOp::getMixedResultSizes(OpBuilder &b,
   return sizes;
 }
 
+bool ScanOp::hasIndependentChannels() {
+  if (getReadout())
+    return false;
+  switch (getStructure().getKind()) {
+  case StructureKind::Dplr:
+  case StructureKind::Dense:
+    return false;
+  default:
+    return true;
+  }
+}
+
 LogicalResult
 ScanOp::reifyResultShapes(OpBuilder &b,
                           ReifiedRankedShapedTypeDims &reifiedReturnShapes) {

@@ -100,7 +100,7 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   // The CPU's sequential loops run one task per batch element, or per (batch
   // element, channel tile) where channels are independent.
   int64_t tiles = 1;
-  if (target.name == "cpu" && hasIndependentChannels(op)) {
+  if (target.name == "cpu" && op.hasIndependentChannels()) {
     ChannelTiling tiling;
     tiling.cores = static_cast<int64_t>(target.cores);
     // Tiles get a static width only when the sizes are known.

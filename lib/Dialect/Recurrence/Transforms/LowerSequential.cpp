@@ -73,18 +73,6 @@ static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
 // Channel tiles
 //===----------------------------------------------------------------------===//
 
-bool mlir::recurrence::hasIndependentChannels(ScanOp op) {
-  if (op.getReadout())
-    return false;
-  switch (op.getStructure().getKind()) {
-  case StructureKind::Dplr:
-  case StructureKind::Dense:
-    return false;
-  default:
-    return true;
-  }
-}
-
 /// The dim of `operand` that indexes channels (in blocks for a
 /// block_diagonal transition), or -1 when it has none.
 static int64_t channelDimOf(ScanOp op, OpOperand &operand) {
@@ -334,7 +322,7 @@ mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
   ChannelTiling checked = tiling;
   checked.minTile = std::max<int64_t>(1, tiling.minTile);
   checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
-  bool tiled = checked.cores > 1 && hasIndependentChannels(op);
+  bool tiled = checked.cores > 1 && op.hasIndependentChannels();
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     return tiled
                ? buildChannelTiled(rewriter, op, io, checked)

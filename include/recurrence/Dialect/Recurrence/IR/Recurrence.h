@@ -20,6 +20,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/TilingInterface.h"
 
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.h.inc"
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceEnums.h.inc"

@@ -13,6 +13,7 @@ include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.td"
 include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/TilingInterface.td"
 
 /// Every recurrence op is a pure function of its tensor operands.
 class Recurrence_Op<string mnemonic, list<Trait> traits = []>
@@ -22,7 +23,10 @@ def Recurrence_FloatTensor : RankedTensorOf<[AnyFloat]>;
 
 def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
-                              ["reifyResultShapes"]>]> {
+                              ["reifyResultShapes"]>,
+    DeclareOpInterfaceMethods<TilingInterface,
+        ["getLoopIteratorTypes", "getIterationDomain",
+         "getTiledImplementation", "getResultTilePosition"]>]> {
   let summary = "First-order linear recurrence h_t = A_t h_{t-1} + b_t";
   let description = [{
     Computes, for every batch index independently,
@@ -122,6 +126,10 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     /// readout) or m, N for higher_order's final state, then D.
     SmallVector<OpFoldResult> getMixedResultSizes(OpBuilder &b,
                                                   bool finalState);
+    /// Whether every transition maps each channel (or block) to itself and
+    /// nothing sums over channels (no readout), so that channels are
+    /// independent recurrences and may be tiled.
+    bool hasIndependentChannels();
     /// The element type shared by every operand and result.
     Type getElementType() {
       return ::llvm::cast<RankedTensorType>(getOutput().getType()).getElementType();

@@ -46,10 +46,6 @@ struct ChannelSplit {
 ChannelSplit splitChannels(int64_t elements, int64_t channels, int64_t block,
                            const ChannelTiling &tiling);
 
-/// Whether every transition of `op` maps each channel (or block) to itself
-/// and nothing sums over channels, so that channel tiles are independent
-/// recurrences.
-bool hasIndependentChannels(ScanOp op);
 
 /// Adds the patterns that lower sequential scans into loops. Like the other
 /// lowerings they match a concrete schedule only, never `auto`.
