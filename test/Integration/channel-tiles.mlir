@@ -19,25 +19,28 @@
 // RUN: recurrence-opt %s -recurrence-to-llvm="cores=3 min-channel-tile=200 min-runtime-channel-tile=40" | %run | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-llvm="cores=1" | %run | FileCheck %s
 
-// The tiles, once the unit batch dim folds away: tile i starts at channel
-// i * size and holds min(160 - i * size, size) channels.
+// The tiles come from upstream tiling (scf::tileUsingSCF on the op's
+// TilingInterface), once the unit batch dim folds away: a loop over the
+// tile starts with a step of the tile width, in channels, or in blocks for
+// block_diagonal, and a last short tile is min(160 - start, 54) wide.
 // TILES2-LABEL: func.func @main(
-// TILES2:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// TILES2-NEXT:      arith.muli %[[TILE]], %c80 : index
-// TILES2:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// TILES2-NEXT:      arith.muli %[[TILE]], %c80 : index
-// TILES2:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// TILES2-NEXT:      arith.muli %[[TILE]], %c80 : index
+// TILES2:         scf.forall (%[[C:[^)]*]]) = (0) to (160) step (80) shared_outs(
+// TILES2-NEXT:      tensor.extract_slice %{{.*}}[0, %[[C]]] [1, 80] [1, 1] : tensor<1x160xf32> to tensor<1x80xf32>
+// TILES2:         scf.forall (%[[C:[^)]*]]) = (0) to (160) step (80) shared_outs(
+// TILES2-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[C]]] [1, 3, 80] [1, 1, 1] : tensor<1x3x160xf32> to tensor<1x3x80xf32>
+// TILES2:         scf.forall (%[[C:[^)]*]]) = (0) to (80) step (40) shared_outs(
+// TILES2-NEXT:      %[[N:.*]] = affine.apply #{{.*}}()[%[[C]]]
+// TILES2-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[C]], 0, 0] [1, 3, 40, 2, 2] [1, 1, 1, 1, 1] : tensor<1x3x80x2x2xf32> to tensor<1x3x40x2x2xf32>
+// TILES2-NEXT:      tensor.extract_slice %{{.*}}[0, %[[N]]] [1, 80] [1, 1] : tensor<1x160xf32> to tensor<1x80xf32>
 // TILES2-NOT:     recurrence.scan
+// TILES3-DAG:   #[[$MIN:.+]] = affine_map<(d0) -> (-d0 + 160, 54)>
 // TILES3-LABEL: func.func @main(
-// TILES3:         scf.forall (%[[TILE:[^)]*]]) in (3) shared_outs(
-// TILES3-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c54 : index
-// TILES3-NEXT:      %[[LEFT:.*]] = arith.subi %c160, %[[START]] : index
-// TILES3-NEXT:      arith.minui %[[LEFT]], %c54 : index
-// TILES3:         scf.forall (%[[TILE:[^)]*]]) in (3) shared_outs(
-// TILES3-NEXT:      arith.muli %[[TILE]], %c54 : index
-// TILES3:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// TILES3-NEXT:      arith.muli %[[TILE]], %c80 : index
+// TILES3:         scf.forall (%[[C:[^)]*]]) = (0) to (160) step (54) shared_outs(
+// TILES3-NEXT:      %[[W:.*]] = affine.min #[[$MIN]](%[[C]])
+// TILES3-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[C]]] [1, 3, %[[W]]] [1, 1, 1] : tensor<1x3x160xf32> to tensor<1x3x?xf32>
+// TILES3:         scf.forall (%[[C:[^)]*]]) = (0) to (160) step (54) shared_outs(
+// TILES3-NEXT:      affine.min #[[$MIN]](%[[C]])
+// TILES3:         scf.forall (%[[C:[^)]*]]) = (0) to (80) step (40) shared_outs(
 // TILES3-NOT:     recurrence.scan
 
 func.func private @printMemrefF32(tensor<*xf32>)

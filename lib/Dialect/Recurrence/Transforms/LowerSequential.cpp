@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::recurrence {
@@ -73,58 +74,12 @@ static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
 // Channel tiles
 //===----------------------------------------------------------------------===//
 
-/// The dim of `operand` that indexes channels (in blocks for a
-/// block_diagonal transition), or -1 when it has none.
-static int64_t channelDimOf(ScanOp op, OpOperand &operand) {
-  int64_t batchRank = op.getBatchRank();
-  unsigned index = operand.getOperandNumber();
-  if (index < op.getTransition().size()) {
-    switch (op.getStructure().getKind()) {
-    case StructureKind::Scalar:
-      return -1;
-    case StructureKind::HigherOrder:
-      return batchRank + 2;
-    default:
-      return batchRank + 1;
-    }
-  }
-  auto inSegment = [&](unsigned segment) {
-    auto [first, count] = op.getODSOperandIndexAndLength(segment);
-    return index >= first && index < first + count;
-  };
-  if (inSegment(3)) // factored input value: [..., T, D]
-    return -1;
-  if (inSegment(4)) // init
-    return batchRank +
-           (op.getStructure().getKind() == StructureKind::HigherOrder ? 1 : 0);
-  return batchRank + 1; // input, factored input key
-}
-
-/// The box of `value` for batch element `batch` and channels [start, start
-/// + size) along `channelDim` (none when -1), keeping every dim.
-static std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
-tileBox(OpBuilder &b, Location loc, Value value, ValueRange batch,
-        int64_t channelDim, OpFoldResult start, OpFoldResult size) {
-  SmallVector<OpFoldResult> offsets,
-      sizes = tensor::getMixedSizes(b, loc, value);
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    offsets.push_back(b.getIndexAttr(0));
-    if (d < batch.size()) {
-      offsets[d] = batch[d];
-      sizes[d] = b.getIndexAttr(1);
-    } else if (static_cast<int64_t>(d) == channelDim) {
-      offsets[d] = start;
-      sizes[d] = size;
-    }
-  }
-  return {offsets, sizes};
-}
-
 namespace {
-/// How the channels are split: `count` tiles of `size` channels (a multiple
-/// of the block size), the last one possibly shorter unless `uniform`.
+/// The width of a channel tile, in channels (a multiple of the block
+/// size): `uniform` when every tile has that one static width, else a value
+/// computed at run time (the last tile possibly shorter).
 struct ChannelTiles {
-  Value count, size;
+  Value size;
   std::optional<int64_t> uniform;
 };
 } // namespace
@@ -185,8 +140,7 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   if (staticElements && staticChannels && *staticChannels > 0) {
     ChannelSplit split =
         splitChannels(*staticElements, *staticChannels, block, tiling);
-    return {arith::ConstantIndexOp::create(b, loc, split.count),
-            arith::ConstantIndexOp::create(b, loc, split.size),
+    return {arith::ConstantIndexOp::create(b, loc, split.size),
             split.uniform ? std::optional<int64_t>(split.size) : std::nullopt};
   }
 
@@ -208,112 +162,63 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
           b, loc,
           affine::makeComposedFoldedAffineApply(
               b, loc, s0.ceilDiv(s1 * block) * block, {channels, count})));
-  count = arith::CeilDivUIOp::create(
-      b, loc, getValueOrCreateConstantIndexOp(b, loc, channels), size);
-  return {count, size, std::nullopt};
+  return {size, std::nullopt};
 }
 
-/// Splits channels into tiles so that batch x tiles fills `cores`, and runs
-/// one sequential scan per (batch element, tile).
-static SmallVector<Value> buildChannelTiled(RewriterBase &rewriter, ScanOp op,
-                                            const ScanIO &io,
-                                            const ChannelTiling &tiling) {
+/// Splits channels into tiles so that batch x tiles fills `cores`: upstream
+/// tiling (the op's TilingInterface) makes an scf.forall over the batch and
+/// the channel tiles around a scan of one batch element and one tile, which
+/// is then lowered untiled. Returns the values that replace `op`.
+static FailureOr<SmallVector<Value>>
+buildChannelTiled(RewriterBase &rewriter, ScanOp op,
+                  const ChannelTiling &tiling) {
   Location loc = op.getLoc();
   int64_t block = op.getStructure().getKind() == StructureKind::BlockDiagonal
                       ? op.getStructure().getParam()
                       : 1;
   int64_t batchRank = op.getBatchRank();
-  SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
-  OpFoldResult channels =
-      tensor::getMixedSize(rewriter, loc, op.getShapeSource(), batchRank + 1);
+  SmallVector<OpFoldResult> batch =
+      tensor::getMixedSizes(rewriter, loc, op.getShapeSource());
+  OpFoldResult channels = batch[batchRank + 1];
+  batch.resize(batchRank);
   ChannelTiles tiles =
       chooseChannelTiles(rewriter, loc, batch, channels, block, tiling);
-  Value tileSize = tiles.size;
-  std::optional<int64_t> uniformSize = tiles.uniform;
-  SmallVector<OpFoldResult> space = batch;
-  space.push_back(tiles.count);
 
-  return buildParallelLoop(
-      rewriter, loc, space, io.resultDestinations(rewriter, loc),
-      [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
-        ValueRange batchIvs = ivs.drop_back();
-        Value start = arith::MulIOp::create(b, l, ivs.back(), tileSize);
-        Value blockStart = arith::DivUIOp::create(
-            b, l, start, arith::ConstantIndexOp::create(b, l, block));
-        OpFoldResult size, blockCount;
-        if (uniformSize) {
-          size = b.getIndexAttr(*uniformSize);
-          blockCount = b.getIndexAttr(*uniformSize / block);
-        } else {
-          Value left = arith::SubIOp::create(
-              b, l, getValueOrCreateConstantIndexOp(b, l, channels), start);
-          Value dynamicSize = arith::MinUIOp::create(b, l, left, tileSize);
-          size = dynamicSize;
-          blockCount = arith::DivUIOp::create(
-                           b, l, dynamicSize,
-                           arith::ConstantIndexOp::create(b, l, block))
-                           .getResult();
-        }
-        // The scan of this tile, on slices of every input operand (by
-        // operand number: one value may serve several roles).
-        unsigned inputs = op->getNumOperands() - op.getDestinations().size();
-        SmallVector<Value> sliced(inputs);
-        for (OpOperand &operand : op->getOpOperands()) {
-          unsigned number = operand.getOperandNumber();
-          if (number >= inputs)
-            continue;
-          int64_t dim = channelDimOf(op, operand);
-          bool inBlocks = block > 1 && number < op.getTransition().size();
-          auto [offsets, sizes] = tileBox(b, l, operand.get(), batchIvs, dim,
-                                          inBlocks ? blockStart : start,
-                                          inBlocks ? blockCount : size);
-          sliced[number] = extractBox(b, l, operand.get(), offsets, sizes);
-        }
-        // Segments: transition, input, key, value, init, readout.
-        auto segment = [&](unsigned index) -> ValueRange {
-          auto [first, count] = op.getODSOperandIndexAndLength(index);
-          return ValueRange(sliced).slice(first, count);
-        };
-        auto single = [&](unsigned index) -> Value {
-          ValueRange values = segment(index);
-          return values.empty() ? Value() : values.front();
-        };
-        SmallVector<Value> transition(segment(0));
-        SmallVector<
-            std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>>
-            boxes;
-        SmallVector<Type> resultTypes;
-        SmallVector<Value> destinations;
-        for (auto [index, result] : llvm::enumerate(op->getResults())) {
-          bool last = result == op.getFinalState();
-          int64_t dim = last ? batchRank + (op.getStructure().getKind() ==
-                                                    StructureKind::HigherOrder
-                                                ? 1
-                                                : 0)
-                             : batchRank + 1;
-          boxes.push_back(
-              tileBox(b, l, shared[index], batchIvs, dim, start, size));
-          resultTypes.push_back(tensor::ExtractSliceOp::inferResultType(
-              cast<RankedTensorType>(result.getType()), boxes.back().second));
-          destinations.push_back(extractBox(
-              b, l, shared[index], boxes.back().first, boxes.back().second));
-        }
-        auto tile = ScanOp::create(
-            b, l, resultTypes[0], op.getFinalState() ? resultTypes[1] : Type(),
-            op.getStructureAttr(), op.getScheduleAttr(), op.getMatrix(),
-            op.getReverse(), transition, single(1), single(2), single(3),
-            single(4), single(5), ValueRange());
-        ScanIO tileIO(b, tile);
-        IRRewriter tileRewriter(b);
-        SmallVector<Value> results =
-            buildSequential(tileRewriter, tile, tileIO, destinations);
-        tile->erase();
-        SmallVector<ParallelWrite> writes;
-        for (auto [index, value] : llvm::enumerate(results))
-          writes.push_back(ParallelWrite::box(value, index, boxes[index].first,
-                                              boxes[index].second));
-        return writes;
-      });
+  // Tile sizes in the loops of the iteration domain: one batch element,
+  // the tile's blocks of channels, every column.
+  SmallVector<OpFoldResult> sizes(batchRank, rewriter.getIndexAttr(1));
+  if (tiles.uniform)
+    sizes.push_back(rewriter.getIndexAttr(*tiles.uniform / block));
+  else
+    sizes.push_back(affine::makeComposedFoldedAffineApply(
+        rewriter, loc, rewriter.getAffineSymbolExpr(0).floorDiv(block),
+        {tiles.size}));
+  if (op.getMatrix())
+    sizes.push_back(rewriter.getIndexAttr(0));
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setTileSizes(sizes);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  // Upstream tiling loops over new empty tensors unless an op is in
+  // destination style; the op's own destinations (`outs`) carry the
+  // results instead, and the tiles write into their slices.
+  auto forall = cast<scf::ForallOp>(tiled->loops.front().getOperation());
+  for (unsigned index = 0; index < op.getDestinations().size(); ++index) {
+    Value destination = op.getDestinations()[index];
+    Value shared = forall.getRegionIterArgs()[index];
+    rewriter.replaceUsesWithIf(destination, shared, [&](OpOperand &use) {
+      return forall->isProperAncestor(use.getOwner());
+    });
+    rewriter.modifyOpInPlace(
+        forall, [&] { forall.getOutputsMutable()[index].assign(destination); });
+  }
+  auto tile = cast<ScanOp>(tiled->tiledOps.back());
+  if (failed(lowerScanToSequential(rewriter, tile, ChannelTiling{1})))
+    return failure();
+  return tiled->replacements;
 }
 
 FailureOr<SmallVector<Value>>
@@ -324,10 +229,13 @@ mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
   checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
   bool tiled = checked.cores > 1 && op.hasIndependentChannels();
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
-    return tiled
-               ? buildChannelTiled(rewriter, op, io, checked)
-               : buildSequential(rewriter, op, io,
-                                 io.resultDestinations(rewriter, op.getLoc()));
+    if (tiled)
+      if (FailureOr<SmallVector<Value>> tiles =
+              buildChannelTiled(rewriter, op, checked);
+          succeeded(tiles))
+        return *tiles;
+    return buildSequential(rewriter, op, io,
+                           io.resultDestinations(rewriter, op.getLoc()));
   });
 }
 

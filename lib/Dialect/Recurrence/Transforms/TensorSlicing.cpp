@@ -137,31 +137,6 @@ void mlir::recurrence::parallelInsertRows(OpBuilder &b, Location loc,
                      RowSlice(b, loc, dest, lead, offset, count), combining);
 }
 
-Value mlir::recurrence::extractBox(OpBuilder &b, Location loc, Value source,
-                                   ArrayRef<OpFoldResult> offsets,
-                                   ArrayRef<OpFoldResult> sizes) {
-  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes,
-                                        strides);
-}
-
-/// Inserts `source` into the box of `write` in `dest`, in parallel or not.
-static Value insertBox(OpBuilder &b, Location loc, const ParallelWrite &write,
-                       Value dest, Block *combining) {
-  SmallVector<OpFoldResult> strides(write.boxOffsets.size(), b.getIndexAttr(1));
-  auto type = tensor::ExtractSliceOp::inferResultType(
-      cast<RankedTensorType>(dest.getType()), write.boxSizes);
-  Value source = castTo(b, loc, write.source, type);
-  if (!combining)
-    return tensor::InsertSliceOp::create(b, loc, source, dest, write.boxOffsets,
-                                         write.boxSizes, strides);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(combining);
-  tensor::ParallelInsertSliceOp::create(b, loc, source, dest, write.boxOffsets,
-                                        write.boxSizes, strides);
-  return dest;
-}
-
 SmallVector<Value>
 mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
                                     ArrayRef<OpFoldResult> upperBounds,
@@ -170,10 +145,6 @@ mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
     SmallVector<Value> results(outputs);
     for (const ParallelWrite &write : body(b, loc, {}, outputs)) {
       Value &dest = results[write.output];
-      if (!write.boxSizes.empty()) {
-        dest = insertBox(b, loc, write, dest, nullptr);
-        continue;
-      }
       if (!write.rowCount) {
         dest = insertRow(b, loc, write.source, dest, write.lead);
         continue;
@@ -194,9 +165,7 @@ mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
   Block *combining = forall.getTerminator().getBody();
   for (const ParallelWrite &write : body(b, loc, ivs, shared)) {
     Value dest = shared[write.output];
-    if (!write.boxSizes.empty())
-      insertBox(b, loc, write, dest, combining);
-    else if (write.rowCount)
+    if (write.rowCount)
       parallelInsertRows(b, loc, write.source, dest, write.lead,
                          write.rowOffset, write.rowCount, combining);
     else

@@ -1,10 +1,11 @@
 // -recurrence-lower-sequential with cores > 1 splits the channels of a
 // structure whose channels don't mix (identity, scalar, diagonal,
 // higher_order, block_diagonal in whole blocks), without readout, into
-// tiles: an scf.forall over (batch..., tiles) extracts each operand's box
-// (the batch element and the tile's channels, every other dim whole) and
-// runs the sequential scan of the tile on the boxes, writing into boxes of
-// the results. There are
+// tiles through upstream tiling (scf::tileUsingSCF on the op's
+// TilingInterface): an scf.forall over (batch..., tiles) extracts each
+// operand's box (the batch element and the tile's channels, every other dim
+// whole), runs the sequential scan of the tile on the boxes, and inserts its
+// results into the results (or into the op's `outs`). There are
 //   tiles = clamp(ceil(cores / batch elements), 1, floor(N / (64 m)))
 // tiles of ceil(N / (tiles m)) m channels (m = 1, or the block size). With
 // static shapes the most tiles of one width that divides N are taken;
@@ -19,26 +20,22 @@
 
 // The whole skeleton, before folding: batch 2, N = 256, with init and the
 // final state. tiles = clamp(ceil(4 / 2), 1, ceil(256 / 64)) = 2 of 128.
+// The short last tile of @uneven below: min(131 - start, 66) channels.
+// FOLD-DAG:   #[[$SHORT:.+]] = affine_map<(d0) -> (-d0 + 131, 66)>
 // CHECK-LABEL: func.func @diagonal(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x16x256xf32>, %[[B:[^:]*]]: tensor<2x16x256xf32>, %[[INIT:[^:]*]]: tensor<2x256xf32>)
-// Static shapes whose tiles divide N: the tile count and size are
-// constants and every box has a static shape (@uneven and @dynamic below
-// check the run-time split).
-// CHECK-DAG:     %[[TILES:.*]] = arith.constant 2 : index
-// CHECK-DAG:     %[[SIZE:.*]] = arith.constant 128 : index
+// Static shapes whose tiles divide N: a loop of static step, and every box
+// has a static shape (@uneven and @dynamic below check the run-time split).
 // CHECK-DAG:     %[[OUT0:.*]] = tensor.empty() : tensor<2x16x256xf32>
 // CHECK-DAG:     %[[LAST0:.*]] = tensor.empty() : tensor<2x256xf32>
-// CHECK:         %[[FORALL:.*]]:2 = scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (2, %[[TILES]]) shared_outs(%[[OUT:.*]] = %[[OUT0]], %[[LAST:.*]] = %[[LAST0]]) -> (tensor<2x16x256xf32>, tensor<2x256xf32>) {
-// CHECK:           %[[START:.*]] = arith.muli %[[TILE]], %[[SIZE]] : index
-// CHECK-NOT:       arith.minui
-// The operands' boxes, then the results'.
+// CHECK:         %[[FORALL:.*]]:2 = scf.forall (%[[I:[^,]*]], %[[START:[^)]*]]) = (0, 0) to (2, 256) step (1, 128) shared_outs(%[[OUT:.*]] = %[[OUT0]], %[[LAST:.*]] = %[[LAST0]]) -> (tensor<2x16x256xf32>, tensor<2x256xf32>) {
+// CHECK-NOT:       affine.min
+// The operands' boxes.
 // CHECK:           %[[ABOX:.*]] = tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x128xf32>
 // CHECK:           %[[BBOX:.*]] = tensor.extract_slice %[[B]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x128xf32>
 // CHECK:           %[[IBOX:.*]] = tensor.extract_slice %[[INIT]][%[[I]], %[[START]]] [1, 128] [1, 1] : tensor<2x256xf32> to tensor<1x128xf32>
-// CHECK:           %[[OUTBOX:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0, %[[START]]] [1, 16, 128] [1, 1, 1] : tensor<2x16x256xf32> to tensor<1x16x128xf32>
-// CHECK:           %[[LASTBOX:.*]] = tensor.extract_slice %[[LAST]][%[[I]], %[[START]]] [1, 128] [1, 1] : tensor<2x256xf32> to tensor<1x128xf32>
 // The tile's own scan: a forall over its single batch element.
-// CHECK:           %[[TILED:.*]]:2 = scf.forall (%[[J:.*]]) in (1) shared_outs(%[[TOUT:.*]] = %[[OUTBOX]], %[[TLAST:.*]] = %[[LASTBOX]]) -> (tensor<1x16x128xf32>, tensor<1x128xf32>) {
+// CHECK:           %[[TILED:.*]]:2 = scf.forall (%[[J:.*]]) in (1) shared_outs(%[[TOUT:.*]] = %{{.*}}, %[[TLAST:.*]] = %{{.*}}) -> (tensor<1x16x128xf32>, tensor<1x128xf32>) {
 // CHECK:             tensor.extract_slice %[[IBOX]][%[[J]], 0] [1, 128] [1, 1] : tensor<1x128xf32> to tensor<128xf32>
 // CHECK:             scf.for %[[T:[^ ]*]] = {{.*}} -> (tensor<128x1xf32>, tensor<16x128xf32>) {
 // CHECK:               tensor.extract_slice %[[ABOX]][%[[J]], %[[T]], 0] [1, 1, 128] [1, 1, 1] : tensor<1x16x128xf32> to tensor<128xf32>
@@ -57,8 +54,7 @@
 // CHECK:         return %[[FORALL]]#0, %[[FORALL]]#1
 // CHECK-NOT:     recurrence.scan
 // FOLD-LABEL: func.func @diagonal(
-// FOLD:         scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (2, 2) shared_outs(
-// FOLD-NEXT:      arith.muli %[[TILE]], %c128 : index
+// FOLD:         scf.forall (%{{[^,]*}}, %{{[^)]*}}) = (0, 0) to (2, 256) step (1, 128) shared_outs(
 // UNTILED-LABEL: func.func @diagonal(
 // UNTILED:         scf.forall (%{{[^,]*}}) in (2) shared_outs(
 // UNTILED-NOT:     tensor.extract_slice %{{.*}} to tensor<1x16x?xf32>
@@ -80,11 +76,8 @@ func.func @diagonal(%a: tensor<2x16x256xf32>, %b: tensor<2x16x256xf32>, %init: t
 // FOLD:         %[[CLAMPED:.*]] = arith.maxui %[[MIN]], %c1 : index
 // FOLD:         %[[SIZE0:.*]] = affine.apply #{{.*}}()[%[[N]], %[[CLAMPED]]]
 // FOLD:         %[[SIZE:.*]] = arith.maxui %[[SIZE0]], %c1 : index
-// FOLD:         %[[TILES:.*]] = arith.ceildivui %[[N]], %[[SIZE]] : index
-// FOLD:         scf.forall (%[[I:[^,]*]], %[[TILE:[^)]*]]) in (%[[BATCH]], %[[TILES]]) shared_outs(
-// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %[[SIZE]] : index
-// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %[[N]], %[[START]] : index
-// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %[[SIZE]] : index
+// FOLD:         scf.forall (%[[I:[^,]*]], %[[START:[^)]*]]) = (0, 0) to (%[[BATCH]], %[[N]]) step (1, %[[SIZE]]) shared_outs(
+// FOLD-NEXT:      %[[COUNT:.*]] = affine.min #{{.*}}(%[[START]])[%[[N]], %[[SIZE]]]
 // FOLD:           tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, %{{.*}}, %[[COUNT]]] [1, 1, 1] : tensor<?x?x?xf32> to tensor<1x?x?xf32>
 func.func @dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
@@ -96,12 +89,10 @@ func.func @dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // state, [m, N]); reverse still runs t = T - 1 .. 0 inside each tile.
 // FOLD-LABEL: func.func @higher_order(
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<8x2x256xf32>, %[[B:[^:]*]]: tensor<8x256xf32>, %[[INIT:[^:]*]]: tensor<2x256xf32>)
-// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[LAST:.*]] = %{{.*}}) -> (tensor<8x256xf32>, tensor<2x256xf32>) {
-// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c64 : index
+// FOLD:         scf.forall (%[[START:[^)]*]]) = (0) to (256) step (64) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[LAST:.*]] = %{{.*}}) -> (tensor<8x256xf32>, tensor<2x256xf32>) {
 // FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[START]]] [8, 2, 64] [1, 1, 1] : tensor<8x2x256xf32> to tensor<8x2x64xf32>
 // FOLD-NEXT:      tensor.extract_slice %[[B]][0, %[[START]]] [8, 64] [1, 1] : tensor<8x256xf32> to tensor<8x64xf32>
 // FOLD-NEXT:      tensor.extract_slice %[[INIT]][0, %[[START]]] [2, 64] [1, 1] : tensor<2x256xf32> to tensor<2x64xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, %[[START]]] [8, 64] [1, 1] : tensor<8x256xf32> to tensor<8x64xf32>
 // FOLD:           arith.subi %c7, %{{.*}} : index
 // FOLD:           scf.forall.in_parallel {
 // FOLD-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [8, 64] [1, 1] : tensor<8x64xf32> into tensor<8x256xf32>
@@ -119,12 +110,10 @@ func.func @higher_order(%a: tensor<8x2x256xf32>, %b: tensor<8x256xf32>, %init: t
 // blocks.
 // FOLD-LABEL: func.func @block_diagonal(
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<1x8x128x4x4xf32>, %[[B:[^:]*]]: tensor<1x8x512xf32>)
-// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x512xf32>) {
-// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c256 : index
-// FOLD-NEXT:      %[[BLOCK:.*]] = arith.divui %[[START]], %c4 : index
+// FOLD:         scf.forall (%[[BLOCK:[^)]*]]) = (0) to (128) step (64) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x512xf32>) {
+// FOLD-NEXT:      %[[START:.*]] = affine.apply #{{.*}}()[%[[BLOCK]]]
 // FOLD-NEXT:      tensor.extract_slice %[[A]][0, 0, %[[BLOCK]], 0, 0] [1, 8, 64, 4, 4] [1, 1, 1, 1, 1] : tensor<1x8x128x4x4xf32> to tensor<1x8x64x4x4xf32>
 // FOLD-NEXT:      tensor.extract_slice %[[B]][0, 0, %[[START]]] [1, 8, 256] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x256xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]]] [1, 8, 256] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x256xf32>
 // FOLD:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x4x4xf32>, tensor<64x4x1xf32>) outs(%{{.*}} : tensor<64x4x1xf32>)
 func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) -> tensor<1x8x512xf32> {
   %h = recurrence.scan block_diagonal<4> schedule sequential transition(%A : tensor<1x8x128x4x4xf32>) input(%b : tensor<1x8x512xf32>) -> tensor<1x8x512xf32>
@@ -136,10 +125,8 @@ func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) 
 // are split along N.
 // FOLD-LABEL: func.func @scalar_factored(
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<1x8xf32>, %[[K:[^:]*]]: tensor<1x8x256xf32>, %[[V:[^:]*]]: tensor<1x8x3xf32>)
-// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x256x3xf32>) {
-// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c64 : index
+// FOLD:         scf.forall (%[[START:[^)]*]]) = (0) to (256) step (64) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x8x256x3xf32>) {
 // FOLD-NEXT:      %[[KBOX:.*]] = tensor.extract_slice %[[K]][0, 0, %[[START]]] [1, 8, 64] [1, 1, 1] : tensor<1x8x256xf32> to tensor<1x8x64xf32>
-// FOLD-NEXT:      tensor.extract_slice %[[OUT]][0, 0, %[[START]], 0] [1, 8, 64, 3] [1, 1, 1, 1] : tensor<1x8x256x3xf32> to tensor<1x8x64x3xf32>
 // FOLD:           scf.for %[[T:[^ ]*]] =
 // FOLD:             tensor.extract %[[A]][%c0, %[[T]]] : tensor<1x8xf32>
 // FOLD-NEXT:        tensor.extract_slice %[[KBOX]][0, %[[T]], 0] [1, 1, 64] [1, 1, 1] : tensor<1x8x64xf32> to tensor<64xf32>
@@ -163,9 +150,8 @@ func.func @full_batch(%b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
 // tiles would be 67, 67 and 66 wide; 2 tiles of 100 divide N, so that is
 // the split, both tiles of one static width.
 // FOLD-LABEL: func.func @few_channels(
-// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// FOLD-NEXT:      arith.muli %[[TILE]], %c100 : index
-// FOLD-NOT:       arith.minui
+// FOLD:         scf.forall (%{{[^)]*}}) = (0) to (200) step (100) shared_outs(
+// FOLD-NOT:       affine.min
 // FOLD:           tensor.extract_slice %{{.*}} : tensor<1x8x200xf32> to tensor<1x8x100xf32>
 func.func @few_channels(%a: tensor<1x8x200xf32>, %b: tensor<1x8x200xf32>) -> tensor<1x8x200xf32> {
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x200xf32>) input(%b : tensor<1x8x200xf32>) -> tensor<1x8x200xf32>
@@ -176,10 +162,8 @@ func.func @few_channels(%a: tensor<1x8x200xf32>, %b: tensor<1x8x200xf32>) -> ten
 // are sized at run time, floor(131 / 64) = 2 of them: 66 channels, the last
 // one 65.
 // FOLD-LABEL: func.func @uneven(
-// FOLD:         scf.forall (%[[TILE:[^)]*]]) in (2) shared_outs(
-// FOLD-NEXT:      %[[START:.*]] = arith.muli %[[TILE]], %c66 : index
-// FOLD-NEXT:      %[[LEFT:.*]] = arith.subi %c131, %[[START]] : index
-// FOLD-NEXT:      %[[COUNT:.*]] = arith.minui %[[LEFT]], %c66 : index
+// FOLD:         scf.forall (%[[START:[^)]*]]) = (0) to (131) step (66) shared_outs(
+// FOLD-NEXT:      %[[COUNT:.*]] = affine.min #[[$SHORT]](%[[START]])
 // FOLD-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x131xf32> to tensor<1x8x?xf32>
 func.func @uneven(%a: tensor<1x8x131xf32>, %b: tensor<1x8x131xf32>) -> tensor<1x8x131xf32> {
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x131xf32>) input(%b : tensor<1x8x131xf32>) -> tensor<1x8x131xf32>
@@ -200,7 +184,8 @@ func.func @too_few_channels(%a: tensor<1x8x100xf32>, %b: tensor<1x8x100xf32>) ->
 // FOLD-LABEL: func.func @outs(
 // FOLD-SAME:    %{{[^:]*}}: tensor<1x8x256xf32>, %{{[^:]*}}: tensor<1x8x256xf32>, %[[D:[^:]*]]: tensor<1x8x256xf32>)
 // FOLD-NOT:     tensor.empty() : tensor<1x8x256xf32>
-// FOLD:         %[[FORALL:.*]] = scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[D]]) -> (tensor<1x8x256xf32>)
+// FOLD:         %[[FORALL:.*]] = scf.forall (%[[START:[^)]*]]) = (0) to (256) step (64) shared_outs(%[[SHARED:.*]] = %[[D]]) -> (tensor<1x8x256xf32>)
+// FOLD:           tensor.extract_slice %[[SHARED]][0, 0, %[[START]]] [1, 8, 64] [1, 1, 1]
 // FOLD:         return %[[FORALL]]
 func.func @outs(%a: tensor<1x8x256xf32>, %b: tensor<1x8x256xf32>, %d: tensor<1x8x256xf32>) -> tensor<1x8x256xf32> {
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x256xf32>) input(%b : tensor<1x8x256xf32>) outs(%d : tensor<1x8x256xf32>) -> tensor<1x8x256xf32>

@@ -16,7 +16,7 @@
 
 // OPTION: remark: schedule sequential(channel-tiles=2) chosen for cpu (3 cores, 50 GB/s)
 // CHECK-LABEL: func.func @declared(
-// CHECK:         scf.forall (%{{[^,]*}}, %{{[^)]*}}) in (1, %{{[^)]*}}) shared_outs
+// CHECK:         scf.forall (%{{[^,]*}}, %{{[^)]*}}) = (0, 0) to (1, 1024) step (1, 128) shared_outs
 // CHECK:           tensor.extract_slice %{{.*}} [1, 8, 128] [1, 1, 1]
 // PIPELINE-LABEL: llvm.func @declared(
 // PIPELINE:         omp.parallel

@@ -25,8 +25,9 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
     With `cores` > 1, a structure whose channels do not mix (identity,
     scalar, diagonal, higher_order, and block_diagonal in whole blocks)
     without a readout is also split into channel tiles when the batch alone
-    has fewer elements than cores: the forall runs over batch x tiles, so
-    a single long sequence still uses every core. With static shapes the
+    has fewer elements than cores: upstream `scf::tileUsingSCF`, through the
+    op's `TilingInterface`, makes an `scf.forall` over batch x tiles of
+    smaller scans, so a single long sequence still uses every core. With static shapes the
     split takes the most tiles of one width that divides N, each of at least
     `min-channel-tile` channels: their per-step loops have a constant trip
     count and vectorize without remainders. Otherwise (dynamic shapes, or no

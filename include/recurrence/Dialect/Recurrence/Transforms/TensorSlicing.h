@@ -58,8 +58,6 @@ struct ParallelWrite {
   unsigned output = 0; // index into the loop's outputs
   SmallVector<Value> lead;
   OpFoldResult rowOffset, rowCount;
-  /// When set, the write goes to this full-rank box instead.
-  SmallVector<OpFoldResult> boxOffsets, boxSizes;
 
   /// `source` to output[lead..., :...].
   static ParallelWrite row(Value source, unsigned output, ValueRange lead) {
@@ -77,20 +75,7 @@ struct ParallelWrite {
     write.rowCount = count;
     return write;
   }
-  /// `source` to a full-rank box of the output.
-  static ParallelWrite box(Value source, unsigned output,
-                           ArrayRef<OpFoldResult> offsets,
-                           ArrayRef<OpFoldResult> sizes) {
-    ParallelWrite write = row(source, output, {});
-    write.boxOffsets.assign(offsets.begin(), offsets.end());
-    write.boxSizes.assign(sizes.begin(), sizes.end());
-    return write;
-  }
 };
-
-/// A full-rank slice of `source`: `offsets` and `sizes` for every dim.
-Value extractBox(OpBuilder &b, Location loc, Value source,
-                 ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes);
 
 using ParallelBody = function_ref<SmallVector<ParallelWrite>(
     OpBuilder &, Location, ValueRange ivs, ValueRange shared)>;
