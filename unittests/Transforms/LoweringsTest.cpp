@@ -48,6 +48,22 @@ int64_t count(ModuleOp module, StringRef name) {
   return n;
 }
 
+/// Compiles `module` (whose @scan computes `spec`) and checks it on
+/// long-memory inputs of `sizes` against the float64 reference.
+void runAgainstReference(ModuleOp module, const ScanSpec &spec,
+                         const ScanSizes &sizes) {
+  auto jit = JitModule::compile(module, {"scan"});
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  auto operands = randomScanOperands(spec, sizes, stableHash(spec.describe()),
+                                     InputFamily::LongMemory);
+  ReferenceResult want = referenceScan(spec, sizes, operands);
+  RunResult got = runScan(**jit, spec, sizes, operands);
+  double tolerance = toleranceFor(spec, sizes, InputFamily::LongMemory);
+  expectClose(got.output, want.output, tolerance, "output");
+  if (spec.finalState)
+    expectClose(got.finalState, want.finalState, tolerance, "final state");
+}
+
 /// Lowers an `auto` block_diagonal<3> scan with init and final state by
 /// `lower`, checks how many scf.forall it made, then runs it.
 void checkLowering(const Lowering &lower, int64_t foralls, bool reverse) {
@@ -69,16 +85,7 @@ void checkLowering(const Lowering &lower, int64_t foralls, bool reverse) {
   EXPECT_FALSE(theScan(*module));
   EXPECT_EQ(count(*module, "scf.forall"), foralls);
 
-  auto jit = JitModule::compile(*module, {"scan"});
-  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
-  ScanSizes sizes{{2}, 301, 6, 1};
-  auto operands = randomScanOperands(spec, sizes, stableHash(spec.describe()),
-                                     InputFamily::LongMemory);
-  ReferenceResult want = referenceScan(spec, sizes, operands);
-  RunResult got = runScan(**jit, spec, sizes, operands);
-  double tolerance = toleranceFor(spec, sizes, InputFamily::LongMemory);
-  expectClose(got.output, want.output, tolerance, "output");
-  expectClose(got.finalState, want.finalState, tolerance, "final state");
+  runAgainstReference(*module, spec, ScanSizes{{2}, 301, 6, 1});
 }
 
 TEST(Lowerings, SequentialOfAnAutoScan) {
@@ -157,16 +164,7 @@ void checkTiling(ScanSpec spec, ArrayRef<int64_t> tiles, int64_t loops,
   EXPECT_EQ(count(*module, "recurrence.scan"), 1);
   ASSERT_TRUE(succeeded(verify(*module)));
 
-  auto jit = JitModule::compile(*module, {"scan"});
-  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
-  auto operands = randomScanOperands(spec, sizes, stableHash(spec.describe()),
-                                     InputFamily::LongMemory);
-  ReferenceResult want = referenceScan(spec, sizes, operands);
-  RunResult got = runScan(**jit, spec, sizes, operands);
-  double tolerance = toleranceFor(spec, sizes, InputFamily::LongMemory);
-  expectClose(got.output, want.output, tolerance, "output");
-  if (spec.finalState)
-    expectClose(got.finalState, want.finalState, tolerance, "final state");
+  runAgainstReference(*module, spec, sizes);
 }
 
 ScanSpec tilingSpec(StructureKind kind, int64_t param) {
