@@ -46,8 +46,9 @@ survived=0
 invalid=0
 for ((m = 0; m < count; m++)); do
   name=$(/usr/bin/python3 "$tool" name "$list" "$m")
-  current=$(/usr/bin/python3 "$tool" file "$list" "$m")
-  cp "$ROOT/$current" "$backup/source"
+  file=$(/usr/bin/python3 "$tool" file "$list" "$m")
+  cp "$ROOT/$file" "$backup/source"
+  current="$file" # only now may the trap restore it
   if ! /usr/bin/python3 "$tool" apply "$list" "$m" "$ROOT"; then
     echo "INVALID   $name (its text is not found exactly once)"
     invalid=$((invalid + 1))
@@ -66,8 +67,8 @@ for ((m = 0; m < count; m++)); do
     echo "SURVIVED  $name ($((SECONDS - start)) s)"
     survived=$((survived + 1))
   else
-    first=$(grep -h -m1 '^\[  FAILED  \]' "$backup/log0" "$backup/log1" |
-      head -n1 | sed 's/^\[  FAILED  \] //; s/, where.*//')
+    first=$( (grep -h -m1 '^\[  FAILED  \]' "$backup/log0" "$backup/log1" ||
+      true) | head -n1 | sed 's/^\[  FAILED  \] //; s/, where.*//')
     [ -n "$first" ] || first="the test binary crashed"
     echo "KILLED    $name ($((SECONDS - start)) s; $first)"
     killed=$((killed + 1))

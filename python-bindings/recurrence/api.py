@@ -176,6 +176,9 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
         raise ValueError("final_state_out: needs return_final_state=True")
     final_state_out = check_out("final_state_out", final_state_out,
                                 last_shape, dtype)
+    if (out is not None and final_state_out is not None
+            and np.may_share_memory(out, final_state_out)):
+        raise ValueError("final_state_out: must not overlap out")
     results = _run(spec, operands, out_shape, last_shape,
                    [out, final_state_out])
     return tuple(results) if return_final_state else results[0]

@@ -52,6 +52,9 @@ def _outputs(compiled, args, flat_shapes, shapes, outs):
     names = ("out", "final_state_out")
     checked = [check_out(name, out, shape, dtype)
                for name, out, shape in zip(names, outs, shapes)]
+    given = [out for out in checked if out is not None]
+    if len(given) == 2 and np.may_share_memory(*given):
+        raise ValueError("final_state_out: must not overlap out")
     views = [None if out is None else out.reshape(flat)
              for out, flat in zip(checked, flat_shapes)]
     got = compiled(*args, result_shapes=flat_shapes[:len(outs)], outs=views)

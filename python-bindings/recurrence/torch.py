@@ -125,9 +125,22 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
         if tensor is not None:
             _check_tensor(name, tensor, dtype)
             _check_shape(name, tensor, shape)
+            if tensor.requires_grad:
+                raise ValueError(f"{name}: an out= tensor must not require "
+                                 f"grad")
         outs.append(tensor)
+    if (out is not None and final_state_out is not None and
+            np.may_share_memory(_numpy(out), _numpy(final_state_out))):
+        raise ValueError("final_state_out: must not overlap out")
     results = api._run(spec, arrays, out_shape, last_shape,
                        [None if t is None else _numpy(t) for t in outs])
+    # Written in place behind autograd's back: bump the versions, as torch's
+    # own out= kernels do, so that a graph that saved them notices.
+    bump = getattr(getattr(_torch.autograd, "graph", None),
+                   "increment_version", None)
+    for t in outs:
+        if t is not None and bump is not None:
+            bump(t)
     # The out= tensors, and new tensors for results not asked for in place.
     tensors = tuple(t if t is not None else _torch.from_numpy(r)
                     for r, t in zip(results, outs))

@@ -86,8 +86,10 @@ def relative_error(got, want):
     return float(np.nan_to_num(err.max(), nan=np.inf, posinf=np.inf))
 
 
-# Contractive transitions (norm <= 0.95) remember about 1 / (1 - 0.95) steps.
+# Contractive transitions (norm <= 0.95) remember about 1 / (1 - 0.95) steps;
+# long-memory ones (radii in [0.97, 1] with exact 1s) at most about 200.
 CONTRACTIVE_MEMORY = 20.0
+LONG_MEMORY = 200.0
 
 
 def tolerance(dtype, steps, memory=CONTRACTIVE_MEMORY, roundings=8.0):

@@ -83,8 +83,10 @@ def seed(*key):
 
 def memory(structure, family="contractive"):
     """How many steps a state remembers (see reference.tolerance)."""
-    if structure == "identity" or family == "long":
+    if structure == "identity":
         return np.inf
+    if family == "long":
+        return reference.LONG_MEMORY
     return reference.CONTRACTIVE_MEMORY
 
 
@@ -159,8 +161,8 @@ def test_long_memory_matches_reference(structure, schedule, chunk, dtype):
                            reverse=reverse, schedule=schedule,
                            chunk_size=chunk, return_final_state=True)
         want, want_last = reference.scan(structure, a, b, init, reverse)
-        check(h, want, dtype, T, np.inf)
-        check(last, want_last, dtype, T, np.inf)
+        check(h, want, dtype, T, memory(structure, "long"))
+        check(last, want_last, dtype, T, memory(structure, "long"))
 
 
 def test_non_contiguous_inputs_and_empty_batch():
@@ -296,3 +298,8 @@ def test_out_is_checked():
                        r"\(2, 3\)"):
         rec.scan(a, a, return_final_state=True,
                  final_state_out=np.zeros((2, 4)))
+    both = np.zeros((2, 4, 3))
+    with pytest.raises(ValueError, match="final_state_out: must not overlap "
+                       "out"):
+        rec.scan(a, a, return_final_state=True, out=both,
+                 final_state_out=both[:, 0, :])

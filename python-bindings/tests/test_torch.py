@@ -381,3 +381,8 @@ def test_scan_out_tensors():
     with pytest.raises(ValueError, match=r"out: expected shape \(2, 6, 3\)"):
         with torch.no_grad():
             rt.scan(a, b, out=torch.empty(2, 6, dtype=torch.float64))
+    with pytest.raises(ValueError, match="out: an out= tensor must not "
+                       "require grad"):
+        with torch.no_grad():
+            rt.scan(a, b, out=torch.empty(2, 6, 3, dtype=torch.float64,
+                                          requires_grad=True))

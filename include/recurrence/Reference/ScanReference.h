@@ -74,8 +74,9 @@ enum class InputFamily {
 };
 
 /// The number of steps over which a state remembers its inputs: 1 / (1 -
-/// 0.95) for contractive transitions, T for long-memory ones and for
-/// identity (a running sum), capped at T; at least 1.
+/// 0.95) for contractive transitions, 200 for long-memory ones (radii
+/// average about 0.995), T for identity (a running sum); capped at T, at
+/// least 1.
 double effectiveLength(const ScanSpec &spec, InputFamily family,
                        const ScanSizes &sizes);
 

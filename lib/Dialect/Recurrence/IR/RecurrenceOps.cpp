@@ -9,6 +9,7 @@
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -105,9 +106,19 @@ bool ScanOp::hasIndependentChannels() {
 LogicalResult
 ScanOp::reifyResultShapes(OpBuilder &b,
                           ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
-  for (Value result : getResults())
-    reifiedReturnShapes.push_back(
-        getMixedResultSizes(b, result == getFinalState()));
+  // Static dims as attributes and dynamic ones as values, whatever the
+  // operands know, as the interface requires.
+  for (Value result : getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<OpFoldResult> sizes =
+        getMixedResultSizes(b, result == getFinalState());
+    for (auto [dim, size] : llvm::enumerate(sizes))
+      size =
+          type.isDynamicDim(dim)
+              ? OpFoldResult(getValueOrCreateConstantIndexOp(b, getLoc(), size))
+              : OpFoldResult(b.getIndexAttr(type.getDimSize(dim)));
+    reifiedReturnShapes.push_back(sizes);
+  }
   return success();
 }
 

@@ -18,6 +18,13 @@
 // independent (counted in blocks of m for block_diagonal<m>, so a tile never
 // splits a block), then the columns D of a matrix state.
 //
+// Limits: a dynamic N of block_diagonal<m> must be a multiple of m, as the op
+// requires (the verifier can check only a static N). The op is not in
+// destination style, so upstream tiling loops over new tensors and a tile
+// with `outs` writes into slices of the op's destinations, which is correct
+// but not in place; the sequential lowering makes the destinations the
+// loop's shared outputs itself.
+//
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
