@@ -174,11 +174,9 @@ Compiled compileModule(PyModule &module, const std::string &entry) {
 /// Reads a ScanSpec from a Python dict (the keys of ScanSpec).
 ScanSpec specFrom(const py::dict &d) {
   ScanSpec spec;
-  auto structure = symbolizeStructureKind(d["structure"].cast<std::string>());
-  if (!structure)
-    raise("unknown structure '" + d["structure"].cast<std::string>() + "'");
-  spec.structure = *structure;
-  spec.param = d["param"].cast<int64_t>();
+  spec.structure = d["structure"].cast<std::string>();
+  if (int64_t param = d["param"].cast<int64_t>())
+    spec.structure += "<" + std::to_string(param) + ">";
   auto schedule = symbolizeScheduleKind(d["schedule"].cast<std::string>());
   if (!schedule)
     raise("unknown schedule '" + d["schedule"].cast<std::string>() + "'");
@@ -212,7 +210,7 @@ OwningOpRef<ModuleOp> buildVerified(const ScanSpec &spec,
   DiagnosticCollector diagnostics;
   OwningOpRef<ModuleOp> module =
       buildScanModule(&context(), spec, "scan", sizes);
-  if (failed(verify(*module)))
+  if (!module || failed(verify(*module)))
     raise(diagnostics.text);
   return module;
 }
@@ -282,11 +280,16 @@ PYBIND11_MODULE(_recurrence, m) {
       [](const py::dict &spec, const py::dict &sizes) {
         ScanSpec s = specFrom(spec);
         ScanSizes z = sizesFrom(sizes);
+        DiagnosticCollector diagnostics;
+        RecurrenceStructureInterface structure = s.structureIn(&context());
+        if (!structure)
+          raise(diagnostics.text);
         py::list operands;
-        for (const ScanOperand &operand : scanOperands(s, z))
+        for (const ScanOperand &operand : scanOperands(structure, s, z))
           operands.append(py::cast(operand.shape));
-        return py::make_tuple(operands, py::cast(scanOutputShape(s, z)),
-                              py::cast(scanFinalStateShape(s, z)));
+        return py::make_tuple(operands,
+                              py::cast(scanOutputShape(structure, s, z)),
+                              py::cast(scanFinalStateShape(structure, s, z)));
       },
       py::arg("spec"), py::arg("sizes"),
       "Expected operand, output and final-state shapes");

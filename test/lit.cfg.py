@@ -17,6 +17,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%runner_utils", config.runner_utils))
 config.substitutions.append(("%c_runner_utils", config.c_runner_utils))
 config.substitutions.append(("%recurrence_plugin", config.recurrence_plugin))
+config.substitutions.append(("%lru_plugin", config.lru_plugin))
 
 # The C API and the plugin are shared libraries, not built with sanitizers.
 if config.recurrence_sanitize.upper() not in ("ON", "1", "TRUE", "YES"):

@@ -9,12 +9,62 @@
 #include "recurrence/Reference/ScanReference.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
 using namespace mlir::recurrence;
+
+namespace {
+/// The structures the reference evaluates, read from the spec's text.
+enum class Kind {
+  Identity,
+  Scalar,
+  Diagonal,
+  BlockDiagonal,
+  Dplr,
+  Dense,
+  HigherOrder
+};
+
+std::optional<std::pair<Kind, int64_t>> readStructure(const ScanSpec &spec) {
+  static const std::pair<const char *, Kind> names[] = {
+      {"identity", Kind::Identity},
+      {"scalar", Kind::Scalar},
+      {"diagonal", Kind::Diagonal},
+      {"block_diagonal", Kind::BlockDiagonal},
+      {"dplr", Kind::Dplr},
+      {"dense", Kind::Dense},
+      {"higher_order", Kind::HigherOrder}};
+  const std::string &text = spec.structure;
+  size_t open = text.find('<');
+  std::string name = text.substr(0, open);
+  int64_t param = 0;
+  if (open != std::string::npos)
+    param = std::atoll(text.c_str() + open + 1);
+  for (auto [known, kind] : names)
+    if (name == known)
+      return std::make_pair(kind, param);
+  return std::nullopt;
+}
+
+Kind kindOf(const ScanSpec &spec) {
+  std::optional<std::pair<Kind, int64_t>> parsed = readStructure(spec);
+  if (!parsed)
+    llvm::report_fatal_error(llvm::Twine("the reference does not know "
+                                         "structure '") +
+                             spec.structure + "'");
+  return parsed->first;
+}
+int64_t paramOf(const ScanSpec &spec) { return readStructure(spec)->second; }
+} // namespace
+
+bool mlir::recurrence::referenceEvaluates(const ScanSpec &spec) {
+  return readStructure(spec).has_value();
+}
 
 //===----------------------------------------------------------------------===//
 // Operand layout, from the table of structures in DESIGN.md §1
@@ -44,29 +94,29 @@ struct Layout {
   /// What init and the final state hold: h, or the m newest states.
   std::vector<int64_t> memory() const {
     std::vector<int64_t> shape = state();
-    if (spec.structure == StructureKind::HigherOrder)
-      shape.insert(shape.begin(), spec.param);
+    if (kindOf(spec) == Kind::HigherOrder)
+      shape.insert(shape.begin(), paramOf(spec));
     return shape;
   }
   /// The per-step shapes of A_t's operands.
   std::vector<std::vector<int64_t>> transitionSteps() const {
-    const int64_t N = sizes.size, D = sizes.columns, p = spec.param;
-    switch (spec.structure) {
-    case StructureKind::Identity:
+    const int64_t N = sizes.size, D = sizes.columns, p = paramOf(spec);
+    switch (kindOf(spec)) {
+    case Kind::Identity:
       return {};
-    case StructureKind::Scalar:
+    case Kind::Scalar:
       return {{}};
-    case StructureKind::Diagonal:
+    case Kind::Diagonal:
       if (spec.perElement)
         return {{N, D}};
       return {{N}};
-    case StructureKind::BlockDiagonal:
+    case Kind::BlockDiagonal:
       return {{N / p, p, p}};
-    case StructureKind::Dplr:
+    case Kind::Dplr:
       return {{N}, {N, p}, {N, p}};
-    case StructureKind::Dense:
+    case Kind::Dense:
       return {{N, N}};
-    case StructureKind::HigherOrder:
+    case Kind::HigherOrder:
       return {{p, N}};
     }
     return {};
@@ -133,8 +183,9 @@ mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
     batch *= size;
   const int64_t T = sizes.steps, N = sizes.size;
   const int64_t D = spec.matrix ? sizes.columns : 1;
-  const int64_t p = spec.param;
-  const bool higher = spec.structure == StructureKind::HigherOrder;
+  const int64_t p = paramOf(spec);
+  const Kind kind = kindOf(spec);
+  const bool higher = kind == Kind::HigherOrder;
   const int64_t depth = higher ? p : 1; // states remembered
 
   ReferenceResult result;
@@ -162,26 +213,26 @@ mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
       for (int64_t n = 0; n < N; ++n) {
         for (int64_t d = 0; d < D; ++d) {
           double ah = 0.0;
-          switch (spec.structure) {
-          case StructureKind::Identity:
+          switch (kind) {
+          case Kind::Identity:
             ah = h(0, n, d);
             break;
-          case StructureKind::Scalar:
+          case Kind::Scalar:
             ah = A(0)[bt] * h(0, n, d);
             break;
-          case StructureKind::Diagonal:
+          case Kind::Diagonal:
             ah = (spec.perElement ? A(0)[(bt * N + n) * D + d]
                                   : A(0)[bt * N + n]) *
                  h(0, n, d);
             break;
-          case StructureKind::BlockDiagonal: {
+          case Kind::BlockDiagonal: {
             int64_t g = n / p, i = n % p;
             for (int64_t j = 0; j < p; ++j)
               ah += A(0)[((bt * (N / p) + g) * p + i) * p + j] *
                     h(0, g * p + j, d);
             break;
           }
-          case StructureKind::Dplr: {
+          case Kind::Dplr: {
             ah = A(0)[bt * N + n] * h(0, n, d);
             for (int64_t j = 0; j < p; ++j) {
               double vh = 0.0;
@@ -191,11 +242,11 @@ mlir::recurrence::referenceScan(const ScanSpec &spec, const ScanSizes &sizes,
             }
             break;
           }
-          case StructureKind::Dense:
+          case Kind::Dense:
             for (int64_t k = 0; k < N; ++k)
               ah += A(0)[(bt * N + n) * N + k] * h(0, k, d);
             break;
-          case StructureKind::HigherOrder:
+          case Kind::HigherOrder:
             for (int64_t i = 0; i < p; ++i)
               ah += A(0)[(bt * p + i) * N + n] * h(i, n, d);
             break;
@@ -239,18 +290,18 @@ double mlir::recurrence::transitionRange(const ScanSpec &spec,
                                          const ScanSizes &sizes,
                                          unsigned index) {
   double n = static_cast<double>(sizes.size);
-  double p = static_cast<double>(spec.param);
-  switch (spec.structure) {
-  case StructureKind::Identity:
-  case StructureKind::Scalar:
-  case StructureKind::Diagonal:
+  double p = static_cast<double>(paramOf(spec));
+  switch (kindOf(spec)) {
+  case Kind::Identity:
+  case Kind::Scalar:
+  case Kind::Diagonal:
     return 0.95;
-  case StructureKind::BlockDiagonal:
-  case StructureKind::HigherOrder:
+  case Kind::BlockDiagonal:
+  case Kind::HigherOrder:
     return 0.95 / p;
-  case StructureKind::Dense:
+  case Kind::Dense:
     return 0.95 / n;
-  case StructureKind::Dplr:
+  case Kind::Dplr:
     return index == 0 ? 0.5 : std::sqrt(0.45 / (n * p));
   }
   return 1.0;
@@ -265,7 +316,7 @@ double mlir::recurrence::effectiveLength(const ScanSpec &spec,
   // steps. Identity is a running sum and keeps all of them.
   double memory =
       family == InputFamily::Contractive ? 1.0 / (1.0 - 0.95) : 200.0;
-  if (spec.structure == StructureKind::Identity)
+  if (kindOf(spec) == Kind::Identity)
     memory = steps;
   return std::max(1.0, std::min(steps, memory));
 }
@@ -339,34 +390,33 @@ void fillLongMemory(const ScanSpec &spec, const ScanSizes &sizes,
   int64_t batch = 1;
   for (int64_t size : sizes.batch)
     batch *= size;
-  const int64_t T = sizes.steps, N = sizes.size, p = spec.param;
+  const int64_t T = sizes.steps, N = sizes.size, p = paramOf(spec);
+  const Kind kind = kindOf(spec);
   const int64_t D = spec.matrix ? sizes.columns : 1;
-  const int64_t lanes = spec.structure == StructureKind::Diagonal
-                            ? (spec.perElement ? N * D : N)
-                        : spec.structure == StructureKind::HigherOrder ? N
-                                                                       : 1;
+  const int64_t lanes = kind == Kind::Diagonal ? (spec.perElement ? N * D : N)
+                        : kind == Kind::HigherOrder ? N
+                                                    : 1;
   auto sign = [&] { return uniform(engine, 0.0, 1.0) < 0.125 ? -1.0 : 1.0; };
   for (int64_t bi = 0; bi < batch; ++bi) {
     std::vector<Radius> radius(lanes, Radius(0.97));
-    if (spec.structure == StructureKind::BlockDiagonal ||
-        spec.structure == StructureKind::Dense)
+    if (kind == Kind::BlockDiagonal || kind == Kind::Dense)
       radius.assign(lanes, Radius(0.98));
     for (int64_t t = 0; t < T; ++t) {
       const int64_t bt = bi * T + t;
-      switch (spec.structure) {
-      case StructureKind::Identity:
+      switch (kind) {
+      case Kind::Identity:
         break;
-      case StructureKind::Scalar:
+      case Kind::Scalar:
         a[0][bt] = sign() * radius[0].next(engine);
         break;
-      case StructureKind::Diagonal:
+      case Kind::Diagonal:
         for (int64_t lane = 0; lane < lanes; ++lane)
           a[0][bt * lanes + lane] = sign() * radius[lane].next(engine);
         break;
-      case StructureKind::BlockDiagonal:
-      case StructureKind::Dense: {
+      case Kind::BlockDiagonal:
+      case Kind::Dense: {
         // Orthogonal blocks of m (or N) scaled by one radius per step.
-        const int64_t m = spec.structure == StructureKind::Dense ? N : p;
+        const int64_t m = kind == Kind::Dense ? N : p;
         const int64_t blocks = m == 0 ? 0 : N / m;
         double rho = radius[0].next(engine);
         for (int64_t g = 0; g < blocks; ++g) {
@@ -377,7 +427,7 @@ void fillLongMemory(const ScanSpec &spec, const ScanSizes &sizes,
         }
         break;
       }
-      case StructureKind::Dplr: {
+      case Kind::Dplr: {
         // rho (diag(d) - sum_j beta_j k_j k_j^T): symmetric, spectrum in
         // [0.975 rho, rho]. (A larger beta with keys that change every step
         // would forget within tens of steps.)
@@ -394,7 +444,7 @@ void fillLongMemory(const ScanSpec &spec, const ScanSizes &sizes,
         }
         break;
       }
-      case StructureKind::HigherOrder:
+      case Kind::HigherOrder:
         // Per channel: nonnegative coefficients summing to rho.
         for (int64_t n = 0; n < N; ++n) {
           double rho = radius[n].next(engine);

@@ -9,16 +9,16 @@
 #include "recurrence/Runtime/ScanSpec.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
 
 std::string ScanSpec::describe() const {
-  std::string text = stringifyStructureKind(structure).str();
-  if (StructureAttr::hasParam(structure))
-    text += "<" + std::to_string(param) + ">";
+  std::string text = structure;
   if (matrix)
     text += ".matrix";
   if (perElement)
@@ -44,8 +44,14 @@ std::string ScanSpec::describe() const {
 
 ScanSpec ScanSpec::fromOp(ScanOp op) {
   ScanSpec spec;
-  spec.structure = op.getStructure().getKind();
-  spec.param = op.getStructure().getParam();
+  std::string structure;
+  llvm::raw_string_ostream os(structure);
+  // The bare form, as the op prints it.
+  if (isa<RecurrenceDialect>(op.getStructure().getDialect()))
+    os << op.getStructure().getStructureName();
+  else
+    os << op.getStructure();
+  spec.structure = structure;
   spec.schedule = op.getScheduleOrAuto().getKind();
   spec.chunkSize = op.getScheduleOrAuto().getChunkSize();
   spec.matrix = op.getMatrix();
@@ -59,10 +65,23 @@ ScanSpec ScanSpec::fromOp(ScanOp op) {
   if (!op.getTransition().empty()) {
     int64_t rank =
         cast<RankedTensorType>(op.getTransition()[0].getType()).getRank();
-    spec.perElement = spec.structure == StructureKind::Diagonal &&
-                      spec.matrix && rank == spec.batchRank + 3;
+    spec.perElement = op.getStructure().allowsPerElement() && spec.matrix &&
+                      rank == spec.batchRank + 3;
   }
   return spec;
+}
+
+RecurrenceStructureInterface ScanSpec::structureIn(MLIRContext *context) const {
+  context->loadDialect<RecurrenceDialect>();
+  std::string text = structure;
+  if (!StringRef(text).starts_with("#"))
+    text = "#recurrence." + text;
+  Attribute attr = parseAttribute(text, context);
+  auto result = dyn_cast_or_null<RecurrenceStructureInterface>(attr);
+  if (attr && !result)
+    emitError(UnknownLoc::get(context))
+        << "'" << structure << "' is not a structure";
+  return result;
 }
 
 std::optional<ScanSizes> mlir::recurrence::scanSizesOf(ScanOp op) {
@@ -84,10 +103,10 @@ std::optional<ScanSizes> mlir::recurrence::scanSizesOf(ScanOp op) {
 }
 
 /// ScanDims for a spec; `sizes` null means every size is dynamic.
-static ScanDims dimsFor(const ScanSpec &spec, const ScanSizes *sizes) {
+static ScanDims dimsFor(RecurrenceStructureInterface structure,
+                        const ScanSpec &spec, const ScanSizes *sizes) {
   ScanDims dims;
-  dims.kind = spec.structure;
-  dims.param = spec.param;
+  dims.structure = structure;
   dims.matrix = spec.matrix;
   int64_t dyn = ShapedType::kDynamic;
   if (sizes) {
@@ -133,21 +152,25 @@ static std::vector<ScanOperand> operandsFor(const ScanSpec &spec,
 }
 
 std::vector<ScanOperand>
-mlir::recurrence::scanOperands(const ScanSpec &spec, const ScanSizes &sizes) {
-  return operandsFor(spec, dimsFor(spec, &sizes));
+mlir::recurrence::scanOperands(RecurrenceStructureInterface structure,
+                               const ScanSpec &spec, const ScanSizes &sizes) {
+  return operandsFor(spec, dimsFor(structure, spec, &sizes));
 }
 
-std::vector<int64_t> mlir::recurrence::scanOutputShape(const ScanSpec &spec,
-                                                       const ScanSizes &sizes) {
-  ScanDims dims = dimsFor(spec, &sizes);
+std::vector<int64_t>
+mlir::recurrence::scanOutputShape(RecurrenceStructureInterface structure,
+                                  const ScanSpec &spec,
+                                  const ScanSizes &sizes) {
+  ScanDims dims = dimsFor(structure, spec, &sizes);
   SmallVector<int64_t> shape = dims.perStep(dims.outputStep(spec.readout));
   return {shape.begin(), shape.end()};
 }
 
 std::vector<int64_t>
-mlir::recurrence::scanFinalStateShape(const ScanSpec &spec,
+mlir::recurrence::scanFinalStateShape(RecurrenceStructureInterface structure,
+                                      const ScanSpec &spec,
                                       const ScanSizes &sizes) {
-  ScanDims dims = dimsFor(spec, &sizes);
+  ScanDims dims = dimsFor(structure, spec, &sizes);
   SmallVector<int64_t> shape = dims.perBatch(dims.stateStep());
   return {shape.begin(), shape.end()};
 }
@@ -156,13 +179,16 @@ OwningOpRef<ModuleOp>
 mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
                                   StringRef name, const ScanSizes *sizes) {
   context->loadDialect<RecurrenceDialect, func::FuncDialect>();
+  RecurrenceStructureInterface structure = spec.structureIn(context);
+  if (!structure)
+    return nullptr;
   OpBuilder b(context);
   Location loc = NameLoc::get(b.getStringAttr(spec.describe()));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
 
   Type element = spec.f64 ? Type(b.getF64Type()) : Type(b.getF32Type());
-  ScanDims dims = dimsFor(spec, sizes);
+  ScanDims dims = dimsFor(structure, spec, sizes);
   auto tensorOf = [&](ArrayRef<int64_t> shape) -> Type {
     return RankedTensorType::get(shape, element);
   };
@@ -187,9 +213,8 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
     schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
   auto scan = ScanOp::create(
       b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
-      StructureAttr::get(context, spec.structure, spec.param), schedule,
-      spec.matrix, spec.reverse, in.transition, in.input, in.key, in.value,
-      in.init, in.readout, ValueRange());
+      structure, schedule, spec.matrix, spec.reverse, in.transition, in.input,
+      in.key, in.value, in.init, in.readout, ValueRange());
   func::ReturnOp::create(b, loc, scan->getResults());
   return module;
 }

@@ -8,11 +8,11 @@
 // TRUNCATED-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/truncated-op-name.mlir 2>&1 | FileCheck %s --check-prefix=OPNAME
-// OPNAME: {{.*}}Inputs{{/|\\}}truncated-op-name.mlir:3:23: error: custom op 'recurrence.scan' expected a structure: identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense or higher_order<m>
+// OPNAME: {{.*}}Inputs{{/|\\}}truncated-op-name.mlir:3:23: error: custom op 'recurrence.scan' expected a structure: identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense, higher_order<m>, or an attribute implementing RecurrenceStructureInterface
 // OPNAME-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/truncated-attr.mlir 2>&1 | FileCheck %s --check-prefix=ATTR
-// ATTR: {{.*}}Inputs{{/|\\}}truncated-attr.mlir:2:69: error: unbalanced '<' character in pretty dialect name
+// ATTR: {{.*}}Inputs{{/|\\}}truncated-attr.mlir:2:74: error: unbalanced '<' character in pretty dialect name
 // ATTR-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/truncated-body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
@@ -26,7 +26,7 @@
 // GARBLED-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/garbled-structure.mlir 2>&1 | FileCheck %s --check-prefix=STRUCTURE
-// STRUCTURE: {{.*}}Inputs{{/|\\}}garbled-structure.mlir:3:24: error: custom op 'recurrence.scan' expected a structure: identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense or higher_order<m>
+// STRUCTURE: {{.*}}Inputs{{/|\\}}garbled-structure.mlir:3:24: error: custom op 'recurrence.scan' expected a structure: identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense, higher_order<m>, or an attribute implementing RecurrenceStructureInterface
 // STRUCTURE-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/binary.mlir 2>&1 | FileCheck %s --check-prefix=BINARY

@@ -77,11 +77,15 @@ private:
     std::optional<ScanSizes> sizes = scanSizesOf(scan);
     if (!sizes)
       return scan.emitError("recurrence-run needs static shapes");
+    ScanSpec spec = ScanSpec::fromOp(scan);
+    if (!referenceEvaluates(spec))
+      return scan.emitError("the float64 reference does not evaluate "
+                            "structure '")
+             << spec.structure << "'";
     std::vector<Array> operands;
     for (Value operand : scan->getOperands())
       operands.push_back(env[operand]);
-    ReferenceResult result =
-        referenceScan(ScanSpec::fromOp(scan), *sizes, operands);
+    ReferenceResult result = referenceScan(spec, *sizes, operands);
     env[scan.getOutput()] = std::move(result.output);
     if (Value last = scan.getFinalState())
       env[last] = std::move(result.finalState);

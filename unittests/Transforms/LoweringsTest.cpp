@@ -69,8 +69,7 @@ void runAgainstReference(ModuleOp module, const ScanSpec &spec,
 void checkLowering(const Lowering &lower, int64_t foralls, bool reverse) {
   std::unique_ptr<MLIRContext> context = makeContext();
   ScanSpec spec;
-  spec.structure = StructureKind::BlockDiagonal;
-  spec.param = 3;
+  spec.structure = "block_diagonal<3>";
   spec.init = spec.finalState = true;
   spec.reverse = reverse;
   spec.f64 = true;
@@ -116,9 +115,9 @@ TEST(Lowerings, BlellochScanOfAnAutoScan) {
 TEST(Lowerings, RefuseWhatIsNotLegalAndChangeNothing) {
   std::unique_ptr<MLIRContext> context = makeContext();
   ScanSpec spec;
-  spec.structure = StructureKind::Dplr;
-  spec.param = 1;
-  ScanSizes sizes{{2}, 4, kMaxDenseDplrSize + 1, 1};
+  spec.structure = "dplr<1>";
+  // dplr densifies for the scan and refuses N > 256.
+  ScanSizes sizes{{2}, 4, 257, 1};
   OwningOpRef<ModuleOp> module =
       buildScanModule(context.get(), spec, "scan", &sizes);
   ScanOp op = theScan(*module);
@@ -167,10 +166,9 @@ void checkTiling(ScanSpec spec, ArrayRef<int64_t> tiles, int64_t loops,
   runAgainstReference(*module, spec, sizes);
 }
 
-ScanSpec tilingSpec(StructureKind kind, int64_t param) {
+ScanSpec tilingSpec(std::string structure) {
   ScanSpec spec;
-  spec.structure = kind;
-  spec.param = param;
+  spec.structure = structure;
   spec.init = spec.finalState = true;
   spec.f64 = true;
   return spec;
@@ -179,30 +177,30 @@ ScanSpec tilingSpec(StructureKind kind, int64_t param) {
 TEST(Tiling, DiagonalOverBatchAndChannels) {
   // Loops: batch, channels; tiles of 1 x 4 channels, the last one short
   // (N = 10), reversed, with init and final state.
-  ScanSpec spec = tilingSpec(StructureKind::Diagonal, 0);
+  ScanSpec spec = tilingSpec("diagonal");
   spec.reverse = true;
   checkTiling(spec, {1, 4}, 2, ScanSizes{{3}, 67, 10, 1});
 }
 
 TEST(Tiling, BlockDiagonalInWholeBlocks) {
   // The channel loop counts blocks of 3: tiles of 2 blocks (6 channels).
-  checkTiling(tilingSpec(StructureKind::BlockDiagonal, 3), {2, 2}, 2,
+  checkTiling(tilingSpec("block_diagonal<3>"), {2, 2}, 2,
               ScanSizes{{3}, 67, 12, 1});
 }
 
 TEST(Tiling, HigherOrderStacksAndMatrixColumns) {
   // higher_order<2> on a factored matrix state: batch, channels, columns.
-  ScanSpec spec = tilingSpec(StructureKind::HigherOrder, 2);
+  ScanSpec spec = tilingSpec("higher_order<2>");
   spec.matrix = spec.factored = true;
   checkTiling(spec, {1, 3, 2}, 3, ScanSizes{{2}, 41, 7, 5});
 }
 
 TEST(Tiling, MixingStructuresTileBatchAndColumnsOnly) {
   // dense mixes channels and a readout sums over them: no channel loop.
-  ScanSpec dense = tilingSpec(StructureKind::Dense, 0);
+  ScanSpec dense = tilingSpec("dense");
   dense.matrix = true;
   checkTiling(dense, {1, 2}, 2, ScanSizes{{3}, 41, 5, 3});
-  ScanSpec readout = tilingSpec(StructureKind::Diagonal, 0);
+  ScanSpec readout = tilingSpec("diagonal");
   readout.matrix = readout.readout = true;
   checkTiling(readout, {2, 1}, 2, ScanSizes{{3}, 41, 5, 3});
 }

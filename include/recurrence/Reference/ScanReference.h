@@ -32,6 +32,10 @@ struct ReferenceResult {
   std::vector<double> finalState; // h_T (h_1 when reversed), or the stack
 };
 
+/// Whether the reference evaluates the spec's structure (the seven of
+/// DESIGN.md §1); the other functions require it.
+bool referenceEvaluates(const ScanSpec &spec);
+
 /// The operands of a scan function in their documented order (transition
 /// operands, then b or k and v, init, readout) with their row-major shapes,
 /// derived from the equations alone.

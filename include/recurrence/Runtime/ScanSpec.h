@@ -27,8 +27,9 @@
 namespace mlir::recurrence {
 
 struct ScanSpec {
-  StructureKind structure = StructureKind::Diagonal;
-  int64_t param = 0; // m or r
+  /// The structure as `recurrence.scan` writes it: `block_diagonal<4>`, or
+  /// an attribute of another dialect in full (`#mydialect.rotation`).
+  std::string structure = "diagonal";
   ScheduleKind schedule = ScheduleKind::Auto;
   int64_t chunkSize = 0;
   bool matrix = false;
@@ -46,6 +47,10 @@ struct ScanSpec {
 
   /// Reads the spec off a verified op.
   static ScanSpec fromOp(ScanOp op);
+
+  /// The structure attribute, or null after a diagnostic when the text
+  /// names none that `context` knows.
+  RecurrenceStructureInterface structureIn(MLIRContext *context) const;
 };
 
 /// What an operand of the scan function is for.
@@ -99,18 +104,22 @@ struct ScanSizes {
 std::optional<ScanSizes> scanSizesOf(ScanOp op);
 
 /// The function's operands in order (transition..., b | k, v, init, readout)
-/// with their shapes for `sizes`.
-std::vector<ScanOperand> scanOperands(const ScanSpec &spec,
+/// with their shapes for `sizes`. `structure` is spec.structureIn(...).
+std::vector<ScanOperand> scanOperands(RecurrenceStructureInterface structure,
+                                      const ScanSpec &spec,
                                       const ScanSizes &sizes);
 /// The shapes of the output and of the final state.
-std::vector<int64_t> scanOutputShape(const ScanSpec &spec,
+std::vector<int64_t> scanOutputShape(RecurrenceStructureInterface structure,
+                                     const ScanSpec &spec,
                                      const ScanSizes &sizes);
-std::vector<int64_t> scanFinalStateShape(const ScanSpec &spec,
+std::vector<int64_t> scanFinalStateShape(RecurrenceStructureInterface structure,
+                                         const ScanSpec &spec,
                                          const ScanSizes &sizes);
 
 /// A module with `func.func @<name>` that returns the output (and the final
 /// state) of one recurrence.scan, on dynamically shaped tensors or, given
-/// `sizes`, on statically shaped ones.
+/// `sizes`, on statically shaped ones. Null after a diagnostic when the
+/// structure does not parse.
 OwningOpRef<ModuleOp> buildScanModule(MLIRContext *context,
                                       const ScanSpec &spec,
                                       StringRef name = "scan",

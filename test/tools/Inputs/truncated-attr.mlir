@@ -1,2 +1,2 @@
 // Cut off inside a structure attribute.
-func.func private @truncated() attributes {s = #recurrence.structure<block_diagonal<4
+func.func private @truncated() attributes {s = #recurrence.block_diagonal<4

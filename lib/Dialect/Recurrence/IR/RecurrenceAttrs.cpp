@@ -7,15 +7,45 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
-#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
 
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceEnums.cpp.inc"
+#include "recurrence/Dialect/Recurrence/IR/StructureInterface.cpp.inc"
+
+/// Parses the `<param>` of a structure `name` that takes one.
+static ParseResult parseStructureParam(AsmParser &parser, StringRef name,
+                                       int64_t &param) {
+  if (failed(parser.parseOptionalLess()))
+    return parser.emitError(parser.getCurrentLocation())
+           << "structure '" << name << "' needs a parameter, e.g. " << name
+           << "<4>";
+  return failure(parser.parseInteger(param) || parser.parseGreater());
+}
+
+/// Fails with a message on a `<` after a structure `name` that takes no
+/// parameter.
+static ParseResult rejectStructureParam(AsmParser &parser, StringRef name) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalLess()))
+    return parser.emitError(loc)
+           << "structure '" << name << "' takes no parameter";
+  return success();
+}
+
+static LogicalResult
+verifyStructureParam(function_ref<InFlightDiagnostic()> emitError,
+                     StringRef name, int64_t param) {
+  if (param < 1)
+    return emitError() << "structure '" << name
+                       << "' needs a parameter of at least 1, got " << param;
+  return success();
+}
 
 #define GET_ATTRDEF_CLASSES
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.cpp.inc"
@@ -25,6 +55,53 @@ void RecurrenceDialect::registerAttributes() {
 #define GET_ATTRDEF_LIST
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Structures in recurrence.scan
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kStructureNames =
+    "identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense, "
+    "higher_order<m>, or an attribute implementing "
+    "RecurrenceStructureInterface";
+
+RecurrenceStructureInterface
+mlir::recurrence::parseStructure(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  // `#...` is an attribute in full; a keyword names one of ours.
+  char next = *loc.getPointer();
+  if (next != '#' && !llvm::isAlpha(next) && next != '_') {
+    parser.emitError(loc) << "expected a structure: " << kStructureNames;
+    return {};
+  }
+  if (next == '#') {
+    if (failed(parser.parseAttribute(attr)))
+      return {};
+  } else {
+    StringRef keyword;
+    OptionalParseResult parsed =
+        generatedAttributeParser(parser, &keyword, Type(), attr);
+    if (!parsed.has_value()) {
+      parser.emitError(loc) << "unknown structure '" << keyword
+                            << "'; expected " << kStructureNames;
+      return {};
+    }
+    if (failed(*parsed))
+      return {};
+  }
+  auto structure = dyn_cast<RecurrenceStructureInterface>(attr);
+  if (!structure)
+    parser.emitError(loc) << "expected a structure: " << kStructureNames
+                          << "; got " << attr;
+  return structure;
+}
+
+void mlir::recurrence::printStructure(AsmPrinter &printer,
+                                      RecurrenceStructureInterface structure) {
+  if (failed(generatedAttributePrinter(structure, printer)))
+    printer.printAttribute(structure);
 }
 
 /// Parses `keyword` or `keyword<int>` into an enum case and its parameter,
@@ -56,67 +133,6 @@ parseKeywordWithParam(AsmParser &parser, Kind &kind, int64_t &param,
   if (given && (parser.parseInteger(param) || parser.parseGreater()))
     return failure();
   return success();
-}
-
-//===----------------------------------------------------------------------===//
-// StructureAttr
-//===----------------------------------------------------------------------===//
-
-bool StructureAttr::hasParam(StructureKind kind) {
-  return kind == StructureKind::BlockDiagonal || kind == StructureKind::Dplr ||
-         kind == StructureKind::HigherOrder;
-}
-
-unsigned StructureAttr::getNumTransitionOperands() const {
-  ScanDims dims;
-  dims.kind = getKind();
-  return dims.numTransitionOperands();
-}
-
-LogicalResult
-StructureAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      StructureKind kind, int64_t param) {
-  if (hasParam(kind) && param < 1)
-    return emitError() << "structure '" << stringifyStructureKind(kind)
-                       << "' needs a parameter of at least 1, got " << param;
-  if (!hasParam(kind) && param != 0)
-    return emitError() << "structure '" << stringifyStructureKind(kind)
-                       << "' takes no parameter";
-  return success();
-}
-
-Attribute StructureAttr::parseBody(AsmParser &parser) {
-  StructureKind kind;
-  int64_t param;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parseKeywordWithParam<StructureKind>(
-          parser, kind, param, symbolizeStructureKind, hasParam, "structure",
-          "identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense or "
-          "higher_order<m>"))
-    return {};
-  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    kind, param);
-}
-
-void StructureAttr::printBody(AsmPrinter &printer) const {
-  printer << stringifyStructureKind(getKind());
-  if (hasParam(getKind()))
-    printer << "<" << getParam() << ">";
-}
-
-Attribute StructureAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  Attribute body = parseBody(parser);
-  if (!body || parser.parseGreater())
-    return {};
-  return body;
-}
-
-void StructureAttr::print(AsmPrinter &printer) const {
-  printer << "<";
-  printBody(printer);
-  printer << ">";
 }
 
 //===----------------------------------------------------------------------===//

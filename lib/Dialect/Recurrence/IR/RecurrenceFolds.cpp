@@ -16,19 +16,17 @@ using namespace mlir;
 using namespace mlir::recurrence;
 
 namespace {
-/// Rewrites a scalar transition that is the constant 1 into `identity`.
-struct ScalarOneToIdentity : OpRewritePattern<ScanOp> {
+/// Rewrites transitions that are the constant identity into `identity`.
+struct ConstantIdentityTransition : OpRewritePattern<ScanOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getStructure().getKind() != StructureKind::Scalar)
-      return rewriter.notifyMatchFailure(op, "not a scalar transition");
-    if (!matchPattern(op.getTransition()[0], m_OneFloat()))
-      return rewriter.notifyMatchFailure(op, "transition is not constant 1");
+    if (op.getTransition().empty() ||
+        !op.getStructure().isIdentity(op.getTransition()))
+      return rewriter.notifyMatchFailure(op, "transition is not constant I");
     rewriter.modifyOpInPlace(op, [&] {
-      op.setStructureAttr(
-          StructureAttr::get(getContext(), StructureKind::Identity, 0));
+      op.setStructureAttr(IdentityAttr::get(getContext()));
       op.getTransitionMutable().clear();
     });
     return success();
@@ -57,5 +55,5 @@ struct SingleStepIsInput : OpRewritePattern<ScanOp> {
 
 void ScanOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<ScalarOneToIdentity, SingleStepIsInput>(context);
+  results.add<ConstantIdentityTransition, SingleStepIsInput>(context);
 }

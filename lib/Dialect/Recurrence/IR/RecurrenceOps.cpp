@@ -25,11 +25,11 @@ using namespace mlir::recurrence;
 /// header ::= structure (`schedule` schedule)?
 /// structure ::= `identity` | `block_diagonal` `<` int `>` | ...
 /// schedule ::= `sequential` | `chunked` `<` int `>` | `scan` | `auto`
-static ParseResult parseStructureAndSchedule(OpAsmParser &parser,
-                                             StructureAttr &structure,
-                                             ScheduleAttr &schedule) {
-  structure =
-      llvm::dyn_cast_or_null<StructureAttr>(StructureAttr::parseBody(parser));
+static ParseResult
+parseStructureAndSchedule(OpAsmParser &parser,
+                          RecurrenceStructureInterface &structure,
+                          ScheduleAttr &schedule) {
+  structure = parseStructure(parser);
   if (!structure)
     return failure();
   if (failed(parser.parseOptionalKeyword("schedule")))
@@ -40,9 +40,9 @@ static ParseResult parseStructureAndSchedule(OpAsmParser &parser,
 }
 
 static void printStructureAndSchedule(OpAsmPrinter &printer, ScanOp,
-                                      StructureAttr structure,
+                                      RecurrenceStructureInterface structure,
                                       ScheduleAttr schedule) {
-  structure.printBody(printer);
+  printStructure(printer, structure);
   if (!schedule)
     return;
   printer << " schedule ";
@@ -76,8 +76,8 @@ SmallVector<OpFoldResult> ScanOp::getMixedResultSizes(OpBuilder &b,
       tensor::getMixedSizes(b, loc, getShapeSource());
   SmallVector<OpFoldResult> sizes(all.begin(), all.begin() + batchRank);
   if (finalState) {
-    if (getStructure().getKind() == StructureKind::HigherOrder)
-      sizes.push_back(b.getIndexAttr(getStructure().getParam()));
+    if (int64_t depth = getStructure().getStateDepth())
+      sizes.push_back(b.getIndexAttr(depth));
   } else {
     sizes.push_back(all[batchRank]);
   }
@@ -92,15 +92,7 @@ SmallVector<OpFoldResult> ScanOp::getMixedResultSizes(OpBuilder &b,
 }
 
 bool ScanOp::hasIndependentChannels() {
-  if (getReadout())
-    return false;
-  switch (getStructure().getKind()) {
-  case StructureKind::Dplr:
-  case StructureKind::Dense:
-    return false;
-  default:
-    return true;
-  }
+  return !getReadout() && getStructure().getChannelGroup() > 0;
 }
 
 LogicalResult
@@ -137,12 +129,8 @@ public:
     InFlightDiagnostic diag = op.emitOpError();
     diag << "expected " << role << " of shape " << formatShape(expected)
          << " for ";
-    std::string structure;
-    llvm::raw_string_ostream os(structure);
-    os << stringifyStructureKind(dims.kind);
-    if (StructureAttr::hasParam(dims.kind))
-      os << "<" << dims.param << ">";
-    diag << structure << " with N = " << formatDim(dims.size);
+    diag << dims.structure.getStructureName()
+         << " with N = " << formatDim(dims.size);
     if (dims.matrix)
       diag << ", D = " << formatDim(dims.columns);
     diag << ", got " << formatShape(actual);
@@ -206,25 +194,22 @@ LogicalResult ScanOp::verify() {
   std::optional<ScanDims> dims = ScanDims::fromOp(*this);
   if (!dims)
     return failure();
-  StructureAttr structure = getStructure();
+  RecurrenceStructureInterface structure = getStructure();
   unsigned expectedCount = structure.getNumTransitionOperands();
   if (getTransition().size() != expectedCount)
-    return emitOpError() << "structure '"
-                         << stringifyStructureKind(structure.getKind())
+    return emitOpError() << "structure '" << structure.getStructureName()
                          << "' takes " << expectedCount
                          << " transition operand(s), got "
                          << getTransition().size();
-  if (structure.getKind() == StructureKind::BlockDiagonal &&
-      !ShapedType::isDynamic(dims->size) &&
-      dims->size % structure.getParam() != 0)
-    return emitOpError() << "block_diagonal<" << structure.getParam()
-                         << "> needs a state size N divisible by "
-                         << structure.getParam() << ", got N = " << dims->size;
+  if (!ShapedType::isDynamic(dims->size) &&
+      failed(
+          structure.verifyStateSize(dims->size, [&] { return emitOpError(); })))
+    return failure();
 
   ShapeChecker checker(*this, *dims);
   for (auto [index, operand] : llvm::enumerate(getTransition())) {
     int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
-    bool perElement = dims->isPerElementDiagonal(rank);
+    bool perElement = dims->isPerElement(rank);
     std::string role = "transition operand #" + std::to_string(index);
     if (failed(checker.check(
             operand, role,

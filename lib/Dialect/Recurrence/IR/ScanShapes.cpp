@@ -13,14 +13,9 @@
 using namespace mlir;
 using namespace mlir::recurrence;
 
-static int64_t divideDim(int64_t size, int64_t by) {
-  return ShapedType::isDynamic(size) ? ShapedType::kDynamic : size / by;
-}
-
 std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
   ScanDims dims;
-  dims.kind = op.getStructure().getKind();
-  dims.param = op.getStructure().getParam();
+  dims.structure = op.getStructure();
   dims.matrix = op.getMatrix();
   Value source = op.getShapeSource();
   if (!source) {
@@ -57,43 +52,17 @@ std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
 }
 
 unsigned ScanDims::numTransitionOperands() const {
-  switch (kind) {
-  case StructureKind::Identity:
-    return 0;
-  case StructureKind::Dplr:
-    return 3;
-  default:
-    return 1;
-  }
+  return structure.getNumTransitionOperands();
 }
 
-bool ScanDims::isPerElementDiagonal(int64_t rank) const {
-  return matrix && kind == StructureKind::Diagonal &&
+bool ScanDims::isPerElement(int64_t rank) const {
+  return matrix && structure.allowsPerElement() &&
          rank == static_cast<int64_t>(batch.size()) + 3;
 }
 
 SmallVector<int64_t> ScanDims::transitionStep(unsigned index,
                                               bool perElement) const {
-  switch (kind) {
-  case StructureKind::Identity:
-  case StructureKind::Scalar:
-    return {};
-  case StructureKind::Diagonal:
-    if (perElement)
-      return {size, columns};
-    return {size};
-  case StructureKind::BlockDiagonal:
-    return {divideDim(size, param), param, param};
-  case StructureKind::Dplr:
-    if (index == 0)
-      return {size};
-    return {size, param};
-  case StructureKind::Dense:
-    return {size, size};
-  case StructureKind::HigherOrder:
-    return {param, size};
-  }
-  llvm_unreachable("unknown structure");
+  return structure.getTransitionStep(index, size, columns, perElement);
 }
 
 SmallVector<int64_t> ScanDims::inputStep() const {
@@ -104,8 +73,8 @@ SmallVector<int64_t> ScanDims::inputStep() const {
 
 SmallVector<int64_t> ScanDims::stateStep() const {
   SmallVector<int64_t> step;
-  if (kind == StructureKind::HigherOrder)
-    step.push_back(param);
+  if (int64_t depth = structure.getStateDepth())
+    step.push_back(depth);
   llvm::append_range(step, inputStep());
   return step;
 }

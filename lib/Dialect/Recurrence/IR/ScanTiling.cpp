@@ -46,9 +46,7 @@ struct Loops {
 
   explicit Loops(ScanOp op)
       : batchRank(op.getBatchRank()), channels(op.hasIndependentChannels()),
-        blockSize(op.getStructure().getKind() == StructureKind::BlockDiagonal
-                      ? op.getStructure().getParam()
-                      : 1),
+        blockSize(std::max<int64_t>(op.getStructure().getChannelGroup(), 1)),
         columns(op.getMatrix()) {}
 
   int64_t count() const { return batchRank + channels + columns; }
@@ -113,22 +111,16 @@ struct Box {
 };
 } // namespace
 
-/// The dims of the transition operand `index` that index channels (in
-/// blocks for block_diagonal) and columns; -1 where there is none.
+/// The dims of the transition operand `index` that index channel groups and
+/// columns (per-element operands end in D); -1 where there is none.
 static std::pair<int64_t, int64_t> transitionDims(ScanOp op, unsigned index) {
   int64_t base = op.getBatchRank() + 1; // after [..., T]
-  auto type = cast<RankedTensorType>(op.getTransition()[index].getType());
-  switch (op.getStructure().getKind()) {
-  case StructureKind::Scalar:
-    return {-1, -1};
-  case StructureKind::HigherOrder:
-    return {base + 1, -1};
-  case StructureKind::Diagonal:
-    // [..., T, N], or [..., T, N, D] per element.
-    return {base, type.getRank() == base + 2 ? base + 1 : -1};
-  default:
-    return {base, -1};
-  }
+  int64_t rank =
+      cast<RankedTensorType>(op.getTransition()[index].getType()).getRank();
+  std::optional<unsigned> channel = op.getStructure().getChannelDim(index);
+  bool perElement = index == 0 && op.getStructure().allowsPerElement() &&
+                    op.getMatrix() && rank == base + 2;
+  return {channel ? base + *channel : -1, perElement ? rank - 1 : -1};
 }
 
 SmallVector<utils::IteratorType> ScanOp::getLoopIteratorTypes() {
@@ -168,7 +160,7 @@ SmallVector<Range> ScanOp::getIterationDomain(OpBuilder &b) {
 static Box resultBox(OpBuilder &b, ScanOp op, Value result, const Tile &tile) {
   int64_t batchRank = op.getBatchRank();
   bool last = result == op.getFinalState();
-  bool stack = op.getStructure().getKind() == StructureKind::HigherOrder;
+  bool stack = op.getStructure().getStateDepth() > 0;
   // Output: [..., T, N(, D)] or a readout [..., T(, D)]; final state:
   // [..., (m,) N(, D)].
   int64_t channelDim = last ? batchRank + (stack ? 1 : 0) : batchRank + 1;
@@ -188,7 +180,7 @@ ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   Loops loops(*this);
   Tile tile(b, loc, loops, offsets, sizes);
   int64_t batchRank = loops.batchRank;
-  bool stack = getStructure().getKind() == StructureKind::HigherOrder;
+  bool stack = getStructure().getStateDepth() > 0;
   SmallVector<Operation *> slices;
   auto slice = [&](Value value, int64_t channelDim, bool inBlocks,
                    int64_t columnDim) -> Value {
@@ -205,8 +197,7 @@ ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   SmallVector<Value> transition;
   for (auto [index, value] : llvm::enumerate(getTransition())) {
     auto [channelDim, columnDim] = transitionDims(*this, index);
-    transition.push_back(
-        slice(value, channelDim, loops.blockSize > 1, columnDim));
+    transition.push_back(slice(value, channelDim, true, columnDim));
   }
   int64_t perStep = batchRank + 1; // the first dim after [..., T]
   Value input = slice(getInput(), perStep, false, perStep + 1);

@@ -8,8 +8,8 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
-#include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,8 +20,6 @@ using namespace mlir::recurrence;
 /// Sizes assumed for dynamic dims.
 static constexpr double kAssumedSteps = 65536, kAssumedSize = 64;
 static constexpr int64_t kChunkSizes[] = {64, 256, 1024, 4096};
-/// The largest dplr state the scan schedule densifies (see LowerScan.cpp).
-static constexpr double kMaxDenseDplrSize = 256;
 
 std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
                                             double gigabytesPerSecond) {
@@ -85,10 +83,9 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     d = 1;
   bool perElement = false;
   if (!op.getTransition().empty())
-    perElement = dims->isPerElementDiagonal(
+    perElement = dims->isPerElement(
         cast<RankedTensorType>(op.getTransition()[0].getType()).getRank());
-  StructureCosts cost =
-      structureCosts(dims->kind, dims->param, n, d, perElement);
+  StructureCosts cost = dims->structure.getCosts(n, d, perElement);
   double bytes = op.getElementType().getIntOrFloatBitWidth() / 8.0;
   double input = op.hasFactoredInput() ? n + d : n * d;
   double output = op.getReadout() ? d + n : n * d;
@@ -106,8 +103,7 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     // Tiles get a static width only when the sizes are known.
     if (dynamicBatch || ShapedType::isDynamic(dims->size))
       tiling.minTile = tiling.minRuntimeTile;
-    int64_t block =
-        dims->kind == StructureKind::BlockDiagonal ? dims->param : 1;
+    int64_t block = dims->structure.getChannelGroup();
     tiles = splitChannels(static_cast<int64_t>(batch), static_cast<int64_t>(n),
                           block, tiling)
                 .count;
@@ -137,7 +133,8 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
          local + carry + finish});
   }
 
-  bool scanLegal = dims->kind != StructureKind::Dplr || n <= kMaxDenseDplrSize;
+  bool scanLegal = succeeded(
+      dims->structure.checkSchedule(ScheduleKind::Scan, dims->size, nullptr));
   if (scanLegal) {
     double levels = 2 * std::ceil(std::log2(std::max(steps, 2.0)));
     double combineFlops = cost.composeFlops + cost.applyFlops;

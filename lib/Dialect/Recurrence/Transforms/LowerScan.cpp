@@ -114,7 +114,7 @@ struct BlellochScan {
   ///   down: j = 2s k + 3s - 1 < T  (s = ..., 4, 2, 1)
   static Pairs sweep(OpBuilder &b, Location loc, const ScanIO &io,
                      ArrayRef<OpFoldResult> space, Pairs pairs, bool up) {
-    StructureAttr structure = io.getStructure();
+    RecurrenceStructureInterface structure = io.getStructure();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value levels = levelCount(b, loc, io.getSteps());
@@ -180,25 +180,25 @@ struct BlellochScan {
 };
 } // namespace
 
-/// Whether the scan densifies a dplr transition too large to be refused.
-static bool isDplrTooLarge(ScanOp op) {
-  if (op.getStructure().getKind() != StructureKind::Dplr)
-    return false;
+/// Whether the op's structure accepts the scan schedule at its state size;
+/// emits why not through `emitError` when given.
+static LogicalResult
+checkScanSchedule(ScanOp op, function_ref<InFlightDiagnostic()> emitError) {
   std::optional<ScanDims> dims = ScanDims::fromOp(op);
-  return dims && !ShapedType::isDynamic(dims->size) &&
-         dims->size > kMaxDenseDplrSize;
+  int64_t size = dims ? dims->size : ShapedType::kDynamic;
+  return op.getStructure().checkSchedule(ScheduleKind::Scan, size, emitError);
 }
 
 FailureOr<SmallVector<Value>>
 mlir::recurrence::lowerScanToBlellochScan(RewriterBase &rewriter, ScanOp op) {
-  if (isDplrTooLarge(op))
+  if (failed(checkScanSchedule(op, nullptr)))
     return rewriter.notifyMatchFailure(
-        op, "dplr is densified for the scan, and N is too large");
+        op, "the structure refuses the scan schedule at this size");
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     Location loc = op.getLoc();
     Value steps = io.getSteps();
     Type elementType = op.getElementType();
-    Composite::Form form = compositeFormOf(op.getStructure().getKind());
+    Composite::Form form = op.getStructure().getCompositeForm();
     SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
     SmallVector<OpFoldResult> space = batch;
     space.push_back(steps);
@@ -278,17 +278,11 @@ struct LowerScanPass : recurrence::impl::LowerScanPassBase<LowerScanPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    // dplr is densified to N x N for the combine: refuse large states.
+    // A structure may refuse the scan, e.g. one densified at a large N.
     WalkResult refused = getOperation()->walk([](ScanOp op) {
       if (op.getScheduleOrAuto().getKind() != ScheduleKind::Scan ||
-          !isDplrTooLarge(op))
+          succeeded(checkScanSchedule(op, [&] { return op.emitOpError(); })))
         return WalkResult::advance();
-      op.emitOpError() << "schedule 'scan' composes dplr transitions as "
-                          "dense N x N matrices (N^3 per combine), which "
-                          "is refused for N = "
-                       << ScanDims::fromOp(op)->size << " > "
-                       << kMaxDenseDplrSize
-                       << "; use schedule 'sequential' or 'chunked'";
       return WalkResult::interrupt();
     });
     if (refused.wasInterrupted())

@@ -173,9 +173,7 @@ static FailureOr<SmallVector<Value>>
 buildChannelTiled(RewriterBase &rewriter, ScanOp op,
                   const ChannelTiling &tiling) {
   Location loc = op.getLoc();
-  int64_t block = op.getStructure().getKind() == StructureKind::BlockDiagonal
-                      ? op.getStructure().getParam()
-                      : 1;
+  int64_t block = op.getStructure().getChannelGroup();
   int64_t batchRank = op.getBatchRank();
   SmallVector<OpFoldResult> batch =
       tensor::getMixedSizes(rewriter, loc, op.getShapeSource());

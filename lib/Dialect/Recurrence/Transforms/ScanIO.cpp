@@ -28,7 +28,7 @@ ScanIO::ScanIO(OpBuilder &b, ScanOp op)
     std::optional<ScanDims> dims = ScanDims::fromOp(op);
     int64_t rank =
         cast<RankedTensorType>(op.getTransition()[0].getType()).getRank();
-    perElement = dims && dims->isPerElementDiagonal(rank);
+    perElement = dims && dims->isPerElement(rank);
   }
   steps = getValueOrCreateConstantIndexOp(
       b, op.getLoc(),
@@ -56,7 +56,9 @@ StepTransition ScanIO::transitionAt(OpBuilder &b, Location loc,
   SmallVector<Value> lead = appendIndex(batch, t);
   StepTransition transition{structure, {}, perElement};
   for (Value a : op.getTransition()) {
-    if (structure.getKind() == StructureKind::Scalar)
+    // A rank-0 step is a scalar.
+    if (cast<RankedTensorType>(a.getType()).getRank() ==
+        static_cast<int64_t>(lead.size()))
       transition.operands.push_back(tensor::ExtractOp::create(b, loc, a, lead));
     else
       transition.operands.push_back(extractRow(b, loc, a, lead));
@@ -84,11 +86,10 @@ Value ScanIO::zeroState(OpBuilder &b, Location loc) const {
 SmallVector<OpFoldResult> ScanIO::compositeSizes(OpBuilder &b,
                                                  Location loc) const {
   SmallVector<OpFoldResult> state = stateSizes(b, loc);
-  bool higherOrder = structure.getKind() == StructureKind::HigherOrder;
-  OpFoldResult size = state[higherOrder ? 1 : 0];
+  OpFoldResult size = state[structure.getStateDepth() ? 1 : 0];
   OpFoldResult columns = state.back();
-  int64_t param = structure.getParam();
-  switch (compositeFormOf(structure.getKind())) {
+  int64_t param = structure.getCompositeBlockSize();
+  switch (structure.getCompositeForm()) {
   case Composite::Form::Identity:
     return {};
   case Composite::Form::Scalar:
@@ -114,16 +115,17 @@ SmallVector<OpFoldResult> ScanIO::compositeSizes(OpBuilder &b,
 Value ScanIO::inputAsState(OpBuilder &b, Location loc, ValueRange batch,
                            Value t) const {
   Value input = materializeInput(b, loc, inputAt(b, loc, batch, t));
-  if (structure.getKind() != StructureKind::HigherOrder)
+  int64_t depth = structure.getStateDepth();
+  if (depth == 0)
     return input;
-  return embedInStack(b, loc, input, structure.getParam());
+  return embedInStack(b, loc, input, depth);
 }
 
 SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b, Location loc) const {
   Value source = op.getShapeSource();
   SmallVector<OpFoldResult> sizes;
-  if (structure.getKind() == StructureKind::HigherOrder)
-    sizes.push_back(b.getIndexAttr(structure.getParam()));
+  if (int64_t depth = structure.getStateDepth())
+    sizes.push_back(b.getIndexAttr(depth));
   sizes.push_back(tensor::getMixedSize(b, loc, source, batchRank + 1));
   if (!matrix)
     sizes.push_back(b.getIndexAttr(1));
@@ -161,24 +163,27 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
                                              ValueRange batch, Value t,
                                              Value state, Value block,
                                              Value row) const {
-  Composite::Form form = compositeFormOf(structure.getKind());
+  // Elementwise forms may compute the step and its output row in one loop.
+  Composite::Form form = structure.getCompositeForm();
   bool elementwise = form == Composite::Form::Identity ||
                      form == Composite::Form::Scalar ||
                      form == Composite::Form::Diagonal;
   if (elementwise && !op.getReadout()) {
     Value slot = toCanonical(b, loc, extractRow(b, loc, block, row));
-    auto fused = applyTransitionAndCopy(b, loc, transitionAt(b, loc, batch, t),
-                                        state, inputAt(b, loc, batch, t), slot);
-    return {
-        fused->first,
-        insertRow(b, loc, fromCanonical(b, loc, fused->second), block, row)};
+    std::optional<std::pair<Value, Value>> fused =
+        applyTransitionAndCopy(b, loc, transitionAt(b, loc, batch, t), state,
+                               inputAt(b, loc, batch, t), slot);
+    if (fused)
+      return {
+          fused->first,
+          insertRow(b, loc, fromCanonical(b, loc, fused->second), block, row)};
   }
   auto [next, newest] = step(b, loc, batch, t, state);
   return {next, writeRow(b, loc, batch, t, newest, block, row)};
 }
 
 Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {
-  if (structure.getKind() != StructureKind::HigherOrder)
+  if (structure.getStateDepth() == 0)
     return state;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   return extractRow(b, loc, state, zero);

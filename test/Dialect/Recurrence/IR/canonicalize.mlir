@@ -74,13 +74,24 @@ func.func @scalar_argument_stays(%a: tensor<2x8xf32>, %b: tensor<2x8x4xf32>) -> 
 
 // -----
 
-// The pattern is for `scalar` only: a diagonal of ones stays diagonal.
-// CHECK-LABEL: func.func @diagonal_ones_stays(
-// CHECK:         %[[A:.*]] = arith.constant dense<1.000000e+00> : tensor<2x8x4xf32>
-// CHECK:         recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>)
-func.func @diagonal_ones_stays(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+// A diagonal of ones is the identity too (the structure says so).
+// CHECK-LABEL: func.func @diagonal_ones_is_identity(
+// CHECK-NOT:     arith.constant
+// CHECK:         recurrence.scan identity input(%{{.*}} : tensor<2x8x4xf32>)
+func.func @diagonal_ones_is_identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %a = arith.constant dense<1.0> : tensor<2x8x4xf32>
   %h = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
+}
+
+// -----
+
+// A dense matrix of ones is not the identity: it stays.
+// CHECK-LABEL: func.func @dense_ones_stays(
+// CHECK:         recurrence.scan dense transition(
+func.func @dense_ones_stays(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %a = arith.constant dense<1.0> : tensor<2x8x4x4xf32>
+  %h = recurrence.scan dense transition(%a : tensor<2x8x4x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
 }
 

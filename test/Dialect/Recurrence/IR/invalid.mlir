@@ -96,28 +96,28 @@ func.func @schedule_unexpected_size(%b: tensor<2x8x4xf32>) {
 // Standalone attributes
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{unknown structure 'foo'}}
-func.func private @attr_unknown_structure() attributes {s = #recurrence.structure<foo>}
+// expected-error @+1 {{unknown attribute `foo` in dialect `recurrence`}}
+func.func private @attr_unknown_structure() attributes {s = #recurrence.foo}
 
 // -----
 
 // expected-error @+1 {{structure 'block_diagonal' needs a parameter, e.g. block_diagonal<4>}}
-func.func private @attr_missing_param() attributes {s = #recurrence.structure<block_diagonal>}
+func.func private @attr_missing_param() attributes {s = #recurrence.block_diagonal}
 
 // -----
 
 // expected-error @+1 {{structure 'dense' takes no parameter}}
-func.func private @attr_unexpected_param() attributes {s = #recurrence.structure<dense<3>>}
+func.func private @attr_unexpected_param() attributes {s = #recurrence.dense<3>}
 
 // -----
 
 // expected-error @+1 {{structure 'block_diagonal' needs a parameter of at least 1, got -4}}
-func.func private @attr_negative_param() attributes {s = #recurrence.structure<block_diagonal<-4>>}
+func.func private @attr_negative_param() attributes {s = #recurrence.block_diagonal<-4>}
 
 // -----
 
 // expected-error @+1 {{integer value too large}}
-func.func private @attr_param_overflow() attributes {s = #recurrence.structure<higher_order<99999999999999999999>>}
+func.func private @attr_param_overflow() attributes {s = #recurrence.higher_order<99999999999999999999>}
 
 // -----
 
@@ -153,7 +153,7 @@ func.func private @attr_unknown_mnemonic() attributes {s = #recurrence.frobnicat
 // The custom syntax cannot say both; the generic form can.
 func.func @both_inputs(%b: tensor<2x8x4x3xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) {
   // expected-error @+1 {{'recurrence.scan' op takes either `input` or `factored_input`, not both}}
-  %h = "recurrence.scan"(%b, %k, %v) <{matrix, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4x3xf32>, tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32>
+  %h = "recurrence.scan"(%b, %k, %v) <{matrix, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0, 0, 0>, structure = #recurrence.identity}> : (tensor<2x8x4x3xf32>, tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32>
   return
 }
 
@@ -162,7 +162,7 @@ func.func @both_inputs(%b: tensor<2x8x4x3xf32>, %k: tensor<2x8x4xf32>, %v: tenso
 // An input with a stray factored value counts as both.
 func.func @input_and_value(%b: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) {
   // expected-error @+1 {{'recurrence.scan' op takes either `input` or `factored_input`, not both}}
-  %h = "recurrence.scan"(%b, %v) <{operandSegmentSizes = array<i32: 0, 1, 0, 1, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4xf32>
+  %h = "recurrence.scan"(%b, %v) <{operandSegmentSizes = array<i32: 0, 1, 0, 1, 0, 0, 0>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x3xf32>) -> tensor<2x8x4xf32>
   return
 }
 
@@ -179,7 +179,7 @@ func.func @no_input(%a: tensor<2x8xf32>) {
 // A key alone is not a factored input.
 func.func @key_without_value(%k: tensor<2x8x4xf32>) {
   // expected-error @+1 {{'recurrence.scan' op `factored_input` needs both a key and a value}}
-  %h = "recurrence.scan"(%k) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0, 0>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>) -> tensor<2x8x4x3xf32>
+  %h = "recurrence.scan"(%k) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0, 0>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>) -> tensor<2x8x4x3xf32>
   return
 }
 
@@ -279,7 +279,7 @@ func.func @factored_value_rank(%k: tensor<2x8x4xf32>, %v: tensor<8x3xf32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @dplr_operand_count(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{'recurrence.scan' op structure 'dplr' takes 3 transition operand(s), got 1}}
+  // expected-error @+1 {{'recurrence.scan' op structure 'dplr<1>' takes 3 transition operand(s), got 1}}
   %h = recurrence.scan dplr<1> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
@@ -553,7 +553,7 @@ func.func @outs_too_many(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>, %d1: ten
 // The generic form can pair destinations with results in any number.
 func.func @outs_count_generic(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>) {
   // expected-error @+1 {{'recurrence.scan' op expected 1 destination(s) in `outs`, one per result, got 2}}
-  %h = "recurrence.scan"(%b, %d0, %d0) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 2>, structure = #recurrence.structure<identity>}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %h = "recurrence.scan"(%b, %d0, %d0) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 2>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
 

@@ -15,7 +15,7 @@
 // CHECK:         %[[H:.*]] = recurrence.scan identity input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // CHECK-NEXT:    return %[[H]]
 // GENERIC-LABEL: sym_name = "identity"
-// GENERIC:       "recurrence.scan"(%{{.*}}) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<identity>}>
+// GENERIC:       "recurrence.scan"(%{{.*}}) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0>, structure = #recurrence.identity}>
 func.func @identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
@@ -26,7 +26,7 @@ func.func @identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan scalar transition(%[[A]] : tensor<2x8xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // GENERIC-LABEL: sym_name = "scalar"
-// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<scalar>}>
+// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0>, structure = #recurrence.scalar}>
 func.func @scalar(%a: tensor<2x8xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h = recurrence.scan scalar transition(%a : tensor<2x8xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
@@ -46,7 +46,7 @@ func.func @diagonal(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4x4x4xf32>, %[[B:.*]]: tensor<2x8x16xf32>)
 // CHECK:         recurrence.scan block_diagonal<4> transition(%[[A]] : tensor<2x8x4x4x4xf32>) input(%[[B]] : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
 // GENERIC-LABEL: sym_name = "block_diagonal"
-// GENERIC:       structure = #recurrence.structure<block_diagonal<4>>
+// GENERIC:       structure = #recurrence.block_diagonal<4>
 func.func @block_diagonal(%A: tensor<2x8x4x4x4xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %h = recurrence.scan block_diagonal<4> transition(%A : tensor<2x8x4x4x4xf32>) input(%b : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %h : tensor<2x8x16xf32>
@@ -57,7 +57,7 @@ func.func @block_diagonal(%A: tensor<2x8x4x4x4xf32>, %b: tensor<2x8x16xf32>) -> 
 // CHECK-SAME:    %[[D:.*]]: tensor<2x8x4xf32>, %[[U:.*]]: tensor<2x8x4x2xf32>, %[[V:.*]]: tensor<2x8x4x2xf32>, %[[B:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan dplr<2> transition(%[[D]], %[[U]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x2xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // GENERIC-LABEL: sym_name = "dplr"
-// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<dplr<2>>
+// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 0, 0>, structure = #recurrence.dplr<2>
 func.func @dplr(%d: tensor<2x8x4xf32>, %u: tensor<2x8x4x2xf32>, %v: tensor<2x8x4x2xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x4xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x2xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
@@ -92,7 +92,7 @@ func.func @higher_order(%a: tensor<2x8x3x4xf32>, %b: tensor<2x8x4xf32>, %init: t
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[B:.*]]: tensor<2x8x4x3xf32>)
 // CHECK:         recurrence.scan diagonal matrix transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
 // GENERIC-LABEL: sym_name = "matrix"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0>, structure = #recurrence.structure<diagonal>}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0>, structure = #recurrence.diagonal}>
 func.func @matrix(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32> {
   %h = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
   return %h : tensor<2x8x4x3xf32>
@@ -135,7 +135,7 @@ func.func @readout(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[K:[^:]*]]: tensor<2x8x4xf32>, %[[V:[^:]*]]: tensor<2x8x3xf32>, %[[I:[^:]*]]: tensor<2x4x3xf32>, %[[C:[^:]*]]: tensor<2x8x4xf32>)
 // CHECK:         %{{.*}}, %{{.*}} = recurrence.scan diagonal matrix reverse transition(%[[A]] : tensor<2x8x4xf32>) factored_input(%[[K]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x3xf32>) init(%[[I]] : tensor<2x4x3xf32>) readout(%[[C]] : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>, tensor<2x4x3xf32>
 // GENERIC-LABEL: sym_name = "matrix_everything"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0>, reverse, structure = #recurrence.structure<diagonal>}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0>, reverse, structure = #recurrence.diagonal}>
 func.func @matrix_everything(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>, %init: tensor<2x4x3xf32>, %c: tensor<2x8x4xf32>) -> (tensor<2x8x3xf32>, tensor<2x4x3xf32>) {
   %y, %last = recurrence.scan diagonal matrix reverse transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) init(%init : tensor<2x4x3xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>, tensor<2x4x3xf32>
   return %y, %last : tensor<2x8x3xf32>, tensor<2x4x3xf32>
@@ -150,7 +150,7 @@ func.func @matrix_everything(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: t
 // CHECK:         %[[H:.*]], %[[LAST:.*]] = recurrence.scan diagonal reverse transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) init(%[[I]] : tensor<2x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
 // CHECK-NEXT:    return %[[H]], %[[LAST]]
 // GENERIC-LABEL: sym_name = "reverse_init_final"
-// GENERIC:       "recurrence.scan"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 0>, reverse, structure = #recurrence.structure<diagonal>}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
+// GENERIC:       "recurrence.scan"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 0>, reverse, structure = #recurrence.diagonal}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
 func.func @reverse_init_final(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>) {
   %h, %last = recurrence.scan diagonal reverse transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%init : tensor<2x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x8x4xf32>, tensor<2x4xf32>
@@ -166,7 +166,7 @@ func.func @reverse_init_final(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %ini
 // CHECK:         %[[H:.*]], %[[LAST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) init(%[[I]] : tensor<2x4xf32>) outs(%[[D0]], %[[D1]] : tensor<2x8x4xf32>, tensor<2x4xf32>) {note} -> tensor<2x8x4xf32>, tensor<2x4xf32>
 // CHECK-NEXT:    return %[[H]], %[[LAST]]
 // GENERIC-LABEL: sym_name = "outs_output_and_final_state"
-// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 2>, schedule = #recurrence.schedule<sequential>, structure = #recurrence.structure<diagonal>}> {note} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
+// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 2>, schedule = #recurrence.schedule<sequential>, structure = #recurrence.diagonal}> {note} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
 func.func @outs_output_and_final_state(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x4xf32>, %d0: tensor<2x8x4xf32>, %d1: tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>) {
   %h, %last = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%init : tensor<2x4xf32>) outs(%d0, %d1 : tensor<2x8x4xf32>, tensor<2x4xf32>) {note} -> tensor<2x8x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x8x4xf32>, tensor<2x4xf32>
@@ -178,7 +178,7 @@ func.func @outs_output_and_final_state(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf
 // CHECK:         %[[Y:.*]] = recurrence.scan dplr<1> transition(%[[A]], %[[U]], %[[U]] : tensor<?x?x4xf32>, tensor<?x?x4x1xf32>, tensor<?x?x4x1xf32>) input(%[[B]] : tensor<?x?x4xf32>) readout(%[[C]] : tensor<?x?x4xf32>) outs(%[[D]] : tensor<?x?xf32>) -> tensor<?x?xf32>
 // CHECK-NEXT:    return %[[Y]]
 // GENERIC-LABEL: sym_name = "outs_readout_dynamic"
-// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 1, 1>, structure = #recurrence.structure<dplr<1>>
+// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 1, 1>, structure = #recurrence.dplr<1>
 func.func @outs_readout_dynamic(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>, %c: tensor<?x?x4xf32>, %d: tensor<?x?xf32>, %u: tensor<?x?x4x1xf32>) -> tensor<?x?xf32> {
   %y = recurrence.scan dplr<1> transition(%a, %u, %u : tensor<?x?x4xf32>, tensor<?x?x4x1xf32>, tensor<?x?x4x1xf32>) input(%b : tensor<?x?x4xf32>) readout(%c : tensor<?x?x4xf32>) outs(%d : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
@@ -189,7 +189,7 @@ func.func @outs_readout_dynamic(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>, %c
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x4x3xf32>
 // CHECK:         recurrence.scan identity matrix factored_input(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x3xf32>) outs(%[[E]] : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
 // GENERIC-LABEL: sym_name = "outs_empty"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 1, 0, 0, 1>, structure = #recurrence.structure<identity>}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 1, 0, 0, 1>, structure = #recurrence.identity}>
 func.func @outs_empty(%k: tensor<8x4xf32>, %v: tensor<8x3xf32>) -> tensor<8x4x3xf32> {
   %e = tensor.empty() : tensor<8x4x3xf32>
   %h = recurrence.scan identity matrix factored_input(%k, %v : tensor<8x4xf32>, tensor<8x3xf32>) outs(%e : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
@@ -214,7 +214,7 @@ func.func @outs_empty(%k: tensor<8x4xf32>, %v: tensor<8x3xf32>) -> tensor<8x4x3x
 // GENERIC:       schedule = #recurrence.schedule<scan>
 // GENERIC:       schedule = #recurrence.schedule<auto>
 // GENERIC-NOT:   schedule =
-// GENERIC:       schedule = #recurrence.schedule<chunked<8>>, structure = #recurrence.structure<block_diagonal<2>>
+// GENERIC:       schedule = #recurrence.schedule<chunked<8>>, structure = #recurrence.block_diagonal<2>
 func.func @schedules(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %A: tensor<2x8x2x2x2xf32>, %bm: tensor<2x8x4x3xf32>) {
   %0 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   %1 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
@@ -270,13 +270,13 @@ func.func @f16(%a: tensor<8xf16>, %b: tensor<8x4xf16>) -> tensor<8x4xf16> {
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @standalone_attributes()
-// CHECK-SAME:    attributes {schedule = #recurrence.schedule<chunked<8>>, schedules = [#recurrence.schedule<sequential>, #recurrence.schedule<scan>, #recurrence.schedule<auto>], structure = #recurrence.structure<block_diagonal<4>>, structures = [#recurrence.structure<identity>, #recurrence.structure<scalar>, #recurrence.structure<diagonal>, #recurrence.structure<dplr<2>>, #recurrence.structure<dense>, #recurrence.structure<higher_order<3>>]}
+// CHECK-SAME:    attributes {schedule = #recurrence.schedule<chunked<8>>, schedules = [#recurrence.schedule<sequential>, #recurrence.schedule<scan>, #recurrence.schedule<auto>], structure = #recurrence.block_diagonal<4>, structures = [#recurrence.identity, #recurrence.scalar, #recurrence.diagonal, #recurrence.dplr<2>, #recurrence.dense, #recurrence.higher_order<3>]}
 func.func @standalone_attributes() attributes {
-    structure = #recurrence.structure<block_diagonal<4>>,
+    structure = #recurrence.block_diagonal<4>,
     schedule = #recurrence.schedule<chunked<8>>,
-    structures = [#recurrence.structure<identity>, #recurrence.structure<scalar>,
-                  #recurrence.structure<diagonal>, #recurrence.structure<dplr<2>>,
-                  #recurrence.structure<dense>, #recurrence.structure<higher_order<3>>],
+    structures = [#recurrence.identity, #recurrence.scalar,
+                  #recurrence.diagonal, #recurrence.dplr<2>,
+                  #recurrence.dense, #recurrence.higher_order<3>],
     schedules = [#recurrence.schedule<sequential>, #recurrence.schedule<scan>,
                  #recurrence.schedule<auto>]} {
   return
@@ -284,8 +284,8 @@ func.func @standalone_attributes() attributes {
 
 // The attributes also survive in the attribute dictionary of a scan.
 // CHECK-LABEL: func.func @attributes_on_scan(
-// CHECK:         recurrence.scan identity input(%{{.*}} : tensor<8x4xf32>) {note = #recurrence.structure<block_diagonal<4>>, plan = #recurrence.schedule<chunked<8>>} -> tensor<8x4xf32>
+// CHECK:         recurrence.scan identity input(%{{.*}} : tensor<8x4xf32>) {note = #recurrence.block_diagonal<4>, plan = #recurrence.schedule<chunked<8>>} -> tensor<8x4xf32>
 func.func @attributes_on_scan(%b: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  %h = recurrence.scan identity input(%b : tensor<8x4xf32>) {note = #recurrence.structure<block_diagonal<4>>, plan = #recurrence.schedule<chunked<8>>} -> tensor<8x4xf32>
+  %h = recurrence.scan identity input(%b : tensor<8x4xf32>) {note = #recurrence.block_diagonal<4>, plan = #recurrence.schedule<chunked<8>>} -> tensor<8x4xf32>
   return %h : tensor<8x4xf32>
 }

@@ -24,9 +24,20 @@
 
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.h.inc"
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceEnums.h.inc"
+#include "recurrence/Dialect/Recurrence/IR/StructureTypes.h"
+
+#include "recurrence/Dialect/Recurrence/IR/StructureInterface.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.h.inc"
+
+namespace mlir::recurrence {
+/// Parses a structure as `recurrence.scan` writes it: a recurrence
+/// structure bare (`block_diagonal<4>`), any other in full.
+RecurrenceStructureInterface parseStructure(AsmParser &parser);
+void printStructure(AsmPrinter &printer,
+                    RecurrenceStructureInterface structure);
+} // namespace mlir::recurrence
 
 #define GET_OP_CLASSES
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceOps.h.inc"

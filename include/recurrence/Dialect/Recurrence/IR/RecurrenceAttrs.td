@@ -12,20 +12,7 @@
 include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
-
-def Recurrence_StructureKind : I32EnumAttr<"StructureKind",
-    "the shape of the transition matrices A_t", [
-  I32EnumAttrCase<"Identity", 0, "identity">,
-  I32EnumAttrCase<"Scalar", 1, "scalar">,
-  I32EnumAttrCase<"Diagonal", 2, "diagonal">,
-  I32EnumAttrCase<"BlockDiagonal", 3, "block_diagonal">,
-  I32EnumAttrCase<"Dplr", 4, "dplr">,
-  I32EnumAttrCase<"Dense", 5, "dense">,
-  I32EnumAttrCase<"HigherOrder", 6, "higher_order">
-]> {
-  let genSpecializedAttr = 0;
-  let cppNamespace = "::mlir::recurrence";
-}
+include "recurrence/Dialect/Recurrence/IR/StructureInterface.td"
 
 def Recurrence_ScheduleKind : I32EnumAttr<"ScheduleKind",
     "how the recurrence is evaluated", [
@@ -38,45 +25,134 @@ def Recurrence_ScheduleKind : I32EnumAttr<"ScheduleKind",
   let cppNamespace = "::mlir::recurrence";
 }
 
-class Recurrence_Attr<string name, string attrMnemonic>
-    : AttrDef<Recurrence_Dialect, name> {
+class Recurrence_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Recurrence_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
 }
 
-def Recurrence_StructureAttr : Recurrence_Attr<"Structure", "structure"> {
-  let summary = "The structure of the transitions A_t";
-  let description = [{
-    One of `identity`, `scalar`, `diagonal`, `block_diagonal<m>`, `dplr<r>`,
-    `dense` or `higher_order<m>`. The parameter is the block size m, the rank
-    r or the order m; it is at least 1 and absent for the other structures.
-    The structure fixes the transition operands an op takes (for batch dims
-    `...`, T steps and state size N):
+//===----------------------------------------------------------------------===//
+// Structures
+//
+// One attribute per structure, each implemented in its own file under
+// lib/Dialect/Recurrence/IR/Structures/. Inside `recurrence.scan` the
+// structure is written bare (`block_diagonal<4>`); standalone it reads
+// `#recurrence.block_diagonal<4>`. A structure from another dialect is
+// written in full (`#mydialect.rotation`).
+//===----------------------------------------------------------------------===//
 
-    | structure | A_t | operands |
-    |---|---|---|
-    | identity | I | none |
-    | scalar | a_t I | a: [..., T] |
-    | diagonal | diag(a_t) | a: [..., T, N], or [..., T, N, D] per element |
-    | block_diagonal<m> | N/m blocks m x m | A: [..., T, N/m, m, m] |
-    | dplr<r> | diag(d_t) + U_t V_t^T | d: [..., T, N], U, V: [..., T, N, r] |
-    | dense | full | A: [..., T, N, N] |
-    | higher_order<m> | h_t = sum_i a_{i,t} * h_{t-i} | a: [..., T, m, N] |
-
-    Inside `recurrence.scan` it is written bare (`block_diagonal<4>`); as a
-    standalone attribute it reads `#recurrence.structure<block_diagonal<4>>`.
+class Recurrence_Structure<string name, string attrMnemonic,
+                           list<string> overridden = []>
+    : Recurrence_Attr<name, attrMnemonic, [
+        DeclareAttrInterfaceMethods<RecurrenceStructureInterface,
+                                    overridden>]> {
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDefinition = [{
+    std::string $cppClass::getStructureName() const {
+      return getMnemonic().str();
+    }
+    ::mlir::Attribute $cppClass::parse(::mlir::AsmParser &parser,
+                                       ::mlir::Type) {
+      if (::mlir::failed(rejectStructureParam(parser, getMnemonic())))
+        return {};
+      return get(parser.getContext());
+    }
+    void $cppClass::print(::mlir::AsmPrinter &) const {}
   }];
-  let parameters = (ins "StructureKind":$kind,
-                        DefaultValuedParameter<"int64_t", "0">:$param);
+}
+
+/// A structure with one integer parameter of at least 1, written `<m>`.
+class Recurrence_ParamStructure<string name, string attrMnemonic,
+                                string paramName,
+                                list<string> overridden = []>
+    : Recurrence_Structure<name, attrMnemonic, overridden> {
+  let parameters = (ins "int64_t":$param);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    /// The number of transition operands this structure takes.
-    unsigned getNumTransitionOperands() const;
-    /// Whether the structure carries a parameter (m or r).
-    static bool hasParam(StructureKind kind);
-    /// Parses / prints the bare form `kind` or `kind<param>`.
-    static Attribute parseBody(AsmParser &parser);
-    void printBody(AsmPrinter &printer) const;
+  let extraClassDeclaration = "int64_t get" # paramName #
+                              "() const { return getParam(); }";
+  let extraClassDefinition = [{
+    std::string $cppClass::getStructureName() const {
+      return (getMnemonic() + "<" + ::llvm::Twine(getParam()) + ">").str();
+    }
+    ::mlir::Attribute $cppClass::parse(::mlir::AsmParser &parser,
+                                       ::mlir::Type) {
+      int64_t param;
+      ::mlir::SMLoc loc = parser.getCurrentLocation();
+      if (::mlir::failed(parseStructureParam(parser, getMnemonic(), param)))
+        return {};
+      return getChecked([&] { return parser.emitError(loc); },
+                        parser.getContext(), param);
+    }
+    void $cppClass::print(::mlir::AsmPrinter &printer) const {
+      printer << "<" << getParam() << ">";
+    }
+    ::llvm::LogicalResult $cppClass::verify(
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+        int64_t param) {
+      return verifyStructureParam(emitError, getMnemonic(), param);
+    }
+  }];
+}
+
+def Recurrence_IdentityAttr : Recurrence_Structure<"Identity", "identity",
+    ["buildApplyAndCopy"]> {
+  let summary = "A_t = I: a running sum";
+  let description = [{
+    `h_t = h_{t-1} + b_t`. No transition operands.
+  }];
+}
+
+def Recurrence_ScalarAttr : Recurrence_Structure<"Scalar", "scalar",
+    ["getChannelDim", "isIdentity", "buildApplyAndCopy"]> {
+  let summary = "A_t = a_t I: one decay per step";
+  let description = [{
+    `h_t = a_t h_{t-1} + b_t` with `a: [..., T]`.
+  }];
+}
+
+def Recurrence_DiagonalAttr : Recurrence_Structure<"Diagonal", "diagonal",
+    ["allowsPerElement", "isIdentity", "buildApplyAndCopy"]> {
+  let summary = "A_t = diag(a_t): one decay per channel";
+  let description = [{
+    `h_t[n] = a_t[n] h_{t-1}[n] + b_t[n]` with `a: [..., T, N]`; on a
+    matrix state `a` may be given per element, `[..., T, N, D]`.
+  }];
+}
+
+def Recurrence_BlockDiagonalAttr : Recurrence_ParamStructure<"BlockDiagonal",
+    "block_diagonal", "BlockSize", ["verifyStateSize",
+    "getCompositeBlockSize"]> {
+  let summary = "N/m independent m x m blocks";
+  let description = [{
+    `block_diagonal<m>`: A_t holds N/m blocks of m x m on its diagonal,
+    `A: [..., T, N/m, m, m]`; N must be a multiple of m.
+  }];
+}
+
+def Recurrence_DplrAttr : Recurrence_ParamStructure<"Dplr", "dplr", "Rank",
+    ["checkSchedule"]> {
+  let summary = "diag(d_t) + U_t V_t^T, diagonal plus low rank";
+  let description = [{
+    `dplr<r>`: `d: [..., T, N]`, `U, V: [..., T, N, r]` (DeltaNet's
+    `I - beta k k^T` is r = 1). Products of dplr transitions are dense, so
+    the chunked and scan schedules densify them and refuse N > 256.
+  }];
+}
+
+def Recurrence_DenseAttr : Recurrence_Structure<"Dense", "dense"> {
+  let summary = "A_t a full N x N matrix";
+  let description = [{
+    `A: [..., T, N, N]`.
+  }];
+}
+
+def Recurrence_HigherOrderAttr : Recurrence_ParamStructure<"HigherOrder",
+    "higher_order", "Order", ["getStateDepth", "getChannelDim",
+    "getCompositeBlockSize"]> {
+  let summary = "h_t = sum_i a_{i,t} * h_{t-i}, channelwise";
+  let description = [{
+    `higher_order<m>`: `a: [..., T, m, N]`; the state is the stack of the m
+    most recent states, `[..., m, N]` for init and the final state.
   }];
 }
 

@@ -41,8 +41,11 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     * The **state** is a vector `[N]`, or with the `matrix` keyword an `N x D`
       matrix whose D columns share A_t (a `diagonal` transition may instead
       be given per state element, `[..., T, N, D]`).
-    * The **structure** (see `#recurrence.structure`) fixes the `transition`
-      operands. `higher_order<m>` computes
+    * The **structure** fixes the `transition` operands: one of the
+      attributes below (`identity`, `scalar`, `diagonal`,
+      `block_diagonal<m>`, `dplr<r>`, `dense`, `higher_order<m>`), written
+      bare, or any attribute of another dialect that implements
+      `RecurrenceStructureInterface`, written in full. `higher_order<m>` computes
       `h_t = sum_{i=1..m} a_{i,t} * h_{t-i} + b_t` elementwise; its `init`
       and final state hold the m most recent states, newest first:
       `[..., m, N]` (`[..., m, N, D]`).
@@ -82,7 +85,7 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
   }];
 
   let arguments = (ins
-    Recurrence_StructureAttr:$structure,
+    RecurrenceStructureInterface:$structure,
     OptionalAttr<Recurrence_ScheduleAttr>:$schedule,
     UnitAttr:$matrix,
     UnitAttr:$reverse,

@@ -22,8 +22,7 @@ namespace mlir::recurrence {
 
 /// The dims of one scan; unknown sizes are ShapedType::kDynamic.
 struct ScanDims {
-  StructureKind kind = StructureKind::Identity;
-  int64_t param = 0; // m or r
+  RecurrenceStructureInterface structure;
   bool matrix = false;
   SmallVector<int64_t> batch;
   int64_t steps = 0;   // T
@@ -48,8 +47,8 @@ struct ScanDims {
   /// The number of transition operands of the structure.
   unsigned numTransitionOperands() const;
 
-  /// Whether a diagonal transition of rank `rank` is given per element.
-  bool isPerElementDiagonal(int64_t rank) const;
+  /// Whether a transition operand of rank `rank` is given per element.
+  bool isPerElement(int64_t rank) const;
 };
 
 /// Prints a size as "8", or "?" when dynamic.

@@ -39,12 +39,9 @@ FailureOr<SmallVector<Value>> lowerScanToChunks(RewriterBase &rewriter,
                                                 ScanOp op, int64_t chunkSize);
 
 /// A Blelloch (up-sweep / down-sweep) scan over the pairs (A_t, b_t). Fails
-/// for dplr with a static N above the densification limit.
+/// where the structure refuses the scan schedule (checkSchedule).
 FailureOr<SmallVector<Value>> lowerScanToBlellochScan(RewriterBase &rewriter,
                                                       ScanOp op);
-
-/// The largest dplr state that the Blelloch scan densifies to N x N.
-constexpr int64_t kMaxDenseDplrSize = 256;
 
 } // namespace mlir::recurrence
 

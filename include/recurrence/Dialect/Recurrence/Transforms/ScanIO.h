@@ -21,7 +21,7 @@
 #define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_SCANIO_H
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
-#include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
+#include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,7 +33,7 @@ public:
   ScanIO(OpBuilder &b, ScanOp op);
 
   ScanOp getOp() const { return op; }
-  StructureAttr getStructure() const { return structure; }
+  RecurrenceStructureInterface getStructure() const { return structure; }
   int64_t getBatchRank() const { return batchRank; }
   /// T as an index value.
   Value getSteps() const { return steps; }
@@ -105,7 +105,7 @@ private:
   Value fromCanonical(OpBuilder &b, Location loc, Value row) const;
 
   mutable ScanOp op;
-  StructureAttr structure;
+  RecurrenceStructureInterface structure;
   bool matrix, perElement;
   int64_t batchRank;
   Value steps;

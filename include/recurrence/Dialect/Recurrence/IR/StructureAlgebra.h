@@ -7,8 +7,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The structure algebra: what one transition A_t does to a state, built as
-// linalg on tensors for any structure. Every schedule builds its steps from
-// these functions; none re-derives a structure's arithmetic.
+// linalg on tensors, generic over RecurrenceStructureInterface. Every
+// schedule builds its steps from these functions; none re-derives a
+// structure's arithmetic. The last section holds the building blocks the
+// structures themselves are written with.
 //
 // States are carried in a canonical form: a vector state [N] is an N x 1
 // matrix, so every state is [N, D]; a higher_order<m> state is the stack
@@ -16,46 +18,43 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_STRUCTUREALGEBRA_H
-#define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_STRUCTUREALGEBRA_H
+#ifndef RECURRENCE_DIALECT_RECURRENCE_IR_STRUCTUREALGEBRA_H
+#define RECURRENCE_DIALECT_RECURRENCE_IR_STRUCTUREALGEBRA_H
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::recurrence {
 
 /// A_t of one batch element at one step: the structure's operands sliced to
-/// their step shapes (ScanDims::transitionStep); a scalar for `scalar`.
+/// their step shapes (getTransitionStep); a scalar for a rank-0 step.
 struct StepTransition {
-  StructureAttr structure;
+  RecurrenceStructureInterface structure;
   SmallVector<Value> operands;
-  /// A diagonal given per state element ([N, D] rather than [N]).
+  /// The first operand given per state element (allowsPerElement).
   bool perElement = false;
 };
 
-/// b_t of one step: a full [N, D] tensor, or the factors k [N] and v [D].
-struct StepInput {
-  Value full;
-  Value key, value;
-};
-
-/// Returns A_t h + b_t as an [N, D] tensor. For higher_order `state` is the
-/// [m, N, D] stack and the result is the new newest state.
+/// Returns A_t h + b_t as an [N, D] tensor. For a state of depth m, `state`
+/// is the [m, N, D] stack and the result is the new newest state.
 Value applyTransition(OpBuilder &b, Location loc, const StepTransition &a,
                       Value state, const StepInput &input);
 
-/// For the elementwise structures (identity, scalar, diagonal): A_t h + b_t
-/// computed in place of `state` and written into `copy` ([N, D]) in the same
-/// loop; returns {new state, new copy}. std::nullopt for other structures.
+/// For elementwise structures: A_t h + b_t computed in place of `state` and
+/// written into `copy` ([N, D]) in the same loop; returns {new state, new
+/// copy}. std::nullopt for other structures.
 std::optional<std::pair<Value, Value>>
 applyTransitionAndCopy(OpBuilder &b, Location loc, const StepTransition &a,
                        Value state, const StepInput &input, Value copy);
 
 /// The carried state after a step that produced `newest`: `newest` itself,
-/// or for higher_order the stack with `newest` pushed and the oldest dropped.
-Value advanceState(OpBuilder &b, Location loc, StructureAttr structure,
-                   Value state, Value newest);
+/// or for a state of depth m the stack with `newest` pushed and the oldest
+/// dropped.
+Value advanceState(OpBuilder &b, Location loc,
+                   RecurrenceStructureInterface structure, Value state,
+                   Value newest);
 
 /// b_t as an [N, D] tensor: the given one, or the outer product k v^T.
 Value materializeInput(OpBuilder &b, Location loc, const StepInput &input);
@@ -71,27 +70,16 @@ Value applyReadout(OpBuilder &b, Location loc, Value readout, Value state,
 //===----------------------------------------------------------------------===//
 
 /// A product A_j ... A_i of transitions in the form its structure keeps under
-/// composition. dplr is not closed (its rank grows), so its products are
-/// dense; higher_order<m> composes as one m x m companion block per channel.
+/// composition.
 struct Composite {
-  enum class Form {
-    Identity,  // no value
-    Scalar,    // [1]
-    Diagonal,  // [N], or [N, D] per element
-    Blocks,    // [N/m, m, m]
-    Dense,     // [N, N]
-    Companion, // [N, m, m], acting on the [m, N, D] stack
-  };
+  using Form = CompositeForm;
   Form form = Form::Identity;
   Value value;
-  int64_t blockSize = 0; // m, for Blocks
+  int64_t blockSize = 0; // m, for Blocks and Companion
 };
 
-/// The form that products of `structure` take.
-Composite::Form compositeFormOf(StructureKind structure);
-
 /// A composite of `structure` held in `value` (null for identity).
-Composite compositeOf(StructureAttr structure, Value value);
+Composite compositeOf(RecurrenceStructureInterface structure, Value value);
 
 /// One step's transition as a composite.
 Composite stepComposite(OpBuilder &b, Location loc, const StepTransition &a);
@@ -114,27 +102,44 @@ Value applyComposite(OpBuilder &b, Location loc, const Composite &p,
 Value embedInStack(OpBuilder &b, Location loc, Value newest, int64_t order);
 
 //===----------------------------------------------------------------------===//
-// Costs
+// Building blocks for structures
 //===----------------------------------------------------------------------===//
-
-/// Per-step work and sizes of a structure at state size N and D columns,
-/// counted in floating-point operations and elements.
-struct StructureCosts {
-  double stepFlops;          // h <- A h + b
-  double composeFlops;       // A2 A1 in composite form
-  double applyFlops;         // P h with a composite
-  double transitionElements; // operand elements of one A_t
-  double compositeElements;  // elements of a composite (0 for identity)
-  double stateElements;      // elements of a carried state
-};
-
-StructureCosts structureCosts(StructureKind structure, int64_t param,
-                              double size, double columns, bool perElement);
 
 /// A zero-filled tensor of the given sizes.
 Value zeroTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                  Type elementType);
 
+/// An empty tensor, zeros, or the identity in the last two dims (ones when
+/// it has fewer), shaped like `like`.
+Value emptyLike(OpBuilder &b, Location loc, Value like);
+Value zerosLike(OpBuilder &b, Location loc, Value like);
+Value eyeLike(OpBuilder &b, Location loc, Value like);
+
+/// acc + sum lhs * rhs as one linalg.generic over `numLoops` loops, each
+/// operand indexed by the listed loop dims, e.g. a matmul is lhs {0, 2},
+/// rhs {2, 1}, acc {0, 1} with iterators (par, par, red).
+Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
+               ArrayRef<unsigned> lhsDims, Value rhs,
+               ArrayRef<unsigned> rhsDims, Value acc,
+               ArrayRef<unsigned> accDims,
+               ArrayRef<utils::IteratorType> iterators);
+
+/// h' = gate * h + b_t elementwise, in place on `state` [N, D], and also
+/// written into `copy` when given; returns the new state (and copy). The
+/// gate is null (1), a scalar value, a tensor [N], or [N, D] `perElement`.
+SmallVector<Value> applyGate(OpBuilder &b, Location loc, Value gate,
+                             bool perElement, Value state,
+                             const StepInput &input, Value copy = {});
+
+/// Blocks [N/m, m, m] applied to h [N, D], added to acc [N, D].
+Value applyBlocks(OpBuilder &b, Location loc, int64_t m, Value blocks,
+                  Value state, Value acc);
+
+/// The [N, m, m] companion blocks of higher-order coefficients a [m, N]:
+/// row 0 holds a[:, n], and row r > 0 shifts h_{t-r} down from row r - 1.
+Value companionBlocks(OpBuilder &b, Location loc, Value coefficients,
+                      int64_t order);
+
 } // namespace mlir::recurrence
 
-#endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_STRUCTUREALGEBRA_H
+#endif // RECURRENCE_DIALECT_RECURRENCE_IR_STRUCTUREALGEBRA_H

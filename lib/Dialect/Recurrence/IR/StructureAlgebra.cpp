@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "recurrence/Dialect/Recurrence/Transforms/StructureAlgebra.h"
+#include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,28 +99,26 @@ Value mlir::recurrence::materializeInput(OpBuilder &b, Location loc,
       });
 }
 
-/// h' = a * h + b_t elementwise, in place on h, for identity, scalar and
-/// diagonal; with `copy`, h' is also written there by the same loop.
-static SmallVector<Value> applyElementwise(OpBuilder &b, Location loc,
-                                           const StepTransition &a, Value state,
-                                           const StepInput &input,
-                                           Value copy = {}) {
+SmallVector<Value> mlir::recurrence::applyGate(OpBuilder &b, Location loc,
+                                               Value gate, bool perElement,
+                                               Value state,
+                                               const StepInput &input,
+                                               Value copy) {
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   Value scalar;
-  StructureKind kind = a.structure.getKind();
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, b.getContext());
   AffineMap rows =
       AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, b.getContext());
   AffineMap columns =
       AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
-  if (kind == StructureKind::Scalar) {
-    scalar = a.operands[0];
-  } else if (kind == StructureKind::Diagonal) {
-    inputs.push_back(a.operands[0]);
-    maps.push_back(a.perElement ? id : rows);
+  bool hasGate = gate && isa<RankedTensorType>(gate.getType());
+  if (gate && !hasGate) {
+    scalar = gate;
+  } else if (hasGate) {
+    inputs.push_back(gate);
+    maps.push_back(perElement ? id : rows);
   }
-  bool hasGate = kind == StructureKind::Diagonal;
   if (input.full) {
     inputs.push_back(input.full);
     maps.push_back(id);
@@ -153,27 +152,20 @@ std::optional<std::pair<Value, Value>>
 mlir::recurrence::applyTransitionAndCopy(OpBuilder &b, Location loc,
                                          const StepTransition &a, Value state,
                                          const StepInput &input, Value copy) {
-  switch (a.structure.getKind()) {
-  case StructureKind::Identity:
-  case StructureKind::Scalar:
-  case StructureKind::Diagonal: {
-    SmallVector<Value> results =
-        applyElementwise(b, loc, a, state, input, copy);
-    return std::make_pair(results[0], results[1]);
-  }
-  default:
-    return std::nullopt;
-  }
+  return a.structure.buildApplyAndCopy(b, loc, a.operands, a.perElement, state,
+                                       input, copy);
 }
 
 /// acc + sum_k lhs[...] * rhs[...] for a contraction given by its maps.
-static Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
-                      SmallVector<unsigned> lhsDims, Value rhs,
-                      SmallVector<unsigned> rhsDims, Value acc,
-                      ArrayRef<unsigned> accDims,
-                      ArrayRef<IteratorType> iterators) {
+Value mlir::recurrence::contract(OpBuilder &b, Location loc, unsigned numLoops,
+                                 Value lhs, ArrayRef<unsigned> lhsDims,
+                                 Value rhs, ArrayRef<unsigned> rhsDims,
+                                 Value acc, ArrayRef<unsigned> accDims,
+                                 ArrayRef<IteratorType> iterators) {
+  SmallVector<SmallVector<unsigned>> inputDims = {
+      SmallVector<unsigned>(lhsDims), SmallVector<unsigned>(rhsDims)};
   return GenericBuilder(b, loc, numLoops)
-      .build({lhs, rhs}, {lhsDims, rhsDims}, acc, accDims, iterators,
+      .build({lhs, rhs}, inputDims, acc, accDims, iterators,
              [](OpBuilder &nb, Location nl, ValueRange args) {
                return add(nb, nl, args[2], mul(nb, nl, args[0], args[1]));
              });
@@ -203,9 +195,8 @@ static Value viewAsBlocks(OpBuilder &b, Location loc, Value value, int64_t m) {
       sizes);
 }
 
-/// Block-diagonal A [H, m, m] applied to h [N, D] viewed as [H, m, D].
-static Value applyBlockDiagonal(OpBuilder &b, Location loc, int64_t m,
-                                Value blocks, Value state, Value acc) {
+Value mlir::recurrence::applyBlocks(OpBuilder &b, Location loc, int64_t m,
+                                    Value blocks, Value state, Value acc) {
   // Loops (g, i, d, j): out[g, i, d] += A[g, i, j] * h[g, j, d].
   Value result = contract(
       b, loc, 4, blocks, {0, 1, 3}, viewAsBlocks(b, loc, state, m), {0, 3, 2},
@@ -214,62 +205,18 @@ static Value applyBlockDiagonal(OpBuilder &b, Location loc, int64_t m,
       b, loc, result, SmallVector<ReassociationIndices>{{0, 1}, {2}});
 }
 
-/// (diag(d) + U V^T) h + acc.
-static Value applyDplr(OpBuilder &b, Location loc, ValueRange operands,
-                       Value state, Value acc) {
-  Value diag = operands[0], left = operands[1], right = operands[2];
-  Type elementType = elementTypeOf(state);
-  // w[j, d] = sum_n V[n, j] h[n, d]
-  SmallVector<OpFoldResult> wSizes = {tensor::getMixedSize(b, loc, right, 1),
-                                      tensor::getMixedSize(b, loc, state, 1)};
-  Value w = contract(b, loc, 3, right, {2, 0}, state, {2, 1},
-                     zeroTensor(b, loc, wSizes, elementType), {0, 1},
-                     {kPar, kPar, kRed});
-  // acc[n, d] += sum_j U[n, j] w[j, d]
-  Value lowRank = contract(b, loc, 3, left, {0, 2}, w, {2, 1}, acc, {0, 1},
-                           {kPar, kPar, kRed});
-  // ... + d[n] h[n, d]
-  return GenericBuilder(b, loc, 2).build(
-      {diag, state}, {{0}, {0, 1}}, lowRank, {0, 1}, {kPar, kPar},
-      [](OpBuilder &nb, Location nl, ValueRange args) {
-        return add(nb, nl, args[2], mul(nb, nl, args[0], args[1]));
-      });
-}
-
 Value mlir::recurrence::applyTransition(OpBuilder &b, Location loc,
                                         const StepTransition &a, Value state,
                                         const StepInput &input) {
-  switch (a.structure.getKind()) {
-  case StructureKind::Identity:
-  case StructureKind::Scalar:
-  case StructureKind::Diagonal:
-    return applyElementwise(b, loc, a, state, input).front();
-  case StructureKind::BlockDiagonal:
-    return applyBlockDiagonal(b, loc, a.structure.getParam(), a.operands[0],
-                              state, materializeInput(b, loc, input));
-  case StructureKind::Dplr:
-    return applyDplr(b, loc, a.operands, state,
-                     materializeInput(b, loc, input));
-  case StructureKind::Dense:
-    // Loops (n, d, k): out[n, d] += A[n, k] * h[k, d].
-    return contract(b, loc, 3, a.operands[0], {0, 2}, state, {2, 1},
-                    materializeInput(b, loc, input), {0, 1},
-                    {kPar, kPar, kRed});
-  case StructureKind::HigherOrder:
-    // Loops (n, d, i): out[n, d] += a[i, n] * stack[i, n, d].
-    return contract(b, loc, 3, a.operands[0], {2, 0}, state, {2, 0, 1},
-                    materializeInput(b, loc, input), {0, 1},
-                    {kPar, kPar, kRed});
-  }
-  llvm_unreachable("unknown structure");
+  return a.structure.buildApply(b, loc, a.operands, a.perElement, state, input);
 }
 
 Value mlir::recurrence::advanceState(OpBuilder &b, Location loc,
-                                     StructureAttr structure, Value state,
-                                     Value newest) {
-  if (structure.getKind() != StructureKind::HigherOrder)
+                                     RecurrenceStructureInterface structure,
+                                     Value state, Value newest) {
+  int64_t order = structure.getStateDepth();
+  if (order == 0)
     return newest;
-  int64_t order = structure.getParam();
   auto stackType = cast<RankedTensorType>(state.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, state);
   Value stack =
@@ -314,34 +261,12 @@ Value mlir::recurrence::applyReadout(OpBuilder &b, Location loc, Value readout,
 
 using Form = Composite::Form;
 
-Composite::Form mlir::recurrence::compositeFormOf(StructureKind structure) {
-  switch (structure) {
-  case StructureKind::Identity:
-    return Form::Identity;
-  case StructureKind::Scalar:
-    return Form::Scalar;
-  case StructureKind::Diagonal:
-    return Form::Diagonal;
-  case StructureKind::BlockDiagonal:
-    return Form::Blocks;
-  case StructureKind::Dplr:
-  case StructureKind::Dense:
-    return Form::Dense;
-  case StructureKind::HigherOrder:
-    return Form::Companion;
-  }
-  llvm_unreachable("unknown structure");
-}
-
-/// An empty tensor shaped like `like`.
-static Value emptyLike(OpBuilder &b, Location loc, Value like) {
+Value mlir::recurrence::emptyLike(OpBuilder &b, Location loc, Value like) {
   return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
                                  elementTypeOf(like));
 }
 
-/// A tensor shaped like `like` holding the identity in its last two dims
-/// (or ones when it has fewer than two).
-static Value eyeLike(OpBuilder &b, Location loc, Value like) {
+Value mlir::recurrence::eyeLike(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   int64_t rank = type.getRank();
   Type elementType = type.getElementType();
@@ -366,10 +291,8 @@ static Value eyeLike(OpBuilder &b, Location loc, Value like) {
              });
 }
 
-/// The [N, m, m] companion blocks of higher-order coefficients a [m, N]:
-/// row 0 holds a[:, n], and row r > 0 shifts h_{t-r} down from row r - 1.
-static Value companionOf(OpBuilder &b, Location loc, Value coefficients,
-                         int64_t order) {
+Value mlir::recurrence::companionBlocks(OpBuilder &b, Location loc,
+                                        Value coefficients, int64_t order) {
   auto type = cast<RankedTensorType>(coefficients.getType());
   SmallVector<OpFoldResult> sizes = {
       tensor::getMixedSize(b, loc, coefficients, 1), b.getIndexAttr(order),
@@ -398,44 +321,18 @@ static Value companionOf(OpBuilder &b, Location loc, Value coefficients,
       });
 }
 
-Composite mlir::recurrence::compositeOf(StructureAttr structure, Value value) {
-  Composite composite{compositeFormOf(structure.getKind()), value, 0};
-  if (structure.getKind() == StructureKind::BlockDiagonal)
-    composite.blockSize = structure.getParam();
-  return composite;
+Composite mlir::recurrence::compositeOf(RecurrenceStructureInterface structure,
+                                        Value value) {
+  return {structure.getCompositeForm(), value,
+          structure.getCompositeBlockSize()};
 }
 
 Composite mlir::recurrence::stepComposite(OpBuilder &b, Location loc,
                                           const StepTransition &a) {
-  Form form = compositeFormOf(a.structure.getKind());
-  switch (a.structure.getKind()) {
-  case StructureKind::Identity:
-    return {form, Value()};
-  case StructureKind::Scalar: {
-    Value one = tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({1}, a.operands[0].getType()),
-        a.operands[0]);
-    return {form, one};
-  }
-  case StructureKind::Diagonal:
-  case StructureKind::Dense:
-    return {form, a.operands[0]};
-  case StructureKind::BlockDiagonal:
-    return {form, a.operands[0], a.structure.getParam()};
-  case StructureKind::Dplr: {
-    // Densify: apply the step to the identity matrix.
-    Value diag = a.operands[0];
-    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, diag, 0),
-                                       tensor::getMixedSize(b, loc, diag, 0)};
-    Value eye = eyeLike(
-        b, loc, tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(diag)));
-    Value zeros = zeroTensor(b, loc, sizes, elementTypeOf(diag));
-    return {form, applyDplr(b, loc, a.operands, eye, zeros)};
-  }
-  case StructureKind::HigherOrder:
-    return {form, companionOf(b, loc, a.operands[0], a.structure.getParam())};
-  }
-  llvm_unreachable("unknown structure");
+  Value value;
+  if (a.structure.getCompositeForm() != Form::Identity)
+    value = a.structure.buildStepComposite(b, loc, a.operands, a.perElement);
+  return compositeOf(a.structure, value);
 }
 
 Composite mlir::recurrence::identityLike(OpBuilder &b, Location loc,
@@ -453,8 +350,7 @@ Composite mlir::recurrence::identityLike(OpBuilder &b, Location loc,
   return {like.form, eyeLike(b, loc, like.value)};
 }
 
-/// Zeros shaped like `like`.
-static Value zerosLike(OpBuilder &b, Location loc, Value like) {
+Value mlir::recurrence::zerosLike(OpBuilder &b, Location loc, Value like) {
   return zeroTensor(b, loc, tensor::getMixedSizes(b, loc, like),
                     elementTypeOf(like));
 }
@@ -545,7 +441,7 @@ Value mlir::recurrence::applyComposite(OpBuilder &b, Location loc,
     return op.getResult(0);
   }
   case Form::Blocks:
-    return applyBlockDiagonal(b, loc, p.blockSize, p.value, state, acc);
+    return applyBlocks(b, loc, p.blockSize, p.value, state, acc);
   case Form::Dense:
     // Loops (n, d, k): out[n, d] += P[n, k] * h[k, d].
     return contract(b, loc, 3, p.value, {0, 2}, state, {2, 1}, acc, {0, 1},
@@ -569,41 +465,4 @@ Value mlir::recurrence::embedInStack(OpBuilder &b, Location loc, Value newest,
   SmallVector<OpFoldResult> rowSizes = {b.getIndexAttr(1), sizes[1], sizes[2]};
   return tensor::InsertSliceOp::create(b, loc, newest, stack, zeros, rowSizes,
                                        ones);
-}
-
-//===----------------------------------------------------------------------===//
-// Costs
-//===----------------------------------------------------------------------===//
-
-StructureCosts mlir::recurrence::structureCosts(StructureKind structure,
-                                                int64_t param, double n,
-                                                double d, bool perElement) {
-  double p = static_cast<double>(param);
-  double nd = n * d;
-  switch (structure) {
-  case StructureKind::Identity:
-    return {nd, 0, nd, 0, 0, nd};
-  case StructureKind::Scalar:
-    return {2 * nd, 1, nd, 1, 1, nd};
-  case StructureKind::Diagonal: {
-    double gates = perElement ? nd : n;
-    return {2 * nd, gates, nd, gates, gates, nd};
-  }
-  case StructureKind::BlockDiagonal:
-    return {2 * p * nd, 2 * n * p * p, 2 * p * nd, n * p, n * p, nd};
-  case StructureKind::Dplr:
-    // Composition densifies: form diag + U V^T (2 N^2 r), then N^3.
-    return {(4 * p + 2) * nd,
-            2 * n * n * n + 2 * n * n * p,
-            2 * n * nd,
-            n * (1 + 2 * p),
-            n * n,
-            nd};
-  case StructureKind::Dense:
-    return {2 * n * nd, 2 * n * n * n, 2 * n * nd, n * n, n * n, nd};
-  case StructureKind::HigherOrder:
-    return {2 * p * nd, 2 * n * p * p * p, 2 * p * p * nd,
-            p * n,      n * p * p,         p * nd};
-  }
-  llvm_unreachable("unknown structure");
 }

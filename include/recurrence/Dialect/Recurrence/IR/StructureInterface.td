@@ -1,0 +1,144 @@
+//===- StructureInterface.td - What a structure is ---------*- tablegen -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_IR_STRUCTUREINTERFACE_TD
+#define RECURRENCE_DIALECT_RECURRENCE_IR_STRUCTUREINTERFACE_TD
+
+include "mlir/IR/OpBase.td"
+
+def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface"> {
+  let cppNamespace = "::mlir::recurrence";
+  let description = [{
+    Everything the compiler knows about one structure of the transitions
+    A_t: its operands and their shapes, how its channels split, its
+    arithmetic as linalg on tensors, the form its products take, its costs
+    and the schedules it allows. The verifier, the tiling, the cost model
+    and every schedule are generic code over this interface; an attribute
+    that implements it, in any dialect, is a structure `recurrence.scan`
+    accepts.
+
+    States are canonical: a vector state [N] is an N x 1 matrix [N, D], and
+    a structure with a state depth m carries the stack [m, N, D] of its m
+    most recent states, newest first.
+  }];
+
+  let methods = [
+    //===------------------------------------------------------------------===//
+    // Operands
+    //===------------------------------------------------------------------===//
+    InterfaceMethod<"The structure's name in diagnostics, e.g. `dplr<2>`.",
+      "std::string", "getStructureName">,
+    InterfaceMethod<"The number of transition operands.",
+      "unsigned", "getNumTransitionOperands">,
+    InterfaceMethod<[{
+        The shape of transition operand `index` at one step of one batch
+        element, for state size `size` and `columns` columns (either may be
+        ShapedType::kDynamic). `perElement` asks for the per-element variant.
+      }],
+      "::llvm::SmallVector<int64_t>", "getTransitionStep",
+      (ins "unsigned":$index, "int64_t":$size, "int64_t":$columns,
+           "bool":$perElement)>,
+    InterfaceMethod<[{
+        Whether the first operand may also be given per state element, with
+        a trailing D dim on a matrix state.
+      }],
+      "bool", "allowsPerElement", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<"Checks a static state size N; emits and fails if unfit.",
+      "::llvm::LogicalResult", "verifyStateSize",
+      (ins "int64_t":$size,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError),
+      [{}], [{ return ::mlir::success(); }]>,
+    InterfaceMethod<[{
+        The number m of past states the recurrence reads (the state is the
+        stack [m, N, D]), or 0 for a plain [N, D] state.
+      }],
+      "int64_t", "getStateDepth", (ins), [{}], [{ return 0; }]>,
+
+    //===------------------------------------------------------------------===//
+    // Channels
+    //===------------------------------------------------------------------===//
+    InterfaceMethod<[{
+        The size g of the channel groups that evolve independently (channel
+        n reads only channels of its own group of g), or 0 when A_t couples
+        all channels. Channel tiles are whole groups.
+      }],
+      "int64_t", "getChannelGroup">,
+    InterfaceMethod<[{
+        The dim of transition operand `index`'s step shape that indexes
+        channel groups (it has N / g entries), or std::nullopt when the
+        operand is shared by all channels.
+      }],
+      "std::optional<unsigned>", "getChannelDim", (ins "unsigned":$index),
+      [{}], [{ return 0u; }]>,
+    InterfaceMethod<[{
+        Whether these operands make every A_t the identity, so that the
+        scan may drop them.
+      }],
+      "bool", "isIdentity", (ins "::mlir::ValueRange":$operands),
+      [{}], [{ return false; }]>,
+
+    //===------------------------------------------------------------------===//
+    // Arithmetic
+    //===------------------------------------------------------------------===//
+    InterfaceMethod<[{
+        Builds A_t h + b_t as an [N, D] tensor: the new newest state. The
+        operands are sliced to their step shapes (scalars for rank 0);
+        `state` is canonical (a stack when the depth is m > 0).
+      }],
+      "::mlir::Value", "buildApply",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands, "bool":$perElement,
+           "::mlir::Value":$state,
+           "const ::mlir::recurrence::StepInput &":$input)>,
+    InterfaceMethod<[{
+        For elementwise structures: A_t h + b_t computed in place of `state`
+        and written into `copy` by the same loop; returns {new state, new
+        copy}. std::nullopt where the structure has no such form.
+      }],
+      "std::optional<std::pair<::mlir::Value, ::mlir::Value>>",
+      "buildApplyAndCopy",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands, "bool":$perElement,
+           "::mlir::Value":$state,
+           "const ::mlir::recurrence::StepInput &":$input,
+           "::mlir::Value":$copy),
+      [{}], [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        The form that products A_j ... A_i take (dplr is not closed under
+        products and densifies), and its block size for blocked forms.
+      }],
+      "::mlir::recurrence::CompositeForm", "getCompositeForm">,
+    InterfaceMethod<"The m of a Blocks or Companion composite form.",
+      "int64_t", "getCompositeBlockSize", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<"One step's A_t in the composite form.",
+      "::mlir::Value", "buildStepComposite",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands, "bool":$perElement)>,
+
+    //===------------------------------------------------------------------===//
+    // Policy
+    //===------------------------------------------------------------------===//
+    InterfaceMethod<[{
+        Per-step work and sizes at state size `size` and `columns` columns,
+        read by the cost model.
+      }],
+      "::mlir::recurrence::StructureCosts", "getCosts",
+      (ins "double":$size, "double":$columns, "bool":$perElement)>,
+    InterfaceMethod<[{
+        Whether `schedule` may evaluate this structure at a static state size
+        `size` (ShapedType::kDynamic: unknown); emits the reason through
+        `emitError` when it may not and one is given.
+      }],
+      "::llvm::LogicalResult", "checkSchedule",
+      (ins "::mlir::recurrence::ScheduleKind":$schedule, "int64_t":$size,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError),
+      [{}], [{ return ::mlir::success(); }]>,
+  ];
+}
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_IR_STRUCTUREINTERFACE_TD

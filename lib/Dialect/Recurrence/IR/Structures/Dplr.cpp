@@ -1,0 +1,105 @@
+//===- Dplr.cpp - dplr<r> -------------------------------------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A_t = diag(d_t) + U_t V_t^T: d: [..., T, N], U, V: [..., T, N, r]. A step
+// costs O(N r D); products are not dplr (their rank grows), so the chunked
+// and scan schedules densify them to N x N.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+constexpr auto kPar = utils::IteratorType::parallel;
+constexpr auto kRed = utils::IteratorType::reduction;
+
+/// The largest N whose dplr transitions the scan schedule densifies: its
+/// combines cost N^3 each.
+static constexpr int64_t kMaxDensifiedSize = 256;
+
+/// (diag(d) + U V^T) h + acc.
+static Value applyDplr(OpBuilder &b, Location loc, ValueRange operands,
+                       Value state, Value acc) {
+  Value diag = operands[0], left = operands[1], right = operands[2];
+  Type elementType = cast<RankedTensorType>(state.getType()).getElementType();
+  // w[j, d] = sum_n V[n, j] h[n, d]
+  SmallVector<OpFoldResult> wSizes = {tensor::getMixedSize(b, loc, right, 1),
+                                      tensor::getMixedSize(b, loc, state, 1)};
+  Value w = contract(b, loc, 3, right, {2, 0}, state, {2, 1},
+                     zeroTensor(b, loc, wSizes, elementType), {0, 1},
+                     {kPar, kPar, kRed});
+  // acc[n, d] += sum_j U[n, j] w[j, d]
+  Value lowRank = contract(b, loc, 3, left, {0, 2}, w, {2, 1}, acc, {0, 1},
+                           {kPar, kPar, kRed});
+  // ... + d[n] h[n, d]
+  return applyComposite(b, loc, {CompositeForm::Diagonal, diag, 0}, state,
+                        lowRank);
+}
+
+unsigned DplrAttr::getNumTransitionOperands() const { return 3; }
+
+SmallVector<int64_t> DplrAttr::getTransitionStep(unsigned index, int64_t size,
+                                                 int64_t, bool) const {
+  if (index == 0)
+    return {size};
+  return {size, getRank()};
+}
+
+int64_t DplrAttr::getChannelGroup() const { return 0; }
+
+Value DplrAttr::buildApply(OpBuilder &b, Location loc, ValueRange operands,
+                           bool, Value state, const StepInput &input) const {
+  return applyDplr(b, loc, operands, state, materializeInput(b, loc, input));
+}
+
+CompositeForm DplrAttr::getCompositeForm() const {
+  return CompositeForm::Dense;
+}
+
+Value DplrAttr::buildStepComposite(OpBuilder &b, Location loc,
+                                   ValueRange operands, bool) const {
+  // Densify: apply the step to the identity matrix.
+  Value diag = operands[0];
+  Type elementType = cast<RankedTensorType>(diag.getType()).getElementType();
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, diag, 0),
+                                     tensor::getMixedSize(b, loc, diag, 0)};
+  Value eye =
+      eyeLike(b, loc, tensor::EmptyOp::create(b, loc, sizes, elementType));
+  return applyDplr(b, loc, operands, eye,
+                   zeroTensor(b, loc, sizes, elementType));
+}
+
+StructureCosts DplrAttr::getCosts(double n, double d, bool) const {
+  double r = static_cast<double>(getRank());
+  // Composition densifies: form diag + U V^T (2 N^2 r), then N^3.
+  return {(4 * r + 2) * n * d,
+          2 * n * n * n + 2 * n * n * r,
+          2 * n * n * d,
+          n * (1 + 2 * r),
+          n * n,
+          n * d};
+}
+
+LogicalResult
+DplrAttr::checkSchedule(ScheduleKind schedule, int64_t size,
+                        function_ref<InFlightDiagnostic()> emitError) const {
+  if (schedule != ScheduleKind::Scan || ShapedType::isDynamic(size) ||
+      size <= kMaxDensifiedSize)
+    return success();
+  if (emitError)
+    emitError() << "schedule 'scan' composes dplr transitions as dense N x N "
+                   "matrices (N^3 per combine), which is refused for N = "
+                << size << " > " << kMaxDensifiedSize
+                << "; use schedule 'sequential' or 'chunked'";
+  return failure();
+}
