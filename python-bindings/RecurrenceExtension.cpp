@@ -203,6 +203,129 @@ ScanSizes sizesFrom(const py::dict &d) {
   return sizes;
 }
 
+/// The structure named `name` (without its parameter) among ours.
+RecurrenceStructureInterface structureNamed(const std::string &name) {
+  for (RecurrenceStructureInterface structure :
+       getRecurrenceStructures(&context())) {
+    std::string syntax = structure.getSyntax();
+    if (syntax.substr(0, syntax.find('<')) == name)
+      return structure;
+  }
+  return {};
+}
+
+/// Each operand's layout for messages, e.g. "[..., T, N/m, m, m]": the step
+/// shapes at sizes chosen so that each dim names what it is.
+py::list stepLayouts(RecurrenceStructureInterface prototype) {
+  constexpr int64_t param = 7, size = 30030,
+                    columns = 10007; // 30030 = 2*3*5*7*11*13
+  std::string syntax = prototype.getSyntax();
+  size_t open = syntax.find('<');
+  std::string letter = open == std::string::npos
+                           ? "p"
+                           : syntax.substr(open + 1, syntax.size() - open - 2);
+  RecurrenceStructureInterface structure = prototype;
+  if (Attribute withParam = prototype.withParameter(param))
+    structure = cast<RecurrenceStructureInterface>(withParam);
+  auto name = [&](int64_t dim) -> std::string {
+    if (dim == size)
+      return "N";
+    if (dim == columns)
+      return "D";
+    if (dim == param && open != std::string::npos)
+      return letter;
+    if (dim > 0 && size % dim == 0)
+      return "N/" + (size / dim == param && open != std::string::npos
+                         ? letter
+                         : std::to_string(size / dim));
+    return std::to_string(dim);
+  };
+  py::list layouts;
+  for (unsigned i = 0, e = structure.getNumTransitionOperands(); i < e; ++i) {
+    std::string text = "[..., T";
+    for (int64_t dim : structure.getTransitionStep(i, size, columns, false))
+      text += ", " + name(dim);
+    layouts.append(text + "]");
+  }
+  return layouts;
+}
+
+/// What a front door needs to know of each structure, from the structure.
+py::list structureTable() {
+  py::list table;
+  for (RecurrenceStructureInterface structure :
+       getRecurrenceStructures(&context())) {
+    std::string syntax = structure.getSyntax();
+    py::list operands, stepRanks;
+    for (unsigned i = 0, e = structure.getNumTransitionOperands(); i < e; ++i) {
+      operands.append(structure.getTransitionOperandName(i));
+      stepRanks.append(structure
+                           .getTransitionStep(i, ShapedType::kDynamic,
+                                              ShapedType::kDynamic, false)
+                           .size());
+    }
+    py::dict entry;
+    entry["layouts"] = stepLayouts(structure);
+    entry["name"] = syntax.substr(0, syntax.find('<'));
+    entry["syntax"] = syntax;
+    entry["operands"] = operands;
+    entry["step_ranks"] = stepRanks;
+    entry["per_element"] = structure.allowsPerElement();
+    entry["parameter"] = bool(structure.withParameter(1));
+    entry["state_depth"] = structure.getStateDepth();
+    table.append(entry);
+  }
+  return table;
+}
+
+/// Finds the parameter and the state size N for which the structure's
+/// operands have the given step shapes (the shapes after [..., T]), by trying
+/// the sizes those shapes hold and then `inputSize`, the N of the input.
+/// Returns the parameter (0 for a structure without one) and N, or (None, -1)
+/// when no choice fits.
+py::tuple fitStructure(const std::string &name,
+                       const std::vector<std::vector<int64_t>> &steps,
+                       bool perElement, int64_t columns, int64_t inputSize) {
+  RecurrenceStructureInterface prototype = structureNamed(name);
+  if (!prototype)
+    raise("unknown structure '" + name + "'");
+  std::vector<int64_t> seen;
+  for (const std::vector<int64_t> &step : steps)
+    seen.insert(seen.end(), step.begin(), step.end());
+  // (parameter, structure); parameter 0 for a structure that takes none.
+  std::vector<std::pair<int64_t, RecurrenceStructureInterface>> candidates = {
+      {0, prototype}};
+  if (prototype.withParameter(1)) {
+    candidates.clear();
+    for (int64_t param : seen)
+      if (param >= 1)
+        candidates.push_back({param, cast<RecurrenceStructureInterface>(
+                                         prototype.withParameter(param))});
+  }
+  auto fits = [&](RecurrenceStructureInterface structure, int64_t size) {
+    if (steps.size() != structure.getNumTransitionOperands())
+      return false;
+    for (auto [index, step] : llvm::enumerate(steps)) {
+      SmallVector<int64_t> want =
+          structure.getTransitionStep(index, size, columns, perElement);
+      if (ArrayRef<int64_t>(want) != ArrayRef<int64_t>(step))
+        return false;
+    }
+    return true;
+  };
+  for (auto [param, structure] : candidates) {
+    int64_t group = std::max<int64_t>(1, structure.getChannelGroup());
+    std::vector<int64_t> sizes;
+    for (int64_t dim : seen)
+      sizes.insert(sizes.end(), {dim, dim * group});
+    sizes.push_back(inputSize);
+    for (int64_t size : sizes)
+      if (size >= 1 && fits(structure, size))
+        return py::make_tuple(param, size);
+  }
+  return py::make_tuple(py::none(), -1);
+}
+
 /// Verifies the op a spec builds, so that bad parameters are reported with
 /// the verifier's message before anything is compiled.
 OwningOpRef<ModuleOp> buildVerified(const ScanSpec &spec,
@@ -274,6 +397,14 @@ PYBIND11_MODULE(_recurrence, m) {
         return text;
       },
       py::arg("spec"), py::arg("sizes"), "The IR of one scan, static shapes");
+
+  m.def("structures", &structureTable,
+        "Each structure's name, syntax, operand names and step ranks, "
+        "whether it takes a parameter or a per-element operand");
+  m.def("fit_structure", &fitStructure, py::arg("name"), py::arg("steps"),
+        py::arg("per_element"), py::arg("columns"), py::arg("input_size"),
+        "The parameter and N with which a structure's operands have the "
+        "given step shapes; (None, -1) when none fits");
 
   m.def(
       "scan_shapes",

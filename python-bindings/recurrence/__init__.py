@@ -9,11 +9,12 @@ again with other sizes does not recompile.
 """
 
 from ._recurrence import Module
-from .api import compile, explain, scan
+from .api import compile, explain, scan, structures
 from .models import (bdlru, delta_rule, hlru, linear_attention,
                      normalize_gates, selective_ssm)
 
 __all__ = [
-    "Module", "compile", "explain", "scan", "linear_attention", "delta_rule",
+    "Module", "compile", "explain", "scan", "structures", "linear_attention",
+    "delta_rule",
     "selective_ssm", "normalize_gates", "hlru", "bdlru"
 ]

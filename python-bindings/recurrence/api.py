@@ -6,42 +6,76 @@ from . import _recurrence
 from ._checks import (as_float_array, check_choice, check_out, check_rank,
                       check_shape, unaliased)
 
-STRUCTURES = ("identity", "scalar", "diagonal", "block_diagonal", "dplr",
-              "dense", "higher_order")
 SCHEDULES = ("auto", "sequential", "chunked", "scan")
 DEFAULT_CHUNK = 256
 
 _scan_cache = {}
+_structure_table = None
 
 
-def _transition_arrays(structure, a):
-    """The transition operands of `structure`, as a list of arrays."""
-    if structure == "identity":
+def structures():
+    """The structures ``scan`` takes, as the compiler defines them: a dict
+    from each name to its ``syntax`` (e.g. ``block_diagonal<m>``), the names
+    of its transition ``operands``, their ``layouts`` after the batch dims,
+    whether it takes a ``parameter`` (read off the operand shapes) or a
+    ``per_element`` first operand, and its ``state_depth``."""
+    global _structure_table
+    if _structure_table is None:
+        _structure_table = {entry["name"]: entry
+                            for entry in _recurrence.structures()}
+    return {name: dict(entry) for name, entry in _structure_table.items()}
+
+
+def _structure(name):
+    """The compiler's description of structure `name`."""
+    table = structures()
+    check_choice("structure", name, tuple(table))
+    return table[name]
+
+
+def _transition_arrays(info, a):
+    """The transition operands of a structure, as a list of arrays."""
+    names, structure = info["operands"], info["name"]
+    if not names:
         if a is not None:
-            raise ValueError("a: expected None for structure 'identity'")
+            raise ValueError(f"a: expected None for structure '{structure}'")
         return []
-    if structure == "dplr":
-        if not isinstance(a, (tuple, list)) or len(a) != 3:
-            raise TypeError("a: expected a tuple (d, U, V) for structure "
-                            "'dplr'")
-        return [as_float_array(name, x) for name, x in zip(("d", "U", "V"), a)]
-    return [as_float_array("a", a)]
+    if len(names) > 1:
+        if not isinstance(a, (tuple, list)) or len(a) != len(names):
+            raise TypeError(f"a: expected a tuple ({', '.join(names)}) for "
+                            f"structure '{structure}'")
+        return [as_float_array(n, x) for n, x in zip(names, a)]
+    return [as_float_array(names[0], a)]
 
 
-def _batch_rank(structure, arrays, b, matrix):
+def _batch_rank(info, arrays, b, matrix):
     """The number of leading batch dims, from the transition's layout."""
-    if structure == "identity":
+    if not arrays:
         return b.ndim - (3 if matrix else 2)
     a = arrays[0]
-    trailing = {"scalar": (1, "[..., T]"), "diagonal": (2, "[..., T, N]"),
-                "block_diagonal": (4, "[..., T, H, m, m]"),
-                "dplr": (2, "[..., T, N]"), "dense": (3, "[..., T, N, N]"),
-                "higher_order": (3, "[..., T, m, N]")}[structure]
-    check_rank("a" if structure != "dplr" else "d", a, *trailing)
-    rank = a.ndim - trailing[0]
-    if structure == "diagonal" and matrix and b.ndim == a.ndim:
-        rank -= 1  # per-element gates [..., T, N, D]
+    trailing = info["step_ranks"][0] + 1
+    check_rank(info["operands"][0], a, trailing, info["layouts"][0])
+    rank = a.ndim - trailing
+    if info["per_element"] and matrix and b.ndim == a.ndim:
+        rank -= 1  # per-element operand [..., T, N, D]
     return rank
+
+
+def _fit(info, arrays, rank, per_element, columns, b):
+    """The structure's parameter and N, read off the transition shapes."""
+    if not arrays:
+        return 0, b.shape[rank + 1]
+    steps = [tuple(x.shape[rank + 1:]) for x in arrays]
+    param, size = _recurrence.fit_structure(info["name"], steps, per_element,
+                                            columns, b.shape[rank + 1])
+    if param is None:
+        shapes = ", ".join(f"{n} {tuple(x.shape)}"
+                           for n, x in zip(info["operands"], arrays))
+        layouts = ", ".join(f"{n} {layout}" for n, layout in
+                            zip(info["operands"], info["layouts"]))
+        raise ValueError(f"{info['operands'][0]}: shapes {shapes} do not fit "
+                         f"structure '{info['syntax']}' ({layouts})")
+    return param, size
 
 
 def _describe(spec):
@@ -52,12 +86,12 @@ def _describe(spec):
 def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
              return_final_state, matrix):
     """Validates the arguments; returns (spec, sizes, operand arrays)."""
-    check_choice("structure", structure, STRUCTURES)
+    info = _structure(structure)
     check_choice("schedule", schedule, SCHEDULES)
-    arrays = _transition_arrays(structure, a)
+    arrays = _transition_arrays(info, a)
     dtype = arrays[0].dtype if arrays else None
-    arrays = [as_float_array(n, x, dtype) for n, x in
-              zip(("d", "U", "V") if structure == "dplr" else ("a",), arrays)]
+    arrays = [as_float_array(n, x, dtype)
+              for n, x in zip(info["operands"], arrays)]
     factored = isinstance(b, (tuple, list))
     if factored:
         if len(b) != 2:
@@ -82,32 +116,29 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
         chunk_size = DEFAULT_CHUNK
     if schedule != "chunked":
         chunk_size = 0
-    param = 0
-    if structure == "block_diagonal":
-        param = arrays[0].shape[-1]
-    elif structure == "dplr":
-        check_rank("U", arrays[1], 2, "[..., T, N, r]")
-        param = arrays[1].shape[-1]
-    elif structure == "higher_order":
-        param = arrays[0].shape[-2]
     if factored:
-        # k is laid out like a vector state's input; a per-element diagonal
+        # k is laid out like a vector state's input; a per-element
         # transition has one more dim than k.
-        rank = _batch_rank(structure, arrays, b, False)
-        per_element = (structure == "diagonal" and arrays[0].ndim == b.ndim + 1)
+        rank = _batch_rank(info, arrays, b, False)
+        per_element = (info["per_element"] and arrays[0].ndim == b.ndim + 1)
         rank -= 1 if per_element else 0
         if rank < 0 or b.ndim - rank != 2:
             raise ValueError(f"k: expected shape [..., T, N] consistent with "
                              f"a, got {tuple(b.shape)}")
         is_matrix = True
     else:
-        rank = _batch_rank(structure, arrays, b, bool(matrix))
+        rank = _batch_rank(info, arrays, b, bool(matrix))
         if rank < 0 or b.ndim - rank not in (2, 3):
             raise ValueError(f"b: expected shape [..., T, N] or [..., T, N, "
                              f"D] consistent with a, got {tuple(b.shape)}")
         is_matrix = b.ndim - rank == 3
-        per_element = (structure == "diagonal" and is_matrix and
+        per_element = (info["per_element"] and is_matrix and
                        arrays[0].ndim == b.ndim)
+    columns = (inputs[1].shape[-1] if factored else
+               b.shape[-1] if is_matrix else 1)
+    # The transition fixes batch dims, T and N where it has them, so that a
+    # mismatch is reported on the input rather than on the transition.
+    param, size = _fit(info, arrays, rank, per_element, columns, b)
     spec = dict(structure=structure, param=int(param), schedule=schedule,
                 chunk_size=int(chunk_size), matrix=is_matrix,
                 per_element=per_element, factored=factored,
@@ -115,23 +146,10 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
                 init=init is not None, readout=readout is not None,
                 final_state=bool(return_final_state),
                 f64=dtype == np.float64, batch_rank=rank)
-    # The transition fixes batch dims, T and N where it has them, so that a
-    # mismatch is reported on the input rather than on the transition.
     source = arrays[0] if arrays else b
-    if structure == "identity" or structure == "scalar":
-        size = b.shape[rank + 1]
-    elif structure == "block_diagonal":
-        size = source.shape[rank + 1] * param
-    elif structure == "higher_order":
-        size = source.shape[rank + 2]
-    else:
-        size = source.shape[rank + 1]
-    columns = (inputs[1].shape[-1] if factored else
-               b.shape[-1] if is_matrix else 1)
     sizes = dict(batch=list(source.shape[:rank]), steps=source.shape[rank],
                  size=size, columns=columns)
-    names = (["d", "U", "V"] if structure == "dplr" else
-             ["a"] * len(arrays)) + (["k", "v"] if factored else ["b"])
+    names = info["operands"] + (["k", "v"] if factored else ["b"])
     operands = arrays + inputs
     if init is not None:
         names.append("init")

@@ -84,9 +84,10 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     them are not differentiable."""
     transitions = ([] if a is None else list(a) if isinstance(a, (tuple, list))
                    else [a])
-    names = (["d", "U", "V"] if structure == "dplr" else ["a"])
-    tensors = [_check_tensor(n, x) for n, x in zip(names, transitions)]
-    if isinstance(a, (tuple, list)) and structure != "dplr":
+    operands = api._structure(structure)["operands"]
+    tensors = [_check_tensor(n, x)
+               for n, x in zip(operands or ["a"], transitions)]
+    if isinstance(a, (tuple, list)) and len(operands) < 2:
         raise TypeError(f"a: expected a tensor for structure '{structure}'")
     factored = isinstance(b, (tuple, list))
     if factored and len(b) != 2:
@@ -104,7 +105,7 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     arrays = [_numpy(t) for t in tensors]
     count = len(transitions)
     a_np = (None if a is None else tuple(arrays[:count])
-            if structure == "dplr" else arrays[0])
+            if len(operands) > 1 else arrays[0])
     b_np = (tuple(arrays[count:count + 2]) if factored else arrays[count])
     rest = dict(zip([n for n, _ in extra], arrays[count + len(inputs):]))
     spec, sizes, _, out_shape, last_shape = api._prepare(
@@ -303,8 +304,9 @@ def _register():
 
     def kernel(transition, b, init, readout, structure, reverse, matrix,
                return_final_state, schedule):
+        operands = api._structure(structure)["operands"]
         a = (None if not transition else tuple(transition)
-             if structure == "dplr" else transition[0])
+             if len(operands) > 1 else transition[0])
         out = scan(a, b, structure=structure, init=init, reverse=reverse,
                    schedule=schedule, readout=readout,
                    return_final_state=return_final_state,

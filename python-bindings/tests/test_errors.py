@@ -71,3 +71,34 @@ func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x2xf32>) -> tensor<4x2xf32> {
       input(%b : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %h : tensor<4x2xf32>
 }""", "f")
+
+
+def test_structures_come_from_the_compiler():
+    table = rec.structures()
+    assert list(table) == ["identity", "scalar", "diagonal", "block_diagonal",
+                           "dplr", "dense", "higher_order"]
+    assert table["identity"]["operands"] == []
+    assert table["dplr"]["operands"] == ["d", "U", "V"]
+    assert table["dplr"]["syntax"] == "dplr<r>"
+    assert table["dplr"]["layouts"] == ["[..., T, N]", "[..., T, N, r]",
+                                        "[..., T, N, r]"]
+    assert table["block_diagonal"]["layouts"] == ["[..., T, N/m, m, m]"]
+    assert table["higher_order"]["state_depth"] == 1  # at parameter 1
+    assert table["diagonal"]["per_element"]
+    assert not table["dense"]["per_element"]
+    assert [name for name, s in table.items() if s["parameter"]] == [
+        "block_diagonal", "dplr", "higher_order"]
+
+
+def test_transition_shapes_that_fit_no_structure():
+    # Blocks must be square: no m makes [H, 3, 2] a block_diagonal<m> step.
+    with pytest.raises(ValueError, match=r"a: shapes a \(2, 5, 4, 3, 2\) do "
+                                         r"not fit structure "
+                                         r"'block_diagonal<m>'"):
+        rec.scan(np.zeros((2, 5, 4, 3, 2)), np.zeros((2, 5, 12)),
+                 structure="block_diagonal")
+    # U and V of one dplr<r> must agree on r.
+    with pytest.raises(ValueError, match="do not fit structure 'dplr<r>'"):
+        rec.scan((np.zeros((2, 5, 4)), np.zeros((2, 5, 4, 2)),
+                  np.zeros((2, 5, 4, 3))), np.zeros((2, 5, 4)),
+                 structure="dplr")

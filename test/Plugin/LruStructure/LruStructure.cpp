@@ -52,6 +52,9 @@ public:
 
   std::string getStructureName() const { return "#lru.rotation"; }
   unsigned getNumTransitionOperands() const { return 2; }
+  std::string getTransitionOperandName(unsigned index) const {
+    return index == 0 ? "rho" : "theta";
+  }
 
   /// rho and theta: one number per pair of channels.
   SmallVector<int64_t> getTransitionStep(unsigned, int64_t size, int64_t,

@@ -98,6 +98,32 @@ mlir::recurrence::parseStructure(AsmParser &parser) {
   return structure;
 }
 
+/// Appends the prototype of every attribute in `Attrs` that is a structure.
+template <typename... Attrs>
+static void
+appendStructures(MLIRContext *context,
+                 SmallVectorImpl<RecurrenceStructureInterface> &structures) {
+  auto append = [&](auto *tag) {
+    using Attr = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (std::is_base_of_v<RecurrenceStructureInterface::Trait<Attr>,
+                                    Attr>)
+      structures.push_back(
+          cast<RecurrenceStructureInterface>(Attr::getPrototype(context)));
+  };
+  (append(static_cast<Attrs *>(nullptr)), ...);
+}
+
+SmallVector<RecurrenceStructureInterface>
+mlir::recurrence::getRecurrenceStructures(MLIRContext *context) {
+  context->loadDialect<RecurrenceDialect>();
+  SmallVector<RecurrenceStructureInterface> structures;
+  appendStructures<
+#define GET_ATTRDEF_LIST
+#include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.cpp.inc"
+      >(context, structures);
+  return structures;
+}
+
 void mlir::recurrence::printStructure(AsmPrinter &printer,
                                       RecurrenceStructureInterface structure) {
   if (failed(generatedAttributePrinter(structure, printer)))

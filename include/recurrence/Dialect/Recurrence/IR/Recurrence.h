@@ -37,6 +37,11 @@ namespace mlir::recurrence {
 RecurrenceStructureInterface parseStructure(AsmParser &parser);
 void printStructure(AsmPrinter &printer,
                     RecurrenceStructureInterface structure);
+
+/// The structures the recurrence dialect defines, with parameter 1 where
+/// they take one (see withParameter), in the order of their definition.
+SmallVector<RecurrenceStructureInterface>
+getRecurrenceStructures(MLIRContext *context);
 } // namespace mlir::recurrence
 
 #define GET_OP_CLASSES

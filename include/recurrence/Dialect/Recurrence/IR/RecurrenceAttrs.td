@@ -46,6 +46,12 @@ class Recurrence_Structure<string name, string attrMnemonic,
         DeclareAttrInterfaceMethods<RecurrenceStructureInterface,
                                     overridden>]> {
   let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// The structure with parameter 1 where it takes one.
+    static ::mlir::Attribute getPrototype(::mlir::MLIRContext *context) {
+      return get(context);
+    }
+  }];
   let extraClassDefinition = [{
     std::string $cppClass::getStructureName() const {
       return getMnemonic().str();
@@ -62,17 +68,30 @@ class Recurrence_Structure<string name, string attrMnemonic,
 
 /// A structure with one integer parameter of at least 1, written `<m>`.
 class Recurrence_ParamStructure<string name, string attrMnemonic,
-                                string paramName,
+                                string paramName, string paramLetter,
                                 list<string> overridden = []>
-    : Recurrence_Structure<name, attrMnemonic, overridden> {
+    : Recurrence_Structure<name, attrMnemonic,
+                           !listconcat(["getSyntax", "withParameter"],
+                                       overridden)> {
   let parameters = (ins "int64_t":$param);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = "int64_t get" # paramName #
-                              "() const { return getParam(); }";
+                              "() const { return getParam(); }" # [{
+    /// The structure with parameter 1 where it takes one.
+    static ::mlir::Attribute getPrototype(::mlir::MLIRContext *context) {
+      return get(context, 1);
+    }
+  }];
   let extraClassDefinition = [{
     std::string $cppClass::getStructureName() const {
       return (getMnemonic() + "<" + ::llvm::Twine(getParam()) + ">").str();
+    }
+    std::string $cppClass::getSyntax() const {
+      return (getMnemonic() + "<}] # paramLetter # [{>").str();
+    }
+    ::mlir::Attribute $cppClass::withParameter(int64_t param) const {
+      return get(getContext(), param);
     }
     ::mlir::Attribute $cppClass::parse(::mlir::AsmParser &parser,
                                        ::mlir::Type) {
@@ -120,7 +139,7 @@ def Recurrence_DiagonalAttr : Recurrence_Structure<"Diagonal", "diagonal",
 }
 
 def Recurrence_BlockDiagonalAttr : Recurrence_ParamStructure<"BlockDiagonal",
-    "block_diagonal", "BlockSize", ["verifyStateSize",
+    "block_diagonal", "BlockSize", "m", ["verifyStateSize",
     "getCompositeBlockSize"]> {
   let summary = "N/m independent m x m blocks";
   let description = [{
@@ -129,8 +148,8 @@ def Recurrence_BlockDiagonalAttr : Recurrence_ParamStructure<"BlockDiagonal",
   }];
 }
 
-def Recurrence_DplrAttr : Recurrence_ParamStructure<"Dplr", "dplr", "Rank",
-    ["checkSchedule"]> {
+def Recurrence_DplrAttr : Recurrence_ParamStructure<"Dplr", "dplr", "Rank", "r",
+    ["getTransitionOperandName", "checkSchedule"]> {
   let summary = "diag(d_t) + U_t V_t^T, diagonal plus low rank";
   let description = [{
     `dplr<r>`: `d: [..., T, N]`, `U, V: [..., T, N, r]` (DeltaNet's
@@ -147,7 +166,7 @@ def Recurrence_DenseAttr : Recurrence_Structure<"Dense", "dense"> {
 }
 
 def Recurrence_HigherOrderAttr : Recurrence_ParamStructure<"HigherOrder",
-    "higher_order", "Order", ["getStateDepth", "getChannelDim",
+    "higher_order", "Order", "m", ["getStateDepth", "getChannelDim",
     "getCompositeBlockSize"]> {
   let summary = "h_t = sum_i a_{i,t} * h_{t-i}, channelwise";
   let description = [{

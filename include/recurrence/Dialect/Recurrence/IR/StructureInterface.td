@@ -33,8 +33,27 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
     //===------------------------------------------------------------------===//
     InterfaceMethod<"The structure's name in diagnostics, e.g. `dplr<2>`.",
       "std::string", "getStructureName">,
+    InterfaceMethod<[{
+        How the structure is written with its parameter named, e.g.
+        `block_diagonal<m>`, for messages and front doors.
+      }],
+      "std::string", "getSyntax", (ins), [{}],
+      [{ return $_attr.getStructureName(); }]>,
+    InterfaceMethod<[{
+        The same structure with parameter `param` (the block size, rank or
+        order), or null when it takes none. Front doors read the parameter
+        off operand shapes with it.
+      }],
+      "::mlir::Attribute", "withParameter", (ins "int64_t":$param),
+      [{}], [{ return {}; }]>,
     InterfaceMethod<"The number of transition operands.",
       "unsigned", "getNumTransitionOperands">,
+    InterfaceMethod<[{
+        The name of transition operand `index` in messages and front doors,
+        e.g. `a`, or `d`, `U`, `V`.
+      }],
+      "std::string", "getTransitionOperandName", (ins "unsigned":$index),
+      [{}], [{ return "a"; }]>,
     InterfaceMethod<[{
         The shape of transition operand `index` at one step of one batch
         element, for state size `size` and `columns` columns (either may be

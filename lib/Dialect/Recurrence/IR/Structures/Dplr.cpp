@@ -48,6 +48,11 @@ static Value applyDplr(OpBuilder &b, Location loc, ValueRange operands,
 
 unsigned DplrAttr::getNumTransitionOperands() const { return 3; }
 
+std::string DplrAttr::getTransitionOperandName(unsigned index) const {
+  static const char *const names[] = {"d", "U", "V"};
+  return names[index];
+}
+
 SmallVector<int64_t> DplrAttr::getTransitionStep(unsigned index, int64_t size,
                                                  int64_t, bool) const {
   if (index == 0)
