@@ -272,7 +272,6 @@ py::list structureTable() {
     entry["step_ranks"] = stepRanks;
     entry["per_element"] = structure.allowsPerElement();
     entry["parameter"] = bool(structure.withParameter(1));
-    entry["state_depth"] = structure.getStateDepth();
     table.append(entry);
   }
   return table;
@@ -320,7 +319,7 @@ py::tuple fitStructure(const std::string &name,
       sizes.insert(sizes.end(), {dim, dim * group});
     sizes.push_back(inputSize);
     for (int64_t size : sizes)
-      if (size >= 1 && fits(structure, size))
+      if (size >= 0 && fits(structure, size))
         return py::make_tuple(param, size);
   }
   return py::make_tuple(py::none(), -1);

@@ -59,7 +59,10 @@ Kind kindOf(const ScanSpec &spec) {
                              spec.structure + "'");
   return parsed->first;
 }
-int64_t paramOf(const ScanSpec &spec) { return readStructure(spec)->second; }
+int64_t paramOf(const ScanSpec &spec) {
+  kindOf(spec); // reports an unknown structure
+  return readStructure(spec)->second;
+}
 } // namespace
 
 bool mlir::recurrence::referenceEvaluates(const ScanSpec &spec) {

@@ -17,8 +17,8 @@ def structures():
     """The structures ``scan`` takes, as the compiler defines them: a dict
     from each name to its ``syntax`` (e.g. ``block_diagonal<m>``), the names
     of its transition ``operands``, their ``layouts`` after the batch dims,
-    whether it takes a ``parameter`` (read off the operand shapes) or a
-    ``per_element`` first operand, and its ``state_depth``."""
+    and whether it takes a ``parameter`` (read off the operand shapes) or a
+    ``per_element`` first operand."""
     global _structure_table
     if _structure_table is None:
         _structure_table = {entry["name"]: entry

@@ -89,6 +89,10 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
                for n, x in zip(operands or ["a"], transitions)]
     if isinstance(a, (tuple, list)) and len(operands) < 2:
         raise TypeError(f"a: expected a tensor for structure '{structure}'")
+    if len(operands) > 1 and (not isinstance(a, (tuple, list)) or
+                              len(a) != len(operands)):
+        raise TypeError(f"a: expected a tuple ({', '.join(operands)}) for "
+                        f"structure '{structure}'")
     factored = isinstance(b, (tuple, list))
     if factored and len(b) != 2:
         raise TypeError("b: expected a tensor or a tuple (k, v) of a "

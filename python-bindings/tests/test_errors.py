@@ -83,7 +83,6 @@ def test_structures_come_from_the_compiler():
     assert table["dplr"]["layouts"] == ["[..., T, N]", "[..., T, N, r]",
                                         "[..., T, N, r]"]
     assert table["block_diagonal"]["layouts"] == ["[..., T, N/m, m, m]"]
-    assert table["higher_order"]["state_depth"] == 1  # at parameter 1
     assert table["diagonal"]["per_element"]
     assert not table["dense"]["per_element"]
     assert [name for name, s in table.items() if s["parameter"]] == [
@@ -102,3 +101,11 @@ def test_transition_shapes_that_fit_no_structure():
         rec.scan((np.zeros((2, 5, 4)), np.zeros((2, 5, 4, 2)),
                   np.zeros((2, 5, 4, 3))), np.zeros((2, 5, 4)),
                  structure="dplr")
+
+
+def test_zero_channels_fit():
+    # N = 0 is a valid (empty) state for every structure.
+    h = rec.scan(np.zeros((2, 5, 0)), np.zeros((2, 5, 0)))
+    assert h.shape == (2, 5, 0)
+    h = rec.scan(np.zeros((2, 5)), np.zeros((2, 5, 0)), structure="scalar")
+    assert h.shape == (2, 5, 0)

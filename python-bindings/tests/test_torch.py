@@ -350,6 +350,8 @@ def test_errors():
         rt.scan(a, torch.zeros((2, 4, 5), dtype=torch.float64))
     with pytest.raises(ValueError, match="structure: expected one of"):
         rt.scan(a, a, structure="lower_triangular")
+    with pytest.raises(TypeError, match=r"a: expected a tuple \(d, U, V\)"):
+        rt.scan((a, a, a, a), a, structure="dplr")
     with pytest.raises(ValueError, match="v: expected shape"):
         rt.hlru(torch.zeros((2, 4, 3, 3), dtype=torch.float64),
                 torch.zeros((2, 4, 2), dtype=torch.float64))

@@ -18,7 +18,9 @@
 // with rho, theta: [..., T, N/2] and R(theta) = [[cos, -sin], [sin, cos]].
 // Products of rotation-scalings are 2 x 2 blocks, so every schedule runs it
 // through the Blocks composite form. Nothing of Recurrence is linked: the
-// symbols come from the tool that loads the plugin.
+// symbols come from the tool that loads the plugin, so a stock mlir-opt must
+// load libRecurrencePlugin.so first (else this one fails to load, with a
+// message).
 //
 //   recurrence-opt --load-dialect-plugin=libLruStructure.so ...
 //   mlir-opt --load-dialect-plugin=libRecurrencePlugin.so \

@@ -61,40 +61,55 @@ void RecurrenceDialect::registerAttributes() {
 // Structures in recurrence.scan
 //===----------------------------------------------------------------------===//
 
-static constexpr StringLiteral kStructureNames =
-    "identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense, "
-    "higher_order<m>, or an attribute implementing "
-    "RecurrenceStructureInterface";
+/// "identity, scalar, ..., higher_order<m>, or an attribute implementing
+/// RecurrenceStructureInterface", from the dialect's own list.
+static std::string structureChoices(MLIRContext *context) {
+  std::string text;
+  for (RecurrenceStructureInterface structure :
+       getRecurrenceStructures(context))
+    text += structure.getSyntax() + ", ";
+  return text + "or an attribute implementing RecurrenceStructureInterface";
+}
 
 RecurrenceStructureInterface
 mlir::recurrence::parseStructure(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
+  MLIRContext *context = parser.getContext();
   Attribute attr;
-  // `#...` is an attribute in full; a keyword names one of ours.
-  char next = *loc.getPointer();
-  if (next != '#' && !llvm::isAlpha(next) && next != '_') {
-    parser.emitError(loc) << "expected a structure: " << kStructureNames;
-    return {};
-  }
-  if (next == '#') {
+  // `#...` is an attribute in full; a keyword names one of ours. The keyword
+  // is read ahead so that another of our attributes' mnemonics (`schedule`)
+  // is refused as a structure before its parser runs.
+  StringRef rest(loc.getPointer());
+  if (rest.starts_with("#")) {
     if (failed(parser.parseAttribute(attr)))
       return {};
   } else {
     StringRef keyword;
-    OptionalParseResult parsed =
-        generatedAttributeParser(parser, &keyword, Type(), attr);
-    if (!parsed.has_value()) {
-      parser.emitError(loc) << "unknown structure '" << keyword
-                            << "'; expected " << kStructureNames;
+    if (!rest.empty() && (llvm::isAlpha(rest.front()) || rest.front() == '_'))
+      keyword = rest.take_while(
+          [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
+    bool known = llvm::any_of(
+        getRecurrenceStructures(context),
+        [&](RecurrenceStructureInterface structure) {
+          return StringRef(structure.getSyntax()).split('<').first == keyword;
+        });
+    if (keyword.empty() || !known) {
+      InFlightDiagnostic diag = parser.emitError(loc);
+      if (!keyword.empty())
+        diag << "unknown structure '" << keyword << "'; ";
+      diag << "expected a structure: " << structureChoices(context);
       return {};
     }
-    if (failed(*parsed))
+    StringRef mnemonic;
+    OptionalParseResult parsed =
+        generatedAttributeParser(parser, &mnemonic, Type(), attr);
+    if (!parsed.has_value() || failed(*parsed))
       return {};
   }
   auto structure = dyn_cast<RecurrenceStructureInterface>(attr);
   if (!structure)
-    parser.emitError(loc) << "expected a structure: " << kStructureNames
-                          << "; got " << attr;
+    parser.emitError(loc) << "expected a structure: "
+                          << structureChoices(context) << "; got " << attr;
   return structure;
 }
 

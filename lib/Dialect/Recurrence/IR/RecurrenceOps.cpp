@@ -23,7 +23,8 @@ using namespace mlir::recurrence;
 //===----------------------------------------------------------------------===//
 
 /// header ::= structure (`schedule` schedule)?
-/// structure ::= `identity` | `block_diagonal` `<` int `>` | ...
+/// structure ::= a recurrence structure bare (`identity`,
+///               `block_diagonal` `<` int `>`, ...) | any structure attribute
 /// schedule ::= `sequential` | `chunked` `<` int `>` | `scan` | `auto`
 static ParseResult
 parseStructureAndSchedule(OpAsmParser &parser,
@@ -209,7 +210,7 @@ LogicalResult ScanOp::verify() {
   ShapeChecker checker(*this, *dims);
   for (auto [index, operand] : llvm::enumerate(getTransition())) {
     int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
-    bool perElement = dims->isPerElement(rank);
+    bool perElement = index == 0 && dims->isPerElement(rank);
     std::string role = "transition operand #" + std::to_string(index);
     if (failed(checker.check(
             operand, role,

@@ -15,11 +15,13 @@
 // the loop nests.
 //
 // The iteration domain is: the batch dims, then the channels when they are
-// independent (counted in blocks of m for block_diagonal<m>, so a tile never
-// splits a block), then the columns D of a matrix state.
+// independent (counted in the structure's channel groups of g, e.g. the m x m
+// blocks of block_diagonal<m>, so a tile never splits a group), then the
+// columns D of a matrix state. Which operand dims the channels are is the
+// structure's to say (RecurrenceStructureInterface::getChannelDim).
 //
-// Limits: a dynamic N of block_diagonal<m> must be a multiple of m, as the op
-// requires (the verifier can check only a static N). The op is not in
+// Limits: a dynamic N must be a multiple of g, as the structures require
+// (the verifier can check only a static N). The op is not in
 // destination style, so upstream tiling loops over new tensors and a tile
 // with `outs` writes into slices of the op's destinations, which is correct
 // but not in place; the sequential lowering makes the destinations the

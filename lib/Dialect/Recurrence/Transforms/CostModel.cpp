@@ -133,8 +133,8 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
          local + carry + finish});
   }
 
-  bool scanLegal = succeeded(
-      dims->structure.checkSchedule(ScheduleKind::Scan, dims->size, nullptr));
+  bool scanLegal = succeeded(dims->structure.checkSchedule(
+      ScheduleKind::Scan, dims->size, [] { return InFlightDiagnostic(); }));
   if (scanLegal) {
     double levels = 2 * std::ceil(std::log2(std::max(steps, 2.0)));
     double combineFlops = cost.composeFlops + cost.applyFlops;

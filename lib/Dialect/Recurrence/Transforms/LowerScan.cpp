@@ -191,7 +191,7 @@ checkScanSchedule(ScanOp op, function_ref<InFlightDiagnostic()> emitError) {
 
 FailureOr<SmallVector<Value>>
 mlir::recurrence::lowerScanToBlellochScan(RewriterBase &rewriter, ScanOp op) {
-  if (failed(checkScanSchedule(op, nullptr)))
+  if (failed(checkScanSchedule(op, [] { return InFlightDiagnostic(); })))
     return rewriter.notifyMatchFailure(
         op, "the structure refuses the scan schedule at this size");
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {

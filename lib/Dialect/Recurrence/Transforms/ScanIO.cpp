@@ -163,12 +163,8 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
                                              ValueRange batch, Value t,
                                              Value state, Value block,
                                              Value row) const {
-  // Elementwise forms may compute the step and its output row in one loop.
-  Composite::Form form = structure.getCompositeForm();
-  bool elementwise = form == Composite::Form::Identity ||
-                     form == Composite::Form::Scalar ||
-                     form == Composite::Form::Diagonal;
-  if (elementwise && !op.getReadout()) {
+  // Elementwise structures compute the step and its output row in one loop.
+  if (structure.hasApplyAndCopy() && !op.getReadout()) {
     Value slot = toCanonical(b, loc, extractRow(b, loc, block, row));
     std::optional<std::pair<Value, Value>> fused =
         applyTransitionAndCopy(b, loc, transitionAt(b, loc, batch, t), state,

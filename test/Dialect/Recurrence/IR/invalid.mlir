@@ -591,3 +591,27 @@ func.func @outs_element_type(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf16>) {
   %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) outs(%d0 : tensor<2x8x4xf16>) -> tensor<2x8x4xf32>
   return
 }
+
+// -----
+
+func.func @schedule_is_not_a_structure(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // expected-error @+1 {{unknown structure 'schedule'; expected a structure: identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense, higher_order<m>, or an attribute implementing RecurrenceStructureInterface}}
+  %h = recurrence.scan schedule scan input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
+}
+
+// -----
+
+func.func @attribute_is_not_a_structure(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // expected-error @+1 {{expected a structure: identity, scalar, diagonal, block_diagonal<m>, dplr<r>, dense, higher_order<m>, or an attribute implementing RecurrenceStructureInterface; got #recurrence.schedule<scan>}}
+  %h = recurrence.scan #recurrence.schedule<scan> input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
+}
+
+// -----
+
+func.func @generic_form_needs_a_structure(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // expected-error @+1 {{structure}}
+  %h = "recurrence.scan"(%b) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0>, structure = unit}> : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
+}

@@ -91,6 +91,8 @@ class Recurrence_ParamStructure<string name, string attrMnemonic,
       return (getMnemonic() + "<}] # paramLetter # [{>").str();
     }
     ::mlir::Attribute $cppClass::withParameter(int64_t param) const {
+      if (param < 1)
+        return {};
       return get(getContext(), param);
     }
     ::mlir::Attribute $cppClass::parse(::mlir::AsmParser &parser,
@@ -114,7 +116,7 @@ class Recurrence_ParamStructure<string name, string attrMnemonic,
 }
 
 def Recurrence_IdentityAttr : Recurrence_Structure<"Identity", "identity",
-    ["buildApplyAndCopy"]> {
+    ["hasApplyAndCopy", "buildApplyAndCopy"]> {
   let summary = "A_t = I: a running sum";
   let description = [{
     `h_t = h_{t-1} + b_t`. No transition operands.
@@ -122,7 +124,7 @@ def Recurrence_IdentityAttr : Recurrence_Structure<"Identity", "identity",
 }
 
 def Recurrence_ScalarAttr : Recurrence_Structure<"Scalar", "scalar",
-    ["getChannelDim", "isIdentity", "buildApplyAndCopy"]> {
+    ["getChannelDim", "isIdentity", "hasApplyAndCopy", "buildApplyAndCopy"]> {
   let summary = "A_t = a_t I: one decay per step";
   let description = [{
     `h_t = a_t h_{t-1} + b_t` with `a: [..., T]`.
@@ -130,7 +132,8 @@ def Recurrence_ScalarAttr : Recurrence_Structure<"Scalar", "scalar",
 }
 
 def Recurrence_DiagonalAttr : Recurrence_Structure<"Diagonal", "diagonal",
-    ["allowsPerElement", "isIdentity", "buildApplyAndCopy"]> {
+    ["allowsPerElement", "isIdentity", "hasApplyAndCopy",
+     "buildApplyAndCopy"]> {
   let summary = "A_t = diag(a_t): one decay per channel";
   let description = [{
     `h_t[n] = a_t[n] h_{t-1}[n] + b_t[n]` with `a: [..., T, N]`; on a
@@ -154,7 +157,7 @@ def Recurrence_DplrAttr : Recurrence_ParamStructure<"Dplr", "dplr", "Rank", "r",
   let description = [{
     `dplr<r>`: `d: [..., T, N]`, `U, V: [..., T, N, r]` (DeltaNet's
     `I - beta k k^T` is r = 1). Products of dplr transitions are dense, so
-    the chunked and scan schedules densify them and refuse N > 256.
+    the chunked and scan schedules densify them; the scan refuses N > 256.
   }];
 }
 

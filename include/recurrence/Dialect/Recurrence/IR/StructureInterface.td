@@ -41,8 +41,8 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
       [{ return $_attr.getStructureName(); }]>,
     InterfaceMethod<[{
         The same structure with parameter `param` (the block size, rank or
-        order), or null when it takes none. Front doors read the parameter
-        off operand shapes with it.
+        order), or null when it takes none or `param` is below 1. Front doors
+        read the parameter off operand shapes with it.
       }],
       "::mlir::Attribute", "withParameter", (ins "int64_t":$param),
       [{}], [{ return {}; }]>,
@@ -115,6 +115,10 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
            "::mlir::Value":$state,
            "const ::mlir::recurrence::StepInput &":$input)>,
     InterfaceMethod<[{
+        Whether buildApplyAndCopy has a fused form.
+      }],
+      "bool", "hasApplyAndCopy", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
         For elementwise structures: A_t h + b_t computed in place of `state`
         and written into `copy` by the same loop; returns {new state, new
         copy}. std::nullopt where the structure has no such form.
@@ -151,7 +155,8 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
     InterfaceMethod<[{
         Whether `schedule` may evaluate this structure at a static state size
         `size` (ShapedType::kDynamic: unknown); emits the reason through
-        `emitError` when it may not and one is given.
+        `emitError` when it may not. Callers that only ask pass an emitter of
+        empty diagnostics.
       }],
       "::llvm::LogicalResult", "checkSchedule",
       (ins "::mlir::recurrence::ScheduleKind":$schedule, "int64_t":$size,

@@ -101,10 +101,9 @@ DplrAttr::checkSchedule(ScheduleKind schedule, int64_t size,
   if (schedule != ScheduleKind::Scan || ShapedType::isDynamic(size) ||
       size <= kMaxDensifiedSize)
     return success();
-  if (emitError)
-    emitError() << "schedule 'scan' composes dplr transitions as dense N x N "
-                   "matrices (N^3 per combine), which is refused for N = "
-                << size << " > " << kMaxDensifiedSize
-                << "; use schedule 'sequential' or 'chunked'";
+  emitError() << "schedule 'scan' composes dplr transitions as dense N x N "
+                 "matrices (N^3 per combine), which is refused for N = "
+              << size << " > " << kMaxDensifiedSize
+              << "; use schedule 'sequential' or 'chunked'";
   return failure();
 }

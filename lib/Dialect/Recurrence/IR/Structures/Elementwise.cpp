@@ -21,7 +21,7 @@
 using namespace mlir;
 using namespace mlir::recurrence;
 
-/// A_h + b_t with the given gate, and the same written into `copy`.
+/// A h + b_t with the given gate, and the same written into `copy`.
 static std::pair<Value, Value> gateAndCopy(OpBuilder &b, Location loc,
                                            Value gate, bool perElement,
                                            Value state, const StepInput &input,
@@ -43,6 +43,8 @@ SmallVector<int64_t> IdentityAttr::getTransitionStep(unsigned, int64_t, int64_t,
 }
 
 int64_t IdentityAttr::getChannelGroup() const { return 1; }
+
+bool IdentityAttr::hasApplyAndCopy() const { return true; }
 
 Value IdentityAttr::buildApply(OpBuilder &b, Location loc, ValueRange, bool,
                                Value state, const StepInput &input) const {
@@ -81,6 +83,8 @@ SmallVector<int64_t> ScalarAttr::getTransitionStep(unsigned, int64_t, int64_t,
 }
 
 int64_t ScalarAttr::getChannelGroup() const { return 1; }
+
+bool ScalarAttr::hasApplyAndCopy() const { return true; }
 
 std::optional<unsigned> ScalarAttr::getChannelDim(unsigned) const {
   return std::nullopt;
@@ -133,6 +137,8 @@ SmallVector<int64_t> DiagonalAttr::getTransitionStep(unsigned, int64_t size,
 bool DiagonalAttr::allowsPerElement() const { return true; }
 
 int64_t DiagonalAttr::getChannelGroup() const { return 1; }
+
+bool DiagonalAttr::hasApplyAndCopy() const { return true; }
 
 bool DiagonalAttr::isIdentity(ValueRange operands) const {
   return matchPattern(operands[0], m_OneFloat());
