@@ -46,7 +46,12 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
   // loop body gets, before the loops inside it become blocks.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // aligned_alloc rather than malloc plus a manual round-up: the pointer
+  // keeps its noalias provenance, so LLVM can keep a step's accumulators in
+  // registers and vectorize it.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -85,15 +85,19 @@ Value mlir::recurrence::zeroTensor(OpBuilder &b, Location loc,
 
 Value mlir::recurrence::materializeInput(OpBuilder &b, Location loc,
                                          const StepInput &input) {
-  if (input.full)
+  if (input.full && !input.into)
     return input.full;
-  SmallVector<OpFoldResult> sizes = {
-      tensor::getMixedSize(b, loc, input.key, 0),
-      tensor::getMixedSize(b, loc, input.value, 0)};
-  Value empty =
-      tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(input.key));
+  if (input.full)
+    return linalg::CopyOp::create(b, loc, input.full, input.into).getResult(0);
+  Value into = input.into;
+  if (!into) {
+    SmallVector<OpFoldResult> sizes = {
+        tensor::getMixedSize(b, loc, input.key, 0),
+        tensor::getMixedSize(b, loc, input.value, 0)};
+    into = tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(input.key));
+  }
   return GenericBuilder(b, loc, 2).build(
-      {input.key, input.value}, {{0}, {1}}, empty, {0, 1}, {kPar, kPar},
+      {input.key, input.value}, {{0}, {1}}, into, {0, 1}, {kPar, kPar},
       [](OpBuilder &nb, Location nl, ValueRange args) {
         return mul(nb, nl, args[0], args[1]);
       });

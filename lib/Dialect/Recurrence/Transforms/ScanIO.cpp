@@ -174,6 +174,18 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
           fused->first,
           insertRow(b, loc, fromCanonical(b, loc, fused->second), block, row)};
   }
+  // Others build A_t h + b_t in the output row and copy it into the carried
+  // state, which so stays one buffer for the whole loop: no allocation per
+  // step, and the step's reads (the state) and writes (the row) are
+  // allocations LLVM can tell apart.
+  if (!op.getReadout() && structure.getStateDepth() == 0) {
+    StepInput input = inputAt(b, loc, batch, t);
+    input.into = toCanonical(b, loc, extractRow(b, loc, block, row));
+    Value newest =
+        applyTransition(b, loc, transitionAt(b, loc, batch, t), state, input);
+    Value next = linalg::CopyOp::create(b, loc, newest, state).getResult(0);
+    return {next, insertRow(b, loc, fromCanonical(b, loc, newest), block, row)};
+  }
   auto [next, newest] = step(b, loc, batch, t, state);
   return {next, writeRow(b, loc, batch, t, newest, block, row)};
 }

@@ -165,16 +165,26 @@ func.func @dense_readout(%A: tensor<8x4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<
   return %y : tensor<8xf32>
 }
 
-// Block-diagonal: the [N, 1] state is viewed as [N/m, m, 1] blocks.
+// Block-diagonal: the [N, 1] state is viewed as [N/m, m, 1] blocks. b_t is
+// copied into the output row, A_t h is added there, and the row is copied
+// into the carried state, which stays one buffer for the whole loop.
 // CHECK-LABEL: func.func @block_diagonal(
-// CHECK-SAME:    %[[A:[^:]*]]: tensor<8x2x2x2xf32>
-// CHECK:         scf.for %[[T:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<8x2x2x2xf32>, %[[B:[^:]*]]: tensor<8x4xf32>
+// CHECK:         scf.for %[[T:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[OUT:.*]] = %{{.*}})
+// CHECK:           %[[BROW:.*]] = tensor.extract_slice %[[B]][%[[T]], 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+// CHECK:           %[[BT:.*]] = tensor.expand_shape %[[BROW]] {{\[}}[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+// CHECK:           %[[ROW:.*]] = tensor.extract_slice %[[OUT]][%[[T]], 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+// CHECK:           %[[SLOT:.*]] = tensor.expand_shape %[[ROW]] {{\[}}[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
 // CHECK:           %[[AT:.*]] = tensor.extract_slice %[[A]][%[[T]], 0, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<8x2x2x2xf32> to tensor<2x2x2xf32>
-// CHECK:           %[[BT:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+// CHECK:           %[[ACC:.*]] = linalg.copy ins(%[[BT]] : tensor<4x1xf32>) outs(%[[SLOT]] : tensor<4x1xf32>)
 // CHECK:           %[[HB:.*]] = tensor.expand_shape %[[H]] {{\[}}[0, 1], [2]] output_shape [2, 2, 1] : tensor<4x1xf32> into tensor<2x2x1xf32>
-// CHECK:           %[[BB:.*]] = tensor.expand_shape %[[BT]] {{\[}}[0, 1], [2]] output_shape [2, 2, 1] : tensor<4x1xf32> into tensor<2x2x1xf32>
+// CHECK:           %[[BB:.*]] = tensor.expand_shape %[[ACC]] {{\[}}[0, 1], [2]] output_shape [2, 2, 1] : tensor<4x1xf32> into tensor<2x2x1xf32>
 // CHECK:           %[[NEW:.*]] = linalg.generic {indexing_maps = [#[[$BLK_A]], #[[$BLK_H]], #[[$BLK_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[AT]], %[[HB]] : tensor<2x2x2xf32>, tensor<2x2x1xf32>) outs(%[[BB]] : tensor<2x2x1xf32>)
-// CHECK:           tensor.collapse_shape %[[NEW]] {{\[}}[0, 1], [2]] : tensor<2x2x1xf32> into tensor<4x1xf32>
+// CHECK:           %[[NEWH:.*]] = tensor.collapse_shape %[[NEW]] {{\[}}[0, 1], [2]] : tensor<2x2x1xf32> into tensor<4x1xf32>
+// CHECK:           %[[NEXT:.*]] = linalg.copy ins(%[[NEWH]] : tensor<4x1xf32>) outs(%[[H]] : tensor<4x1xf32>)
+// CHECK:           %[[NEWROW:.*]] = tensor.collapse_shape %[[NEWH]] {{\[}}[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK:           %[[NEWOUT:.*]] = tensor.insert_slice %[[NEWROW]] into %[[OUT]][%[[T]], 0] [1, 4] [1, 1]
+// CHECK:           scf.yield %[[NEXT]], %[[NEWOUT]] : tensor<4x1xf32>, tensor<8x4xf32>
 func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %h = recurrence.scan block_diagonal<2> schedule sequential transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %h : tensor<8x4xf32>

@@ -56,7 +56,8 @@ Value advanceState(OpBuilder &b, Location loc,
                    RecurrenceStructureInterface structure, Value state,
                    Value newest);
 
-/// b_t as an [N, D] tensor: the given one, or the outer product k v^T.
+/// b_t as an [N, D] tensor: the given one, or the outer product k v^T;
+/// written into `input.into` when that is set.
 Value materializeInput(OpBuilder &b, Location loc, const StepInput &input);
 
 /// Returns y = c^T h as a [D] tensor, for c [N] and h [N, D], written into

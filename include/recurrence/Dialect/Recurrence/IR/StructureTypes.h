@@ -18,10 +18,13 @@
 
 namespace mlir::recurrence {
 
-/// b_t of one step: a full [N, D] tensor, or the factors k [N] and v [D].
+/// b_t of one step: a full [N, D] tensor, or the factors k [N] and v [D];
+/// and where A_t h + b_t may be built: an [N, D] tensor (the output row) that
+/// b_t is materialized into, or null for a new one.
 struct StepInput {
   Value full;
   Value key, value;
+  Value into;
 };
 
 /// The form a product A_j ... A_i of transitions is kept in. Each form has
