@@ -203,17 +203,6 @@ ScanSizes sizesFrom(const py::dict &d) {
   return sizes;
 }
 
-/// The structure named `name` (without its parameter) among ours.
-RecurrenceStructureInterface structureNamed(const std::string &name) {
-  for (RecurrenceStructureInterface structure :
-       getRecurrenceStructures(&context())) {
-    std::string syntax = structure.getSyntax();
-    if (syntax.substr(0, syntax.find('<')) == name)
-      return structure;
-  }
-  return {};
-}
-
 /// Each operand's layout for messages, e.g. "[..., T, N/m, m, m]": the step
 /// shapes at sizes chosen so that each dim names what it is.
 py::list stepLayouts(RecurrenceStructureInterface prototype) {
@@ -285,7 +274,8 @@ py::list structureTable() {
 py::tuple fitStructure(const std::string &name,
                        const std::vector<std::vector<int64_t>> &steps,
                        bool perElement, int64_t columns, int64_t inputSize) {
-  RecurrenceStructureInterface prototype = structureNamed(name);
+  RecurrenceStructureInterface prototype =
+      lookupRecurrenceStructure(&context(), name);
   if (!prototype)
     raise("unknown structure '" + name + "'");
   std::vector<int64_t> seen;

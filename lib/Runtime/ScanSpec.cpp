@@ -62,12 +62,7 @@ ScanSpec ScanSpec::fromOp(ScanOp op) {
   spec.finalState = op.getFinalState() != nullptr;
   spec.f64 = op.getElementType().isF64();
   spec.batchRank = op.getBatchRank();
-  if (!op.getTransition().empty()) {
-    int64_t rank =
-        cast<RankedTensorType>(op.getTransition()[0].getType()).getRank();
-    spec.perElement = op.getStructure().allowsPerElement() && spec.matrix &&
-                      rank == spec.batchRank + 3;
-  }
+  spec.perElement = op.hasPerElementTransition();
   return spec;
 }
 

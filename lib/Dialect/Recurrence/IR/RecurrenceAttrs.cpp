@@ -88,12 +88,7 @@ mlir::recurrence::parseStructure(AsmParser &parser) {
     if (!rest.empty() && (llvm::isAlpha(rest.front()) || rest.front() == '_'))
       keyword = rest.take_while(
           [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
-    bool known = llvm::any_of(
-        getRecurrenceStructures(context),
-        [&](RecurrenceStructureInterface structure) {
-          return StringRef(structure.getSyntax()).split('<').first == keyword;
-        });
-    if (keyword.empty() || !known) {
+    if (keyword.empty() || !lookupRecurrenceStructure(context, keyword)) {
       InFlightDiagnostic diag = parser.emitError(loc);
       if (!keyword.empty())
         diag << "unknown structure '" << keyword << "'; ";
@@ -137,6 +132,16 @@ mlir::recurrence::getRecurrenceStructures(MLIRContext *context) {
 #include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.cpp.inc"
       >(context, structures);
   return structures;
+}
+
+RecurrenceStructureInterface
+mlir::recurrence::lookupRecurrenceStructure(MLIRContext *context,
+                                            StringRef name) {
+  for (RecurrenceStructureInterface structure :
+       getRecurrenceStructures(context))
+    if (StringRef(structure.getSyntax()).split('<').first == name)
+      return structure;
+  return {};
 }
 
 void mlir::recurrence::printStructure(AsmPrinter &printer,

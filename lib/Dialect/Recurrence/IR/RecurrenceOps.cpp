@@ -92,6 +92,14 @@ SmallVector<OpFoldResult> ScanOp::getMixedResultSizes(OpBuilder &b,
   return sizes;
 }
 
+bool ScanOp::hasPerElementTransition() {
+  if (getTransition().empty() || !getMatrix() ||
+      !getStructure().allowsPerElement())
+    return false;
+  int64_t rank = cast<RankedTensorType>(getTransition()[0].getType()).getRank();
+  return rank == getBatchRank() + 3;
+}
+
 bool ScanOp::hasIndependentChannels() {
   return !getReadout() && getStructure().getChannelGroup() > 0;
 }

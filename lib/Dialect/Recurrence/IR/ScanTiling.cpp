@@ -120,8 +120,7 @@ static std::pair<int64_t, int64_t> transitionDims(ScanOp op, unsigned index) {
   int64_t rank =
       cast<RankedTensorType>(op.getTransition()[index].getType()).getRank();
   std::optional<unsigned> channel = op.getStructure().getChannelDim(index);
-  bool perElement = index == 0 && op.getStructure().allowsPerElement() &&
-                    op.getMatrix() && rank == base + 2;
+  bool perElement = index == 0 && op.hasPerElementTransition();
   return {channel ? base + *channel : -1, perElement ? rank - 1 : -1};
 }
 

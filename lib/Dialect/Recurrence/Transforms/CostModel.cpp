@@ -81,11 +81,8 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   double d = knownOr(dims->columns, kAssumedSize);
   if (!op.getMatrix())
     d = 1;
-  bool perElement = false;
-  if (!op.getTransition().empty())
-    perElement = dims->isPerElement(
-        cast<RankedTensorType>(op.getTransition()[0].getType()).getRank());
-  StructureCosts cost = dims->structure.getCosts(n, d, perElement);
+  StructureCosts cost =
+      dims->structure.getCosts(n, d, op.hasPerElementTransition());
   double bytes = op.getElementType().getIntOrFloatBitWidth() / 8.0;
   double input = op.hasFactoredInput() ? n + d : n * d;
   double output = op.getReadout() ? d + n : n * d;

@@ -23,13 +23,7 @@ using namespace mlir::recurrence;
 ScanIO::ScanIO(OpBuilder &b, ScanOp op)
     : op(op), structure(op.getStructure()), matrix(op.getMatrix()),
       batchRank(op.getBatchRank()) {
-  perElement = false;
-  if (!op.getTransition().empty()) {
-    std::optional<ScanDims> dims = ScanDims::fromOp(op);
-    int64_t rank =
-        cast<RankedTensorType>(op.getTransition()[0].getType()).getRank();
-    perElement = dims && dims->isPerElement(rank);
-  }
+  perElement = op.hasPerElementTransition();
   steps = getValueOrCreateConstantIndexOp(
       b, op.getLoc(),
       tensor::getMixedSize(b, op.getLoc(), op.getShapeSource(), batchRank));

@@ -42,6 +42,11 @@ void printStructure(AsmPrinter &printer,
 /// they take one (see withParameter), in the order of their definition.
 SmallVector<RecurrenceStructureInterface>
 getRecurrenceStructures(MLIRContext *context);
+
+/// The structure of getRecurrenceStructures named `name` (its syntax up to
+/// any `<`, e.g. `block_diagonal`), or null.
+RecurrenceStructureInterface lookupRecurrenceStructure(MLIRContext *context,
+                                                       StringRef name);
 } // namespace mlir::recurrence
 
 #define GET_OP_CLASSES

@@ -133,6 +133,9 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     /// nothing sums over channels (no readout), so that channels are
     /// independent recurrences and may be tiled.
     bool hasIndependentChannels();
+    /// Whether the first transition operand is given per state element
+    /// ([..., T, N, D] on a matrix state, where its structure allows it).
+    bool hasPerElementTransition();
     /// The element type shared by every operand and result.
     Type getElementType() {
       return ::llvm::cast<RankedTensorType>(getOutput().getType()).getElementType();
