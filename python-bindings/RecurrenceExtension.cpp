@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Runtime/JitModule.h"
 #include "recurrence/Runtime/ScanSpec.h"
@@ -374,6 +375,25 @@ PYBIND11_MODULE(_recurrence, m) {
         return Compiled{std::move(*jit), "scan"};
       },
       py::arg("spec"), "Compiles one recurrence.scan on dynamic shapes");
+
+  m.def(
+      "compile_scan_grad",
+      [](const py::dict &spec) {
+        // The scan of `spec` and, from -recurrence-differentiate, its
+        // gradient: scan_grad(operands..., output cotangent[, final state
+        // cotangent]) -> one gradient per operand.
+        OwningOpRef<ModuleOp> module = buildVerified(specFrom(spec), nullptr);
+        DiagnosticCollector diagnostics;
+        PassManager pm(&context());
+        pm.addPass(createDifferentiatePass());
+        if (failed(pm.run(*module)))
+          raise("differentiating the scan failed:\n" + diagnostics.text);
+        auto jit = JitModule::compile(*module, {"scan_grad"});
+        if (!jit)
+          raise(llvm::toString(jit.takeError()));
+        return Compiled{std::move(*jit), "scan_grad"};
+      },
+      py::arg("spec"), "Compiles the gradient of one recurrence.scan");
 
   m.def(
       "scan_ir",

@@ -10,6 +10,7 @@ SCHEDULES = ("auto", "sequential", "chunked", "scan")
 DEFAULT_CHUNK = 256
 
 _scan_cache = {}
+_grad_cache = {}
 _structure_table = None
 
 
@@ -213,6 +214,23 @@ def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
     shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
     outs = list(outs[:len(shapes)])
     return compiled(unaliased(operands, outs), shapes, outs)
+
+
+def _gradients(spec, operands, gout, gfinal, last_shape):
+    """The gradients of the scan of `spec` at `operands` (one array per
+    operand, shaped like it) for the cotangent `gout` of its output and
+    `gfinal` of its final state (None: zero), from the compiler's adjoint."""
+    key = tuple(sorted(spec.items()))
+    compiled = _grad_cache.get(key)
+    if compiled is None:
+        compiled = _recurrence.compile_scan_grad(spec)
+        _grad_cache[key] = compiled
+    cotangents = [gout]
+    if spec["final_state"]:
+        cotangents.append(np.zeros(last_shape, gout.dtype) if gfinal is None
+                          else gfinal)
+    arrays = [np.ascontiguousarray(x) for x in list(operands) + cotangents]
+    return compiled(arrays, [list(x.shape) for x in operands], [])
 
 
 def explain(a, b, *, structure="diagonal", init=None, reverse=False,

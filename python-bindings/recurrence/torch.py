@@ -1,7 +1,7 @@
 """PyTorch embedding: recurrences as autograd functions on CPU tensors.
 
 ``scan`` runs the compiled scan forward and, for the backward pass, the
-compiled adjoint that ``recurrence.adjoint`` derives as recurrence IR (a
+gradient function that the compiler's -recurrence-differentiate derives (a
 reverse scan with transposed, shifted transitions plus the gradient
 contractions); no gradient is written by hand per structure. The model
 functions compose torch's elementwise ops with ``scan``, so their gradients
@@ -16,7 +16,7 @@ import numpy as np
 import torch as _torch
 from torch.autograd.function import once_differentiable
 
-from . import adjoint, api
+from . import api
 
 __all__ = ["scan", "linear_attention", "delta_rule", "selective_ssm",
            "normalize_gates", "hlru", "bdlru"]
@@ -59,15 +59,15 @@ class _Scan(_torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, *grads):
-        spec, sizes, out_shape, _ = ctx.layout
+        spec, _, out_shape, last_shape = ctx.layout
         tensors = ctx.saved_tensors
         dtype = np.float64 if spec["f64"] else np.float32
         gout = (np.zeros(out_shape, dtype) if grads[0] is None else
                 _numpy(grads[0]))
         gfinal = (_numpy(grads[1]) if spec["final_state"] and
                   grads[1] is not None else None)
-        result = adjoint.vjp(spec, sizes, [_numpy(t) for t in tensors], gout,
-                             gfinal)
+        result = api._gradients(spec, [_numpy(t) for t in tensors], gout,
+                                gfinal, last_shape)
         return (None,) + tuple(
             _torch.from_numpy(g) if needed else None
             for g, needed in zip(result, ctx.needs_input_grad[1:]))

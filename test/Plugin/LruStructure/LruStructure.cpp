@@ -124,6 +124,79 @@ public:
     return buildBlocks(b, loc, operands);
   }
 
+  /// The adjoint runs the transposes rho R(-theta), one step earlier.
+  SmallVector<Value> buildAdjointTransition(OpBuilder &b, Location loc,
+                                            ValueRange operands, bool) const {
+    Value theta = operands[1];
+    Value negated = linalg::NegFOp::create(b, loc, ValueRange{theta},
+                                           ValueRange{emptyLike(b, loc, theta)})
+                        .getResult(0);
+    return {padSteps(b, loc, operands[0], 0, 1),
+            padSteps(b, loc, negated, 0, 1)};
+  }
+
+  /// With G the cotangent of a block (sum_d lambda h^T per pair):
+  /// drho = <G, R(theta)> and dtheta = rho <G, R'(theta)>.
+  SmallVector<Value> buildTransitionGradient(OpBuilder &b, Location loc,
+                                             ValueRange operands, bool,
+                                             Value cotangent,
+                                             Value previous) const {
+    auto parallel = utils::IteratorType::parallel;
+    auto reduction = utils::IteratorType::reduction;
+    Value rho = operands[0], theta = operands[1];
+    // Loops (b, t, k, i, j, d): G[b, t, k, i, j] += lambda[b, t, k, i, d] *
+    // h[b, t, k, j, d].
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rho);
+    sizes.append({b.getIndexAttr(2), b.getIndexAttr(2)});
+    Type elementType = cast<RankedTensorType>(rho.getType()).getElementType();
+    Value blocks =
+        contract(b, loc, 6, splitDim(b, loc, cotangent, 2, 2), {0, 1, 2, 3, 5},
+                 splitDim(b, loc, previous, 2, 2), {0, 1, 2, 4, 5},
+                 zeroTensor(b, loc, sizes, elementType), {0, 1, 2, 3, 4},
+                 {parallel, parallel, parallel, parallel, parallel, reduction});
+    MLIRContext *context = b.getContext();
+    AffineMap pairs = AffineMap::get(
+        5, 0,
+        {b.getAffineDimExpr(0), b.getAffineDimExpr(1), b.getAffineDimExpr(2)},
+        context);
+    AffineMap all = AffineMap::getMultiDimIdentityMap(5, context);
+    Value dRho = zerosLike(b, loc, rho), dTheta = zerosLike(b, loc, theta);
+    auto op = linalg::GenericOp::create(
+        b, loc, TypeRange{dRho.getType(), dTheta.getType()},
+        ValueRange{rho, theta, blocks}, ValueRange{dRho, dTheta},
+        ArrayRef<AffineMap>{pairs, pairs, all, pairs, pairs},
+        {parallel, parallel, parallel, reduction, reduction},
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          // R[i][j] and its derivative R'[i][j]: (cos, -sin; sin, cos) and
+          // (-sin, -cos; cos, -sin).
+          Value i = linalg::IndexOp::create(nb, nl, 3);
+          Value j = linalg::IndexOp::create(nb, nl, 4);
+          Value cos = math::CosOp::create(nb, nl, args[1]);
+          Value sin = math::SinOp::create(nb, nl, args[1]);
+          Value negSin = arith::NegFOp::create(nb, nl, sin);
+          Value negCos = arith::NegFOp::create(nb, nl, cos);
+          Value diagonal =
+              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, i, j);
+          Value above =
+              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult, i, j);
+          Value entry = arith::SelectOp::create(
+              nb, nl, diagonal, cos,
+              arith::SelectOp::create(nb, nl, above, negSin, sin));
+          Value slope = arith::SelectOp::create(
+              nb, nl, diagonal, negSin,
+              arith::SelectOp::create(nb, nl, above, negCos, cos));
+          Value g = args[2];
+          Value rhoSum = arith::AddFOp::create(
+              nb, nl, args[3], arith::MulFOp::create(nb, nl, g, entry));
+          Value thetaSum = arith::AddFOp::create(
+              nb, nl, args[4],
+              arith::MulFOp::create(nb, nl, args[0],
+                                    arith::MulFOp::create(nb, nl, g, slope)));
+          linalg::YieldOp::create(nb, nl, ValueRange{rhoSum, thetaSum});
+        });
+    return {op.getResult(0), op.getResult(1)};
+  }
+
   StructureCosts getCosts(double n, double d, bool) const {
     // Building a block costs a sine, a cosine and four products.
     return {4 * n * d + 3 * n, 4 * n, 4 * n * d, n, 2 * n, n * d};

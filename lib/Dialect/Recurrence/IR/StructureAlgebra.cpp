@@ -175,28 +175,44 @@ Value mlir::recurrence::contract(OpBuilder &b, Location loc, unsigned numLoops,
              });
 }
 
-/// Views an [N, D] tensor as [N/m, m, D].
-static Value viewAsBlocks(OpBuilder &b, Location loc, Value value, int64_t m) {
+Value mlir::recurrence::splitDim(OpBuilder &b, Location loc, Value value,
+                                 unsigned dim, int64_t m) {
   auto type = cast<RankedTensorType>(value.getType());
   AffineExpr s0 = b.getAffineSymbolExpr(0);
   OpFoldResult blocks = affine::makeComposedFoldedAffineApply(
-      b, loc, s0.floorDiv(m), {tensor::getMixedSize(b, loc, value, 0)});
+      b, loc, s0.floorDiv(m), {tensor::getMixedSize(b, loc, value, dim)});
   // A size known as a constant must be static in the types too.
   if (std::optional<int64_t> known = getConstantIntValue(blocks);
-      known && type.isDynamicDim(0)) {
-    type = RankedTensorType::get({*known * m, type.getDimSize(1)},
-                                 type.getElementType());
+      known && type.isDynamicDim(dim)) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = *known * m;
+    type = RankedTensorType::get(shape, type.getElementType());
     value = tensor::CastOp::create(b, loc, type, value);
   }
-  int64_t n = type.getDimSize(0);
-  auto viewType = RankedTensorType::get(
-      {ShapedType::isDynamic(n) ? n : n / m, m, type.getDimSize(1)},
-      type.getElementType());
-  SmallVector<OpFoldResult> sizes = {blocks, b.getIndexAttr(m),
-                                     tensor::getMixedSize(b, loc, value, 1)};
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    int64_t n = type.getDimSize(i);
+    if (i != dim) {
+      groups.push_back({static_cast<int64_t>(shape.size())});
+      shape.push_back(n);
+      sizes.push_back(tensor::getMixedSize(b, loc, value, i));
+      continue;
+    }
+    int64_t first = shape.size();
+    groups.push_back({first, first + 1});
+    shape.append({ShapedType::isDynamic(n) ? n : n / m, m});
+    sizes.append({blocks, b.getIndexAttr(m)});
+  }
   return tensor::ExpandShapeOp::create(
-      b, loc, viewType, value, SmallVector<ReassociationIndices>{{0, 1}, {2}},
-      sizes);
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      groups, sizes);
+}
+
+/// Views an [N, D] tensor as [N/m, m, D].
+static Value viewAsBlocks(OpBuilder &b, Location loc, Value value, int64_t m) {
+  return splitDim(b, loc, value, 0, m);
 }
 
 Value mlir::recurrence::applyBlocks(OpBuilder &b, Location loc, int64_t m,
@@ -357,6 +373,34 @@ Composite mlir::recurrence::identityLike(OpBuilder &b, Location loc,
 Value mlir::recurrence::zerosLike(OpBuilder &b, Location loc, Value like) {
   return zeroTensor(b, loc, tensor::getMixedSizes(b, loc, like),
                     elementTypeOf(like));
+}
+
+Value mlir::recurrence::padSteps(OpBuilder &b, Location loc, Value value,
+                                 int64_t before, int64_t after) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  offsets[1] = b.getIndexAttr(before);
+  SmallVector<OpFoldResult> padded(sizes);
+  padded[1] = affine::makeComposedFoldedAffineApply(
+      b, loc, b.getAffineSymbolExpr(0) + (before + after), {sizes[1]});
+  Value zeros = zeroTensor(b, loc, padded, elementTypeOf(value));
+  return tensor::InsertSliceOp::create(b, loc, value, zeros, offsets, sizes,
+                                       strides);
+}
+
+Value mlir::recurrence::transposeInner(OpBuilder &b, Location loc,
+                                       Value value) {
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  SmallVector<int64_t> permutation;
+  for (int64_t i = 0; i < rank; ++i)
+    permutation.push_back(i);
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  std::swap(sizes[rank - 2], sizes[rank - 1]);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, elementTypeOf(value));
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()[0];
 }
 
 Composite mlir::recurrence::compose(OpBuilder &b, Location loc,

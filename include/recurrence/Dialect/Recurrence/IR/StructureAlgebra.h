@@ -132,6 +132,18 @@ SmallVector<Value> applyGate(OpBuilder &b, Location loc, Value gate,
                              bool perElement, Value state,
                              const StepInput &input, Value copy = {});
 
+/// `value` with dim `dim` of size n viewed as two, [n/m, m].
+Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,
+               int64_t m);
+
+/// `value` [B, T, ...] with `before` zero steps in front and `after` behind:
+/// [B, before + T + after, ...].
+Value padSteps(OpBuilder &b, Location loc, Value value, int64_t before,
+               int64_t after);
+
+/// `value` with its last two dims swapped.
+Value transposeInner(OpBuilder &b, Location loc, Value value);
+
 /// Blocks [N/m, m, m] applied to h [N, D], added to acc [N, D].
 Value applyBlocks(OpBuilder &b, Location loc, int64_t m, Value blocks,
                   Value state, Value acc);

@@ -144,6 +144,36 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
            "::mlir::ValueRange":$operands, "bool":$perElement)>,
 
     //===------------------------------------------------------------------===//
+    // Derivatives
+    //===------------------------------------------------------------------===//
+    InterfaceMethod<[{
+        The transitions of the adjoint recurrence. `operands` are the full
+        transition operands [B, T, step...] of a forward scan with one batch
+        dim; the result holds operands of the same structure over
+        T + max(1, m) steps (m the state depth) that a reverse scan runs to
+        get the cotangents of h_{1-max(1,m)} ... h_T. Step p holds the
+        transpose of the forward transition that maps h_s, s = p + 1 -
+        max(1, m), forward: A_{s+1}^T, or for a lag i of depth m the
+        coefficient of forward step s + i + 1; zeros where that step is
+        outside 1..T.
+      }],
+      "::llvm::SmallVector<::mlir::Value>", "buildAdjointTransition",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands, "bool":$perElement)>,
+    InterfaceMethod<[{
+        The gradients of the transition operands [B, T, step...]: the dense
+        cotangent of A_t, sum over d of `cotangent`[b, t, :, d] (the
+        cotangent of each step's new state, [B, T, N, D]) times
+        `previous`[b, t, :, d] (the state each step read, [B, T, N, D] or
+        the stack [B, T, m, N, D]) transposed, projected onto the entries
+        the structure has. One value per operand, shaped like it.
+      }],
+      "::llvm::SmallVector<::mlir::Value>", "buildTransitionGradient",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands, "bool":$perElement,
+           "::mlir::Value":$cotangent, "::mlir::Value":$previous)>,
+
+    //===------------------------------------------------------------------===//
     // Policy
     //===------------------------------------------------------------------===//
     InterfaceMethod<[{

@@ -79,6 +79,39 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   ];
 }
 
+def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Emit the gradient function of every function of scans";
+  let description = [{
+    For each function whose results all come from `recurrence.scan` ops of
+    its arguments, adds `<name>_grad`. It takes the function's arguments
+    followed by one cotangent per result, and returns one gradient per
+    argument, shaped like it (zeros for arguments no scan reads; sums for
+    arguments read more than once).
+
+    Each scan's gradients come from `buildScanAdjoint`: the states
+    recomputed by the forward scan, the adjoint recurrence (the same
+    structure, transposed transitions, run in the other direction, one step
+    further to reach `init`), and the structure's projection of the
+    transitions' cotangents. Functions without scans are left alone; other
+    functions, and a name `<name>_grad` already taken, are errors.
+
+    ```mlir
+    func.func @f(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>)
+        -> tensor<?x?x4xf32>
+    // gains
+    func.func @f_grad(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>,
+                      %dh: tensor<?x?x4xf32>)
+        -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def BufferizePass : Pass<"recurrence-bufferize", "::mlir::ModuleOp"> {
   let summary = "One-shot bufferization as the recurrence pipelines need it";
   let description = [{

@@ -66,3 +66,21 @@ StructureCosts BlockDiagonalAttr::getCosts(double n, double d, bool) const {
   double m = static_cast<double>(getBlockSize());
   return {2 * m * n * d, 2 * n * m * m, 2 * m * n * d, n * m, n * m, n * d};
 }
+
+SmallVector<Value>
+BlockDiagonalAttr::buildAdjointTransition(OpBuilder &b, Location loc,
+                                          ValueRange operands, bool) const {
+  return {padSteps(b, loc, transposeInner(b, loc, operands[0]), 0, 1)};
+}
+
+SmallVector<Value> BlockDiagonalAttr::buildTransitionGradient(
+    OpBuilder &b, Location loc, ValueRange operands, bool, Value cotangent,
+    Value previous) const {
+  // Loops (b, t, g, i, j, d): dA[b, t, g, i, j] += lambda[b, t, g, i, d] *
+  // h[b, t, g, j, d], with channels viewed as [N/m, m].
+  int64_t m = getBlockSize();
+  return {contract(b, loc, 6, splitDim(b, loc, cotangent, 2, m),
+                   {0, 1, 2, 3, 5}, splitDim(b, loc, previous, 2, m),
+                   {0, 1, 2, 4, 5}, zerosLike(b, loc, operands[0]),
+                   {0, 1, 2, 3, 4}, {kPar, kPar, kPar, kPar, kPar, kRed})};
+}

@@ -49,3 +49,20 @@ Value DenseAttr::buildStepComposite(OpBuilder &, Location, ValueRange operands,
 StructureCosts DenseAttr::getCosts(double n, double d, bool) const {
   return {2 * n * n * d, 2 * n * n * n, 2 * n * n * d, n * n, n * n, n * d};
 }
+
+SmallVector<Value> DenseAttr::buildAdjointTransition(OpBuilder &b, Location loc,
+                                                     ValueRange operands,
+                                                     bool) const {
+  return {padSteps(b, loc, transposeInner(b, loc, operands[0]), 0, 1)};
+}
+
+SmallVector<Value> DenseAttr::buildTransitionGradient(OpBuilder &b,
+                                                      Location loc,
+                                                      ValueRange operands, bool,
+                                                      Value cotangent,
+                                                      Value previous) const {
+  // Loops (b, t, i, j, d): dA[b, t, i, j] += lambda[b, t, i, d] h[b, t, j, d].
+  return {contract(b, loc, 5, cotangent, {0, 1, 2, 4}, previous, {0, 1, 3, 4},
+                   zerosLike(b, loc, operands[0]), {0, 1, 2, 3},
+                   {kPar, kPar, kPar, kPar, kRed})};
+}

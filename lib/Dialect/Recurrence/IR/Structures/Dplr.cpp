@@ -107,3 +107,52 @@ DplrAttr::checkSchedule(ScheduleKind schedule, int64_t size,
               << "; use schedule 'sequential' or 'chunked'";
   return failure();
 }
+
+SmallVector<Value> DplrAttr::buildAdjointTransition(OpBuilder &b, Location loc,
+                                                    ValueRange operands,
+                                                    bool) const {
+  // (diag(d) + U V^T)^T = diag(d) + V U^T.
+  return {padSteps(b, loc, operands[0], 0, 1),
+          padSteps(b, loc, operands[2], 0, 1),
+          padSteps(b, loc, operands[1], 0, 1)};
+}
+
+/// sum_n factor[b, t, n, k] x[b, t, n, d]: [B, T, r, D].
+static Value projectOnFactor(OpBuilder &b, Location loc, Value factor,
+                             Value x) {
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, factor, 0),
+                                     tensor::getMixedSize(b, loc, factor, 1),
+                                     tensor::getMixedSize(b, loc, factor, 3),
+                                     tensor::getMixedSize(b, loc, x, 3)};
+  Type elementType = cast<RankedTensorType>(x.getType()).getElementType();
+  // Loops (b, t, k, d, n).
+  return contract(b, loc, 5, factor, {0, 1, 4, 2}, x, {0, 1, 4, 3},
+                  zeroTensor(b, loc, sizes, elementType), {0, 1, 2, 3},
+                  {kPar, kPar, kPar, kPar, kRed});
+}
+
+/// sum_d x[b, t, n, d] p[b, t, k, d], shaped like `like` [B, T, N, r].
+static Value expandOnFactor(OpBuilder &b, Location loc, Value x, Value p,
+                            Value like) {
+  // Loops (b, t, n, k, d).
+  return contract(b, loc, 5, x, {0, 1, 2, 4}, p, {0, 1, 3, 4},
+                  zerosLike(b, loc, like), {0, 1, 2, 3},
+                  {kPar, kPar, kPar, kPar, kRed});
+}
+
+SmallVector<Value> DplrAttr::buildTransitionGradient(OpBuilder &b, Location loc,
+                                                     ValueRange operands, bool,
+                                                     Value cotangent,
+                                                     Value previous) const {
+  // With dA = lambda h^T (never formed): dd = diag(dA), dU = dA V and
+  // dV = dA^T U.
+  Value diag = operands[0], left = operands[1], right = operands[2];
+  Value dd =
+      contract(b, loc, 4, cotangent, {0, 1, 2, 3}, previous, {0, 1, 2, 3},
+               zerosLike(b, loc, diag), {0, 1, 2}, {kPar, kPar, kPar, kRed});
+  Value dLeft = expandOnFactor(b, loc, cotangent,
+                               projectOnFactor(b, loc, right, previous), left);
+  Value dRight = expandOnFactor(
+      b, loc, previous, projectOnFactor(b, loc, left, cotangent), right);
+  return {dd, dLeft, dRight};
+}

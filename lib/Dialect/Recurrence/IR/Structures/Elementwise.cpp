@@ -171,3 +171,72 @@ StructureCosts DiagonalAttr::getCosts(double n, double d,
   double gates = perElement ? n * d : n;
   return {2 * n * d, gates, n * d, gates, gates, n * d};
 }
+
+//===----------------------------------------------------------------------===//
+// Derivatives: an elementwise A_t is its own transpose
+//===----------------------------------------------------------------------===//
+
+/// The operands shifted for the adjoint scan: step p holds A_{p+1}.
+static SmallVector<Value> padForAdjoint(OpBuilder &b, Location loc,
+                                        ValueRange operands) {
+  SmallVector<Value> shifted;
+  for (Value operand : operands)
+    shifted.push_back(padSteps(b, loc, operand, 0, 1));
+  return shifted;
+}
+
+/// sum lambda * previous over the loops of [B, T, N, D] that `gate` (the
+/// loops it keeps, in order) does not index.
+static Value gateGradient(OpBuilder &b, Location loc, Value gate,
+                          ArrayRef<unsigned> gateDims, Value cotangent,
+                          Value previous) {
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::reduction);
+  for (unsigned dim : gateDims)
+    iterators[dim] = utils::IteratorType::parallel;
+  return contract(b, loc, 4, cotangent, {0, 1, 2, 3}, previous, {0, 1, 2, 3},
+                  zerosLike(b, loc, gate), gateDims, iterators);
+}
+
+SmallVector<Value> IdentityAttr::buildAdjointTransition(OpBuilder &, Location,
+                                                        ValueRange,
+                                                        bool) const {
+  return {};
+}
+
+SmallVector<Value> IdentityAttr::buildTransitionGradient(OpBuilder &, Location,
+                                                         ValueRange, bool,
+                                                         Value, Value) const {
+  return {};
+}
+
+SmallVector<Value> ScalarAttr::buildAdjointTransition(OpBuilder &b,
+                                                      Location loc,
+                                                      ValueRange operands,
+                                                      bool) const {
+  return padForAdjoint(b, loc, operands);
+}
+
+SmallVector<Value> ScalarAttr::buildTransitionGradient(OpBuilder &b,
+                                                       Location loc,
+                                                       ValueRange operands,
+                                                       bool, Value cotangent,
+                                                       Value previous) const {
+  return {gateGradient(b, loc, operands[0], {0, 1}, cotangent, previous)};
+}
+
+SmallVector<Value> DiagonalAttr::buildAdjointTransition(OpBuilder &b,
+                                                        Location loc,
+                                                        ValueRange operands,
+                                                        bool) const {
+  return padForAdjoint(b, loc, operands);
+}
+
+SmallVector<Value>
+DiagonalAttr::buildTransitionGradient(OpBuilder &b, Location loc,
+                                      ValueRange operands, bool perElement,
+                                      Value cotangent, Value previous) const {
+  if (perElement)
+    return {
+        gateGradient(b, loc, operands[0], {0, 1, 2, 3}, cotangent, previous)};
+  return {gateGradient(b, loc, operands[0], {0, 1, 2}, cotangent, previous)};
+}

@@ -15,6 +15,7 @@
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 #include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -61,4 +62,45 @@ StructureCosts HigherOrderAttr::getCosts(double n, double d, bool) const {
   double m = static_cast<double>(getOrder());
   return {2 * m * n * d, 2 * n * m * m * m, 2 * m * m * n * d,
           m * n,         n * m * m,         m * n * d};
+}
+
+SmallVector<Value> HigherOrderAttr::buildAdjointTransition(OpBuilder &b,
+                                                           Location loc,
+                                                           ValueRange operands,
+                                                           bool) const {
+  // Step p of the adjoint reads lag i of forward step p + i + 1 - m: each
+  // lag's coefficients [B, T] move m - 1 - i steps later, in T + m steps.
+  Value a = operands[0];
+  int64_t m = getOrder();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, a);
+  SmallVector<OpFoldResult> padded(sizes);
+  padded[1] = affine::makeComposedFoldedAffineApply(
+      b, loc, b.getAffineSymbolExpr(0) + m, {sizes[1]});
+  Value result = zeroTensor(
+      b, loc, padded, cast<RankedTensorType>(a.getType()).getElementType());
+  SmallVector<OpFoldResult> lagSizes(sizes);
+  lagSizes[2] = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  for (int64_t i = 0; i < m; ++i) {
+    SmallVector<OpFoldResult> from = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                      b.getIndexAttr(i), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> to = {b.getIndexAttr(0),
+                                    b.getIndexAttr(m - 1 - i),
+                                    b.getIndexAttr(i), b.getIndexAttr(0)};
+    Value lag =
+        tensor::ExtractSliceOp::create(b, loc, a, from, lagSizes, strides);
+    result = tensor::InsertSliceOp::create(b, loc, lag, result, to, lagSizes,
+                                           strides);
+  }
+  return {result};
+}
+
+SmallVector<Value> HigherOrderAttr::buildTransitionGradient(
+    OpBuilder &b, Location loc, ValueRange operands, bool, Value cotangent,
+    Value previous) const {
+  // Loops (b, t, i, n, d): da[b, t, i, n] += lambda[b, t, n, d] *
+  // h_{t-1-i}[b, t, n, d], the lag-i state of the stack step t read.
+  return {contract(b, loc, 5, cotangent, {0, 1, 3, 4}, previous,
+                   {0, 1, 2, 3, 4}, zerosLike(b, loc, operands[0]),
+                   {0, 1, 2, 3}, {kPar, kPar, kPar, kPar, kRed})};
 }

@@ -1,0 +1,39 @@
+//===- Adjoint.h - The adjoint of a recurrence.scan -------------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Reverse-mode derivatives of recurrence.scan, built as IR: the adjoint of a
+// linear recurrence is a linear recurrence of the same structure, run in the
+// other direction with transposed transitions (DESIGN.md §1), so gradients
+// go through the same schedules and lowerings as the forward scan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_ADJOINT_H
+#define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_ADJOINT_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::recurrence {
+
+/// Builds, at the rewriter's insertion point, the gradients of `op`'s
+/// operands for the cotangent `outputCotangent` of its output and
+/// `finalStateCotangent` of its final state; either may be null (a zero
+/// cotangent). Returns one value per operand in the op's order (transition
+/// operands, input or key and value, init, readout), shaped like it; the
+/// destinations of `outs` get none. `op`'s operands must dominate the
+/// insertion point. Fails, after a diagnostic on `op`, when the op does not
+/// verify.
+FailureOr<SmallVector<Value>> buildScanAdjoint(RewriterBase &rewriter,
+                                               ScanOp op, Value outputCotangent,
+                                               Value finalStateCotangent);
+
+} // namespace mlir::recurrence
+
+#endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_ADJOINT_H
