@@ -1,6 +1,7 @@
 // REQUIRES: shared-libs
 // The C API from a C program: run a pipeline, compile a scan, call it on
-// caller-owned buffers, and get errors back as strings.
+// caller-owned buffers, derive and run its gradient, and get errors back as
+// strings.
 //
 // RUN: recurrence-capi-test | FileCheck %s
 
@@ -8,5 +9,9 @@
 // h = 1, 1.5, 1.75 for a = 0.5 and 1, 1.25, 1.3125 for a = 0.25.
 // CHECK: states: 1 1 1.5 1.25 1.75 1.3125
 // CHECK: bad buffer: argument #1: expected rank 2, got 1
+// The adjoint mu_t = a_{t+1} mu_{t+1} + 1 is 1.75, 1.5, 1 (a = 0.5) and
+// 1.3125, 1.25, 1 (a = 0.25); db_t = mu_t and da_t = mu_t h_{t-1}, h_0 = 0.
+// CHECK: da: 0 0 1.5 1.25 1.5 1.25
+// CHECK: db: 1.75 1.3125 1.5 1.25 1 1
 // CHECK: bad ir: cannot parse the module:
 // CHECK-NEXT: loc("-":1:13): expected

@@ -64,6 +64,39 @@ int main(void) {
   }
   recurrenceDestroy(compiled);
 
+  /* The gradient, derived by -recurrence-differentiate: scan_grad(a, b, dh)
+   * for the cotangent dh = 1 of every state. */
+  char *derived = recurrenceRunPipeline(
+      kScan, "builtin.module(recurrence-differentiate)", &error);
+  if (!derived) {
+    printf("differentiate error: %s\n", error);
+    return 1;
+  }
+  RecurrenceCompiled *grad = recurrenceCompile(derived, "scan_grad", &error);
+  recurrenceFree(derived);
+  if (!grad) {
+    printf("compile error: %s\n", error);
+    return 1;
+  }
+  double ones[6] = {1, 1, 1, 1, 1, 1};
+  double da[6] = {0}, db[6] = {0};
+  RecurrenceBuffer gradArgs[3] = {args[0], args[1],
+                                  {ones, 64, 2, sizes, strides}};
+  RecurrenceBuffer grads[2] = {{da, 64, 2, sizes, strides},
+                               {db, 64, 2, sizes, strides}};
+  if (recurrenceCall(grad, gradArgs, 3, grads, 2, &error)) {
+    printf("call error: %s\n", error);
+    return 1;
+  }
+  printf("da:");
+  for (int i = 0; i < 6; ++i)
+    printf(" %g", da[i]);
+  printf("\ndb:");
+  for (int i = 0; i < 6; ++i)
+    printf(" %g", db[i]);
+  printf("\n");
+  recurrenceDestroy(grad);
+
   if (!recurrenceCompile("func.func @f(", "f", &error)) {
     printf("bad ir: %s\n", error);
     recurrenceFree(error);

@@ -70,20 +70,28 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
 /// Adds `<name>_grad` for `func`.
 LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   std::string name = (func.getSymName() + "_grad").str();
-  if (symbols.lookup(name))
-    return func.emitError("recurrence-differentiate: @")
-           << name << " already exists";
   Location loc = func.getLoc();
   FunctionType type = func.getFunctionType();
   SmallVector<Type> argTypes(type.getInputs());
   llvm::append_range(argTypes, type.getResults());
   IRRewriter rewriter(func.getContext());
-  rewriter.setInsertionPointAfter(func);
-  auto grad = func::FuncOp::create(
-      rewriter, loc, name,
-      rewriter.getFunctionType(argTypes, type.getInputs()));
-  grad.setVisibility(func.getVisibility());
-  symbols.insert(grad);
+  FunctionType gradType = rewriter.getFunctionType(argTypes, type.getInputs());
+  // A declaration of the gradient (for calls in the same module) is defined
+  // here; any other symbol of that name is an error.
+  auto grad = dyn_cast_or_null<func::FuncOp>(symbols.lookup(name));
+  if (grad && (!grad.isExternal() || grad.getFunctionType() != gradType))
+    return grad.emitError("recurrence-differentiate: @")
+           << name << " already exists; only a declaration of type " << gradType
+           << " may precede its definition";
+  if (!grad && symbols.lookup(name))
+    return symbols.lookup(name)->emitError("recurrence-differentiate: @")
+           << name << " already exists";
+  if (!grad) {
+    rewriter.setInsertionPointAfter(func);
+    grad = func::FuncOp::create(rewriter, loc, name, gradType);
+    grad.setVisibility(func.getVisibility());
+    symbols.insert(grad);
+  }
   Block *body = grad.addEntryBlock();
   rewriter.setInsertionPointToStart(body);
 

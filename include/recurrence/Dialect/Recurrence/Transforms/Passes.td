@@ -92,8 +92,10 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
     recomputed by the forward scan, the adjoint recurrence (the same
     structure, transposed transitions, run in the other direction, one step
     further to reach `init`), and the structure's projection of the
-    transitions' cotangents. Functions without scans are left alone; other
-    functions, and a name `<name>_grad` already taken, are errors.
+    transitions' cotangents. A declaration of `<name>_grad` with that type
+    (for calls from the same module) gets this body. Functions without
+    scans are left alone; other functions, and a name `<name>_grad` taken
+    by anything else, are errors.
 
     ```mlir
     func.func @f(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>)

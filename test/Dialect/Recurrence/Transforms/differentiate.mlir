@@ -1,0 +1,78 @@
+// -recurrence-differentiate: the gradient function of a function of scans.
+// Its numbers are checked by python-bindings/tests/test_torch.py (gradcheck
+// of every structure and variant) and test/Plugin/lru-rotation-grad.mlir;
+// this file pins its form: the states recomputed by a forward scan, the
+// adjoint scan of the same structure in reverse over T + 1 steps with the
+// transposed transitions, and the projections.
+//
+// RUN: recurrence-opt %s -recurrence-differentiate -canonicalize -cse | FileCheck %s
+
+// dplr: (diag(d) + U V^T)^T = diag(d) + V U^T, so U and V swap.
+// CHECK-LABEL: func.func @dplr_grad(
+// CHECK-SAME: %[[D:[a-z0-9]+]]: tensor<2x8x6xf32>, %[[U:[a-z0-9]+]]: tensor<2x8x6x2xf32>, %[[V:[a-z0-9]+]]: tensor<2x8x6x2xf32>, %[[B:[a-z0-9]+]]: tensor<2x8x6xf32>, %[[DH:[a-z0-9]+]]: tensor<2x8x6xf32>)
+// CHECK-SAME: -> (tensor<2x8x6xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6xf32>)
+// CHECK: %[[H:.*]] = recurrence.scan dplr<2> matrix transition(%[[D]], %[[U]], %[[V]] :
+// CHECK-SAME: -> tensor<2x8x6x1xf32>
+// CHECK-DAG: %[[D1:.*]] = tensor.insert_slice %[[D]] into %{{.*}}[0, 0, 0] [2, 8, 6] [1, 1, 1] : tensor<2x8x6xf32> into tensor<2x9x6xf32>
+// CHECK-DAG: %[[V1:.*]] = tensor.insert_slice %[[V]] into %{{.*}}[0, 0, 0, 0] [2, 8, 6, 2] [1, 1, 1, 1] : tensor<2x8x6x2xf32> into tensor<2x9x6x2xf32>
+// CHECK-DAG: %[[U1:.*]] = tensor.insert_slice %[[U]] into %{{.*}}[0, 0, 0, 0] [2, 8, 6, 2] [1, 1, 1, 1] : tensor<2x8x6x2xf32> into tensor<2x9x6x2xf32>
+// CHECK: %[[MU:.*]] = recurrence.scan dplr<2> matrix reverse transition(%[[D1]], %[[V1]], %[[U1]] :
+// CHECK-SAME: -> tensor<2x9x6x1xf32>
+// CHECK: tensor.extract_slice %[[MU]][0, 1, 0, 0] [2, 8, 6, 1]
+func.func @dplr(%d: tensor<2x8x6xf32>, %u: tensor<2x8x6x2xf32>, %v: tensor<2x8x6x2xf32>, %b: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> {
+  %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x6xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6x2xf32>) input(%b : tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  return %h : tensor<2x8x6xf32>
+}
+
+// block_diagonal: each block transposed; the schedule carries over.
+// CHECK-LABEL: func.func @blocks_grad(
+// CHECK: recurrence.scan block_diagonal<3> schedule chunked<4> matrix transition(
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<4x7x2x3x3xf64>) outs(%{{.*}} : tensor<4x7x2x3x3xf64>) permutation = [0, 1, 2, 4, 3]
+// CHECK: %[[P:.*]] = tensor.insert_slice %[[T]] into %{{.*}}[0, 0, 0, 0, 0] [4, 7, 2, 3, 3] [1, 1, 1, 1, 1] : tensor<4x7x2x3x3xf64> into tensor<4x8x2x3x3xf64>
+// CHECK: recurrence.scan block_diagonal<3> schedule chunked<4> matrix reverse transition(%[[P]] :
+func.func @blocks(%a: tensor<4x7x2x3x3xf64>, %b: tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64> {
+  %h = recurrence.scan block_diagonal<3> schedule chunked<4> matrix transition(%a : tensor<4x7x2x3x3xf64>) input(%b : tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64>
+  return %h : tensor<4x7x6x5xf64>
+}
+
+// higher_order<2>: the adjoint runs over T + 2 steps; lag i of forward step
+// s moves to step s + 1 - i.
+// CHECK-LABEL: func.func @lags_grad(
+// CHECK: %[[L0:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [3, 5, 1, 4] [1, 1, 1, 1]
+// CHECK: %[[A0:.*]] = tensor.insert_slice %[[L0]] into %{{.*}}[0, 1, 0, 0] [3, 5, 1, 4] [1, 1, 1, 1] : tensor<3x5x1x4xf32> into tensor<3x7x2x4xf32>
+// CHECK: %[[L1:.*]] = tensor.extract_slice %arg0[0, 0, 1, 0] [3, 5, 1, 4] [1, 1, 1, 1]
+// CHECK: %[[A1:.*]] = tensor.insert_slice %[[L1]] into %[[A0]][0, 0, 1, 0] [3, 5, 1, 4] [1, 1, 1, 1]
+// CHECK: recurrence.scan higher_order<2> matrix reverse transition(%[[A1]] : tensor<3x7x2x4xf32>)
+// CHECK-SAME: -> tensor<3x7x4x1xf32>
+func.func @lags(%a: tensor<3x5x2x4xf32>, %b: tensor<3x5x4xf32>, %h0: tensor<3x2x4xf32>) -> tensor<3x5x4xf32> {
+  %h = recurrence.scan higher_order<2> transition(%a : tensor<3x5x2x4xf32>) input(%b : tensor<3x5x4xf32>) init(%h0 : tensor<3x2x4xf32>) -> tensor<3x5x4xf32>
+  return %h : tensor<3x5x4xf32>
+}
+
+// Two results, no batch dims, reverse in time: the cotangents of the states
+// and of the final state both enter the adjoint; the time flips are gathers.
+// CHECK-LABEL: func.func @both_grad(
+// CHECK-SAME: -> (tensor<9x4xf32>, tensor<9x4xf32>, tensor<4xf32>)
+// CHECK: recurrence.scan diagonal matrix transition(
+// CHECK-SAME: -> tensor<1x9x4x1xf32>
+// CHECK: linalg.add
+// CHECK: recurrence.scan diagonal matrix reverse transition(
+// CHECK-SAME: -> tensor<1x10x4x1xf32>
+func.func @both(%a: tensor<9x4xf32>, %b: tensor<9x4xf32>, %h0: tensor<4xf32>) -> (tensor<9x4xf32>, tensor<4xf32>) {
+  %h, %last = recurrence.scan diagonal reverse transition(%a : tensor<9x4xf32>) input(%b : tensor<9x4xf32>) init(%h0 : tensor<4xf32>) -> tensor<9x4xf32>, tensor<4xf32>
+  return %h, %last : tensor<9x4xf32>, tensor<4xf32>
+}
+
+// An argument read by two scans gets the sum of both gradients; one no scan
+// reads gets zeros.
+// CHECK-LABEL: func.func @shared_grad(
+// CHECK-SAME: -> (tensor<2x6x3xf32>, tensor<2x6x3xf32>, tensor<2x6x3xf32>, tensor<5xf32>)
+// CHECK-COUNT-4: recurrence.scan
+// CHECK: %[[SUM:.*]] = linalg.add ins(%{{.*}}, %{{.*}} : tensor<2x6x3xf32>, tensor<2x6x3xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<5xf32>)
+// CHECK: return %[[SUM]], %{{.*}}, %{{.*}}, %[[ZERO]]
+func.func @shared(%a: tensor<2x6x3xf32>, %b: tensor<2x6x3xf32>, %c: tensor<2x6x3xf32>, %unused: tensor<5xf32>) -> (tensor<2x6x3xf32>, tensor<2x6x3xf32>) {
+  %h = recurrence.scan diagonal transition(%a : tensor<2x6x3xf32>) input(%b : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
+  %g = recurrence.scan diagonal reverse transition(%a : tensor<2x6x3xf32>) input(%c : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
+  return %h, %g : tensor<2x6x3xf32>, tensor<2x6x3xf32>
+}
