@@ -32,7 +32,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.recurrence_tools_dir, config.llvm_tools_dir]
-tools = ["recurrence-opt", "recurrence-capi-test", "mlir-opt", "mlir-runner",
+tools = ["recurrence-opt", "recurrence-run", "recurrence-capi-test", "mlir-opt",
+         "mlir-runner",
          "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

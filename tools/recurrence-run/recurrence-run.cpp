@@ -12,6 +12,12 @@
 // elementwise arith directly). Exits non-zero when an error is over the
 // tolerance of the element type.
 //
+// An entry `<f>_grad` next to `<f>` (as -recurrence-differentiate emits it)
+// is checked as a gradient instead: for random arguments and cotangents, the
+// product of its gradients with a direction through each argument (and one
+// through all) must match the central difference of the float64 reference
+// of <f>'s loss sum(cotangent * result) along that direction.
+//
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Pipelines/Pipelines.h"
@@ -177,6 +183,140 @@ double elapsedMs(std::chrono::steady_clock::time_point since) {
              std::chrono::steady_clock::now() - since)
       .count();
 }
+/// Runs `name` of `jit` on `args`; returns its results in float64.
+FailureOr<std::vector<Array>> runJit(JitModule &jit, func::FuncOp func,
+                                     ArrayRef<Array> args) {
+  std::vector<Buffer> inputs, outputs;
+  std::vector<BufferView> argViews, resultViews;
+  for (auto [type, values] : llvm::zip(func.getArgumentTypes(), args))
+    inputs.emplace_back(cast<RankedTensorType>(type), values);
+  for (Type type : func.getResultTypes()) {
+    auto tensor = cast<RankedTensorType>(type);
+    outputs.emplace_back(tensor, Array(numElements(tensor.getShape()), NAN));
+  }
+  for (Buffer &buffer : inputs)
+    argViews.push_back(buffer.view());
+  for (Buffer &buffer : outputs)
+    resultViews.push_back(buffer.view());
+  if (llvm::Error error = jit.call(func.getName(), argViews, resultViews)) {
+    llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+    return failure();
+  }
+  std::vector<Array> results;
+  for (Buffer &buffer : outputs)
+    results.push_back(buffer.values());
+  return results;
+}
+
+double dot(const Array &x, const Array &y) {
+  double sum = 0.0;
+  for (size_t i = 0; i < x.size(); ++i)
+    sum += x[i] * y[i];
+  return sum;
+}
+
+/// Checks `grad` (<f>_grad) against central differences of `primal` (<f>)
+/// in float64; returns the exit code.
+int checkGradient(ModuleOp module, func::FuncOp primal, func::FuncOp grad) {
+  unsigned numArgs = primal.getNumArguments();
+  std::vector<Array> args = randomArguments(primal);
+  std::mt19937_64 engine(seed + 1);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  auto draw = [&](Type type) {
+    Array values(numElements(cast<RankedTensorType>(type).getShape()));
+    for (double &value : values) {
+      value = uniform(engine);
+      if (cast<RankedTensorType>(type).getElementType().isF32())
+        value = static_cast<double>(static_cast<float>(value));
+    }
+    return values;
+  };
+  std::vector<Array> cotangents;
+  for (Type type : primal.getResultTypes())
+    cotangents.push_back(draw(type));
+
+  auto start = std::chrono::steady_clock::now();
+  // The JIT lowers the module it is given; the reference reads `primal`.
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  auto jit = JitModule::compile(*lowered, {grad.getName().str()});
+  if (!jit) {
+    llvm::errs() << "error: " << llvm::toString(jit.takeError()) << "\n";
+    return 1;
+  }
+  double compileMs = elapsedMs(start);
+  std::vector<Array> gradArgs(args);
+  gradArgs.insert(gradArgs.end(), cotangents.begin(), cotangents.end());
+  start = std::chrono::steady_clock::now();
+  FailureOr<std::vector<Array>> gradients = runJit(**jit, grad, gradArgs);
+  if (failed(gradients))
+    return 1;
+  llvm::outs() << llvm::format("  compiled in %.1f ms, ran in %.3f ms\n",
+                               compileMs, elapsedMs(start));
+
+  // The loss sum(cotangent * result) of the float64 reference at x + s d.
+  auto loss = [&](const std::vector<Array> &direction,
+                  double step) -> FailureOr<double> {
+    std::vector<Array> moved(args);
+    for (unsigned i = 0; i < numArgs; ++i)
+      for (size_t j = 0; j < moved[i].size(); ++j)
+        moved[i][j] += step * direction[i][j];
+    std::vector<Array> results;
+    ReferenceEvaluator reference;
+    if (failed(reference.run(primal, moved, results)))
+      return failure();
+    double sum = 0.0;
+    for (auto [result, cotangent] : llvm::zip(results, cotangents))
+      sum += dot(result, cotangent);
+    return sum;
+  };
+
+  bool f32 = llvm::any_of(grad.getResultTypes(), [](Type type) {
+    return cast<RankedTensorType>(type).getElementType().isF32();
+  });
+  constexpr double step = 1e-3;
+  bool ok = true;
+  for (unsigned along = 0; along <= numArgs; ++along) {
+    // A direction through argument `along`, or through all of them.
+    std::vector<Array> direction;
+    for (unsigned i = 0; i < numArgs; ++i) {
+      direction.push_back(draw(primal.getArgumentTypes()[i]));
+      if (along < numArgs && i != along)
+        llvm::fill(direction.back(), 0.0);
+    }
+    // Central differences at steps s and s/2, extrapolated (Richardson);
+    // their disagreement bounds the truncation error.
+    double differences[2];
+    for (int k = 0; k < 2; ++k) {
+      double s = step / (1 << k);
+      FailureOr<double> plus = loss(direction, s);
+      FailureOr<double> minus = loss(direction, -s);
+      if (failed(plus) || failed(minus))
+        return 1;
+      differences[k] = (*plus - *minus) / (2 * s);
+    }
+    double difference = (4 * differences[1] - differences[0]) / 3;
+    double truncation = std::fabs(differences[1] - differences[0]);
+    double exact = 0.0, scale = 0.0;
+    for (unsigned i = 0; i < numArgs; ++i) {
+      exact += dot((*gradients)[i], direction[i]);
+      for (size_t j = 0; j < direction[i].size(); ++j)
+        scale += std::fabs((*gradients)[i][j] * direction[i][j]);
+    }
+    // Rounding in the gradients is relative to sum |g_i d_i|.
+    double error = std::fabs(exact - difference);
+    double tolerance = (f32 ? 5e-7 : 1e-10) * scale + 1e-2 * truncation;
+    bool pass = error <= tolerance;
+    ok &= pass;
+    std::string what = along < numArgs ? "argument #" + std::to_string(along)
+                                       : std::string("all arguments");
+    llvm::outs() << llvm::format(
+        "  %-14s %s: <grad, d> = %.6e, central difference = %.6e, |error| = "
+        "%.2e (tolerance %.1e) %s\n",
+        what.c_str(), pass ? "ok" : "FAIL", exact, difference, error, tolerance,
+        pass ? "" : "<--");
+  }
+  return ok ? 0 : 1;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -211,6 +351,15 @@ int main(int argc, char **argv) {
              1;
   }
   std::string name = entry.getName().str();
+  if (StringRef(name).ends_with("_grad")) {
+    auto primal = module->lookupSymbol<func::FuncOp>(
+        StringRef(name).drop_back(strlen("_grad")));
+    if (primal && !primal.isExternal()) {
+      llvm::outs() << "gradient " << inputFile << " @" << name << " of @"
+                   << primal.getName() << "\n";
+      return checkGradient(*module, primal, entry);
+    }
+  }
   llvm::outs() << "example " << inputFile << " @" << name << "\n";
   entry.walk([](ScanOp scan) {
     llvm::outs() << "  " << ScanSpec::fromOp(scan).describe() << "  "

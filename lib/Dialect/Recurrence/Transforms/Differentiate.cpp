@@ -12,7 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/MapVector.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_DIFFERENTIATEPASS
@@ -24,11 +24,6 @@ using namespace mlir::recurrence;
 
 namespace {
 
-/// The cotangents of one scan's two results.
-struct ScanCotangents {
-  Value output, finalState;
-};
-
 /// x + y, or the one that is set.
 Value accumulate(OpBuilder &b, Location loc, Value x, Value y) {
   if (!x || !y)
@@ -38,36 +33,97 @@ Value accumulate(OpBuilder &b, Location loc, Value x, Value y) {
       .getResult(0);
 }
 
-/// Checks that `func` can be differentiated: its results come from scans of
-/// its arguments, all of them ranked tensors.
+Value multiply(OpBuilder &b, Location loc, Value x, Value y) {
+  return linalg::MulOp::create(b, loc, ValueRange{x, y},
+                               ValueRange{emptyLike(b, loc, x)})
+      .getResult(0);
+}
+
+Value negate(OpBuilder &b, Location loc, Value x) {
+  return linalg::NegFOp::create(b, loc, ValueRange{x},
+                                ValueRange{emptyLike(b, loc, x)})
+      .getResult(0);
+}
+
+/// The ops whose derivatives the reverse sweep knows.
+bool isDifferentiable(Operation &op) {
+  if (isa<ScanOp, func::ReturnOp, arith::ConstantOp, tensor::EmptyOp>(op))
+    return true;
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp>(op) &&
+         llvm::all_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>);
+}
+
+/// Checks that `func` can be differentiated: one block of the ops the sweep
+/// knows, on ranked tensor arguments.
 LogicalResult checkDifferentiable(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments())
     if (!isa<RankedTensorType>(arg.getType()))
       return emitError(arg.getLoc())
              << "recurrence-differentiate: argument #" << arg.getArgNumber()
              << " of @" << func.getSymName() << " is not a ranked tensor";
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (OpOperand &result : ret->getOpOperands()) {
-    auto scan = result.get().getDefiningOp<ScanOp>();
-    if (!scan)
-      return ret.emitError("recurrence-differentiate: result #")
-             << result.getOperandNumber() << " of @" << func.getSymName()
-             << " does not come from a recurrence.scan";
-    for (OpOperand &operand : scan->getOpOperands()) {
-      if (llvm::is_contained(scan.getDestinations(), operand.get()))
-        continue;
-      auto arg = dyn_cast<BlockArgument>(operand.get());
-      if (!arg || arg.getOwner() != &func.getBody().front())
-        return scan.emitError("recurrence-differentiate: operand #")
-               << operand.getOperandNumber()
-               << " is not an argument of the function; only scans of "
-                  "arguments are differentiated";
-    }
-  }
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("recurrence-differentiate: @")
+           << func.getSymName() << " has more than one block";
+  for (Operation &op : func.getBody().front())
+    if (!isDifferentiable(op))
+      return op.emitError("recurrence-differentiate: cannot differentiate '")
+             << op.getName()
+             << "'; the sweep knows recurrence.scan, arith.addf, subf, mulf "
+                "and negf on tensors, and constants";
   return success();
 }
 
-/// Adds `<name>_grad` for `func`.
+/// The cotangents of the values of one function body, summed as they come.
+class Cotangents {
+public:
+  Cotangents(RewriterBase &b, Location loc) : b(b), loc(loc) {}
+
+  Value of(Value value) const { return map.lookup(value); }
+  void add(Value value, Value cotangent) {
+    if (cotangent && isa<FloatType>(getElementTypeOrSelf(value.getType())))
+      map[value] = accumulate(b, loc, map.lookup(value), cotangent);
+  }
+
+  /// Sends the cotangents of `op`'s results to its operands.
+  LogicalResult propagate(Operation &op) {
+    if (auto scan = dyn_cast<ScanOp>(op)) {
+      Value output = of(scan.getOutput());
+      Value last = scan.getFinalState() ? of(scan.getFinalState()) : Value();
+      if (!output && !last)
+        return success();
+      FailureOr<SmallVector<Value>> gradients =
+          buildScanAdjoint(b, scan, output, last);
+      if (failed(gradients))
+        return failure();
+      for (auto [operand, gradient] : llvm::zip(op.getOperands(), *gradients))
+        add(operand, gradient);
+      return success();
+    }
+    if (op.getNumResults() != 1 || !of(op.getResult(0)))
+      return success();
+    Value bar = of(op.getResult(0));
+    if (isa<arith::AddFOp>(op)) {
+      add(op.getOperand(0), bar);
+      add(op.getOperand(1), bar);
+    } else if (isa<arith::SubFOp>(op)) {
+      add(op.getOperand(0), bar);
+      add(op.getOperand(1), negate(b, loc, bar));
+    } else if (isa<arith::NegFOp>(op)) {
+      add(op.getOperand(0), negate(b, loc, bar));
+    } else if (isa<arith::MulFOp>(op)) {
+      add(op.getOperand(0), multiply(b, loc, bar, op.getOperand(1)));
+      add(op.getOperand(1), multiply(b, loc, bar, op.getOperand(0)));
+    }
+    return success();
+  }
+
+private:
+  RewriterBase &b;
+  Location loc;
+  DenseMap<Value, Value> map;
+};
+
+/// Adds `<name>_grad` for `func`: a copy of its body, then the reverse sweep.
 LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   std::string name = (func.getSymName() + "_grad").str();
   Location loc = func.getLoc();
@@ -95,39 +151,32 @@ LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   Block *body = grad.addEntryBlock();
   rewriter.setInsertionPointToStart(body);
 
-  // Each result's cotangent, summed per scan result.
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  llvm::MapVector<Operation *, ScanCotangents> scans;
-  for (OpOperand &result : ret->getOpOperands()) {
-    auto value = cast<OpResult>(result.get());
-    Value cotangent =
-        body->getArgument(type.getNumInputs() + result.getOperandNumber());
-    ScanCotangents &slot = scans[value.getOwner()];
-    Value &into = value.getResultNumber() == 0 ? slot.output : slot.finalState;
-    into = accumulate(rewriter, loc, into, cotangent);
-  }
-
-  // Each scan's adjoint, on a copy of the scan that reads grad's arguments.
+  // The primal computation, on grad's arguments.
   IRMapping mapping;
   mapping.map(func.getArguments(),
               body->getArguments().take_front(type.getNumInputs()));
-  SmallVector<Value> gradients(type.getNumInputs());
-  for (auto &[op, cotangents] : scans) {
-    auto copy = cast<ScanOp>(rewriter.clone(*op, mapping));
-    FailureOr<SmallVector<Value>> adjoint = buildScanAdjoint(
-        rewriter, copy, cotangents.output, cotangents.finalState);
-    if (failed(adjoint))
+  SmallVector<Operation *> primal;
+  for (Operation &op : func.getBody().front().without_terminator())
+    primal.push_back(rewriter.clone(op, mapping));
+
+  // The sweep, from the results' cotangents back to the arguments.
+  Cotangents cotangents(rewriter, loc);
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [index, result] : llvm::enumerate(ret.getOperands()))
+    cotangents.add(mapping.lookupOrDefault(result),
+                   body->getArgument(type.getNumInputs() + index));
+  for (Operation *op : llvm::reverse(primal))
+    if (failed(cotangents.propagate(*op)))
       return failure();
-    for (auto [operand, gradient] : llvm::zip(copy->getOperands(), *adjoint)) {
-      unsigned index = cast<BlockArgument>(operand).getArgNumber();
-      gradients[index] = accumulate(rewriter, loc, gradients[index], gradient);
-    }
-    rewriter.eraseOp(copy);
-  }
-  for (auto [gradient, arg] : llvm::zip(gradients, body->getArguments()))
-    if (!gradient)
-      gradient = zerosLike(rewriter, loc, arg);
+  SmallVector<Value> gradients;
+  for (BlockArgument arg : body->getArguments().take_front(type.getNumInputs()))
+    gradients.push_back(cotangents.of(arg) ? cotangents.of(arg)
+                                           : zerosLike(rewriter, loc, arg));
   func::ReturnOp::create(rewriter, loc, gradients);
+  // The primal ops the sweep did not read.
+  for (Operation *op : llvm::reverse(primal))
+    if (isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
   return success();
 }
 

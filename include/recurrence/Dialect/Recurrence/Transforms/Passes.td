@@ -82,11 +82,13 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
 def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
   let summary = "Emit the gradient function of every function of scans";
   let description = [{
-    For each function whose results all come from `recurrence.scan` ops of
-    its arguments, adds `<name>_grad`. It takes the function's arguments
-    followed by one cotangent per result, and returns one gradient per
-    argument, shaped like it (zeros for arguments no scan reads; sums for
-    arguments read more than once).
+    For each function with `recurrence.scan` ops, adds `<name>_grad`: reverse
+    mode over the function's one block, whose ops may be scans, `arith.addf`,
+    `subf`, `mulf` and `negf` on tensors, and constants. It takes the
+    function's arguments followed by one cotangent per result, and returns
+    one gradient per argument, shaped like it (zeros for arguments nothing
+    differentiable reads). The primal ops are copied in first; the ones the
+    sweep does not read are dropped.
 
     Each scan's gradients come from `buildScanAdjoint`: the states
     recomputed by the forward scan, the adjoint recurrence (the same
@@ -94,8 +96,8 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
     further to reach `init`), and the structure's projection of the
     transitions' cotangents. A declaration of `<name>_grad` with that type
     (for calls from the same module) gets this body. Functions without
-    scans are left alone; other functions, and a name `<name>_grad` taken
-    by anything else, are errors.
+    scans are left alone; other ops, and a name `<name>_grad` taken by
+    anything else, are errors.
 
     ```mlir
     func.func @f(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>)
