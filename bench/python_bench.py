@@ -88,6 +88,33 @@ def main():
             line += f" vs_handwritten={ms / 1e3 / seconds:.2f}"
         print(line + f" ms={seconds * 1e3:.2f}", flush=True)
 
+    decode_step(rec, reps)
+
+
+def decode_step(rec, reps):
+    """The per-call cost of one decoding step, diagonal, B = 1, N = 4096,
+    the state advancing in place, against the same step written in NumPy
+    (a multiply and an add in place)."""
+    n, calls = 4096, 2000
+    rng = np.random.default_rng(1)
+    a = rng.uniform(-0.9, 0.9, (1, n))
+    b = rng.uniform(-1, 1, (1, n))
+    state = np.zeros((1, n))
+    run = lambda: rec.step(a, b, state, state_out=state)
+
+    def numpy_step():
+        np.multiply(a, state, out=state)
+        np.add(state, b, out=state)
+
+    def per_call(f):
+        f()
+        return best_seconds(reps, lambda: [f() for _ in range(calls)]) / calls
+
+    ours, ceiling = per_call(run), per_call(numpy_step)
+    print(f"BENCH-PY step structure=diagonal B=1 N={n} "
+          f"us_per_call={ours * 1e6:.1f} numpy_us={ceiling * 1e6:.1f} "
+          f"vs_numpy={ceiling / ours:.2f}", flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -9,12 +9,13 @@ again with other sizes does not recompile.
 """
 
 from ._recurrence import Module
-from .api import compile, explain, scan, structures
+from .api import compile, explain, scan, step, structures
 from .models import (bdlru, delta_rule, hlru, linear_attention,
                      normalize_gates, selective_ssm)
 
 __all__ = [
-    "Module", "compile", "explain", "scan", "structures", "linear_attention",
+    "Module", "compile", "explain", "scan", "step", "structures",
+    "linear_attention",
     "delta_rule",
     "selective_ssm", "normalize_gates", "hlru", "bdlru"
 ]

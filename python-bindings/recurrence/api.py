@@ -11,6 +11,7 @@ DEFAULT_CHUNK = 256
 
 _scan_cache = {}
 _grad_cache = {}
+_step_cache = {}
 _structure_table = None
 
 
@@ -28,10 +29,43 @@ def structures():
 
 
 def _structure(name):
-    """The compiler's description of structure `name`."""
-    table = structures()
-    check_choice("structure", name, tuple(table))
-    return table[name]
+    """The compiler's description of structure `name` (not to be changed)."""
+    if _structure_table is None:
+        structures()
+    entry = _structure_table.get(name) if isinstance(name, str) else None
+    if entry is None:
+        check_choice("structure", name, tuple(_structure_table))
+    return entry
+
+
+def step_axis(structure, a, b, matrix):
+    """Where a decoding step's arrays get their time axis: the number of
+    batch dims, read off the transition (as ``scan`` reads it) or off b,
+    which is k of a factored input."""
+    info = _structure(structure)
+    transitions = (list(a) if isinstance(a, (tuple, list)) else
+                   [] if a is None else [a])
+    if isinstance(b, (tuple, list)):
+        if len(b) != 2:
+            raise TypeError("b: expected an array or a tuple (k, v) of a "
+                            "factored input k_t v_t^T")
+        return np.ndim(b[0]) - 1
+    if not transitions or not info["operands"]:
+        return np.ndim(b) - (2 if matrix else 1)
+    rank = np.ndim(transitions[0]) - info["step_ranks"][0]
+    if info["per_element"] and matrix and np.ndim(b) == np.ndim(
+            transitions[0]):
+        rank -= 1  # per-element [..., N, D]
+    return rank
+
+
+def _with_time(x, axis, expand):
+    """x (an array, a tuple of them, or None) with a time axis of 1."""
+    if x is None:
+        return None
+    if isinstance(x, (tuple, list)):
+        return type(x)(expand(y, axis) for y in x)
+    return expand(x, axis)
 
 
 def _transition_arrays(info, a):
@@ -201,6 +235,69 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     results = _run(spec, operands, out_shape, last_shape,
                    [out, final_state_out])
     return tuple(results) if return_final_state else results[0]
+
+
+def step(a, b, state, *, structure="diagonal", readout=None, matrix=None,
+         out=None, state_out=None):
+    """One step of the recurrence, for decoding token by token: the new
+    state h = A h_prev + b, or (y, h) with a readout, y = c^T h.
+
+    a, b, readout: one step's operands, laid out as in ``scan`` without the
+       time axis (a: [..., N] for diagonal, b: [..., N] / [..., N, D] or
+       (k, v), readout: [..., N])
+    state: h_prev, laid out like scan's init ([..., m, N(, D)] for
+       higher_order)
+    out, state_out: arrays that receive y and the new state; state_out may
+       be `state` itself, which then advances in place.
+    A prefix decoded step by step equals ``scan`` over the same steps.
+    """
+    if out is not None and readout is None:
+        raise ValueError("out: a step without readout returns only the "
+                         "state; use state_out=")
+    flat = [x for x in (list(a) if isinstance(a, (tuple, list)) else [a]) +
+            (list(b) if isinstance(b, (tuple, list)) else [b]) + [state,
+                                                                  readout]
+            if x is not None]
+    arrays = all(isinstance(x, np.ndarray) for x in flat)
+    key = (structure, matrix, readout is not None,
+           isinstance(b, (tuple, list))) + tuple(
+        (x.shape, x.dtype.str) for x in flat if arrays)
+    layout = _step_cache.get(key) if arrays else None
+    if layout is None:
+        # The first call of a layout: checked in full by scan, and cached.
+        axis = step_axis(structure, a, b, matrix)
+        if axis < 0:
+            raise ValueError("b: has fewer dims than one step of the "
+                             "structure takes")
+        expand = lambda y, i: np.expand_dims(np.asarray(y), i)
+        a1, b1, c1 = (_with_time(x, axis, expand) for x in (a, b, readout))
+        spec, _, operands, out_shape, last_shape = _prepare(
+            a1, b1, structure, state, False, "sequential", None, c1, True,
+            matrix)
+        layout = (axis, spec, out_shape, last_shape)
+        if arrays:
+            _step_cache[key] = layout
+    else:
+        axis, spec, out_shape, last_shape = layout
+        operands = [x if x is state else
+                    x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
+                    for x in flat]
+    y_out = None if out is None else check_out("out", np.expand_dims(
+        out, axis) if isinstance(out, np.ndarray) else out, out_shape,
+        spec_dtype(spec))
+    state_out = check_out("state_out", state_out, last_shape,
+                          spec_dtype(spec))
+    if y_out is not None and state_out is not None and np.may_share_memory(
+            y_out, state_out):
+        raise ValueError("state_out: must not overlap out")
+    h, last = _run(spec, operands, out_shape, last_shape, [y_out, state_out])
+    if readout is None:
+        return last
+    return np.squeeze(h, axis) if y_out is None else out, last
+
+
+def spec_dtype(spec):
+    return np.float64 if spec["f64"] else np.float32
 
 
 def _run(spec, operands, out_shape, last_shape, outs=(None, None)):

@@ -18,7 +18,7 @@ from torch.autograd.function import once_differentiable
 
 from . import api
 
-__all__ = ["scan", "linear_attention", "delta_rule", "selective_ssm",
+__all__ = ["scan", "step", "linear_attention", "delta_rule", "selective_ssm",
            "normalize_gates", "hlru", "bdlru"]
 
 
@@ -150,6 +150,21 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     tensors = tuple(t if t is not None else _torch.from_numpy(r)
                     for r, t in zip(results, outs))
     return tensors if return_final_state else tensors[0]
+
+
+def step(a, b, state, *, structure="diagonal", readout=None, matrix=None):
+    """One decoding step, differentiable in every tensor argument: the new
+    state, or (y, new state) with a readout (see ``recurrence.step``)."""
+    axis = api.step_axis(structure, a, b, matrix)
+    if axis < 0:
+        raise ValueError("b: has fewer dims than one step of the structure "
+                         "takes")
+    a1, b1, c1 = (api._with_time(x, axis, lambda y, i: _check_tensor(
+        "step operand", y).unsqueeze(i)) for x in (a, b, readout))
+    h, last = scan(a1, b1, structure=structure, init=state,
+                   schedule="sequential", readout=c1,
+                   return_final_state=True, matrix=matrix)
+    return last if readout is None else (h.squeeze(axis), last)
 
 
 #===------------------------------------------------------------------------===#
