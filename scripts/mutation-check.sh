@@ -7,13 +7,14 @@
 # killed. The sources and the build are restored afterwards.
 #
 #   scripts/mutation-check.sh [BUILD_DIR]     (default: build/, built first)
+#
+# MUTANTS=FILE takes the mutants from another list (e.g. a few new ones).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 build="${1:-$ROOT/build}"
-list="$ROOT/scripts/mutation/mutants.txt"
+list="${MUTANTS:-$ROOT/scripts/mutation/mutants.txt}"
 tool="$ROOT/scripts/mutation/mutate.py"
-tests="$build/unittests/ScanExecutionTests"
 
 install_deps >/dev/null
 configure_and_build "$build" >/dev/null
@@ -47,6 +48,8 @@ invalid=0
 for ((m = 0; m < count; m++)); do
   name=$(/usr/bin/python3 "$tool" name "$list" "$m")
   file=$(/usr/bin/python3 "$tool" file "$list" "$m")
+  suite=$(/usr/bin/python3 "$tool" tests "$list" "$m")
+  tests="$build/unittests/$suite"
   cp "$ROOT/$file" "$backup/source"
   current="$file" # only now may the trap restore it
   if ! /usr/bin/python3 "$tool" apply "$list" "$m" "$ROOT"; then
@@ -56,7 +59,7 @@ for ((m = 0; m < count; m++)); do
     continue
   fi
   start=$SECONDS
-  if ! ninja -C "$build" -j2 ScanExecutionTests >"$backup/build.log" 2>&1; then
+  if ! ninja -C "$build" -j2 "$suite" >"$backup/build.log" 2>&1; then
     echo "INVALID   $name (does not build)"
     grep -m3 "error:" "$backup/build.log" || true
     invalid=$((invalid + 1))

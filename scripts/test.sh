@@ -50,7 +50,8 @@ rm -f "$lit_log"
 
 # Each suite runs in one shard per core; the counts add up over shards.
 shards=$(nproc)
-for suite in ReferenceTests JitModuleTests LoweringTests ScanExecutionTests; do
+for suite in ReferenceTests JitModuleTests LoweringTests ScanExecutionTests \
+  AdjointTests; do
   echo
   echo "== $suite ($shards shards)"
   pids=()

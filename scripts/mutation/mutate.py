@@ -4,6 +4,8 @@ tree, for scripts/mutation-check.sh.
   mutate.py count LIST            the number of mutants
   mutate.py name LIST I           the name of mutant I
   mutate.py file LIST I           the file it changes
+  mutate.py tests LIST I          the test binary that must kill it
+                                  (ScanExecutionTests unless it says)
   mutate.py apply LIST I ROOT     applies it (exit 1 unless every find
                                   occurs exactly once; whitespace in a
                                   find matches any whitespace)
@@ -26,12 +28,13 @@ def parse(path):
         key, _, value = line.partition(": ")
         value = value.replace("\\n", "\n")
         if key == "mutant":
-            current = {"name": value, "file": None, "edits": []}
+            current = {"name": value, "file": None, "edits": [],
+                       "tests": "ScanExecutionTests"}
             mutants.append(current)
         elif current is None:
             sys.exit(f"{path}: '{line}' is outside a mutant")
-        elif key == "file":
-            current["file"] = value
+        elif key in ("file", "tests"):
+            current[key] = value
         elif key == "find":
             current["edits"].append([value, None])
         elif key == "replace" and current["edits"]:
@@ -52,7 +55,7 @@ def main(argv):
         print(len(mutants))
         return 0
     mutant = mutants[int(argv[3])]
-    if command in ("name", "file"):
+    if command in ("name", "file", "tests"):
         print(mutant[command])
         return 0
     target = f"{argv[4]}/{mutant['file']}"

@@ -60,34 +60,52 @@ struct TypedBuffer {
 };
 } // namespace
 
-RunResult mlir::recurrence::testing::runScan(
-    JitModule &jit, const ScanSpec &spec, const ScanSizes &sizes,
-    const std::vector<std::vector<double>> &operands) {
-  unsigned bits = spec.f64 ? 64 : 32;
-  std::vector<ScanOperand> layout = referenceOperands(spec, sizes);
-  std::vector<TypedBuffer> inputs;
-  std::vector<BufferView> args;
-  inputs.reserve(operands.size());
-  for (size_t i = 0; i < operands.size(); ++i) {
-    inputs.emplace_back(spec.f64, operands[i]);
-    args.push_back(
-        BufferView::contiguous(inputs.back().data(), bits, layout[i].shape));
+std::vector<std::vector<double>> mlir::recurrence::testing::runFunction(
+    JitModule &jit, StringRef name, bool f64,
+    const std::vector<std::vector<double>> &args,
+    const std::vector<std::vector<int64_t>> &argShapes,
+    const std::vector<std::vector<int64_t>> &resultShapes) {
+  unsigned bits = f64 ? 64 : 32;
+  std::vector<TypedBuffer> inputs, outputs;
+  std::vector<BufferView> argViews, resultViews;
+  inputs.reserve(args.size());
+  outputs.reserve(resultShapes.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    inputs.emplace_back(f64, args[i]);
+    argViews.push_back(
+        BufferView::contiguous(inputs.back().data(), bits, argShapes[i]));
   }
-  std::vector<int64_t> outShape = referenceOutputShape(spec, sizes);
-  std::vector<int64_t> lastShape = referenceFinalStateShape(spec, sizes);
   // Poison the outputs so that unwritten elements are caught.
-  TypedBuffer out(spec.f64, std::vector<double>(numElements(outShape), NAN));
-  TypedBuffer last(spec.f64, std::vector<double>(numElements(lastShape), NAN));
-  std::vector<BufferView> results = {
-      BufferView::contiguous(out.data(), bits, outShape)};
-  if (spec.finalState)
-    results.push_back(BufferView::contiguous(last.data(), bits, lastShape));
-  if (llvm::Error error = jit.call("scan", args, results)) {
+  for (const std::vector<int64_t> &shape : resultShapes) {
+    outputs.emplace_back(f64, std::vector<double>(numElements(shape), NAN));
+    resultViews.push_back(
+        BufferView::contiguous(outputs.back().data(), bits, shape));
+  }
+  if (llvm::Error error = jit.call(name, argViews, resultViews)) {
     ADD_FAILURE() << llvm::toString(std::move(error));
     return {};
   }
-  return {out.values(),
-          spec.finalState ? last.values() : std::vector<double>{}};
+  std::vector<std::vector<double>> results;
+  for (const TypedBuffer &buffer : outputs)
+    results.push_back(buffer.values());
+  return results;
+}
+
+RunResult mlir::recurrence::testing::runScan(
+    JitModule &jit, const ScanSpec &spec, const ScanSizes &sizes,
+    const std::vector<std::vector<double>> &operands) {
+  std::vector<std::vector<int64_t>> argShapes;
+  for (const ScanOperand &operand : referenceOperands(spec, sizes))
+    argShapes.push_back(operand.shape);
+  std::vector<std::vector<int64_t>> resultShapes = {
+      referenceOutputShape(spec, sizes)};
+  if (spec.finalState)
+    resultShapes.push_back(referenceFinalStateShape(spec, sizes));
+  std::vector<std::vector<double>> results =
+      runFunction(jit, "scan", spec.f64, operands, argShapes, resultShapes);
+  if (results.empty())
+    return {};
+  return {results[0], spec.finalState ? results[1] : std::vector<double>{}};
 }
 
 double

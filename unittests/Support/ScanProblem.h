@@ -36,6 +36,15 @@ struct RunResult {
 RunResult runScan(JitModule &jit, const ScanSpec &spec, const ScanSizes &sizes,
                   const std::vector<std::vector<double>> &operands);
 
+/// Runs function `name` of `jit` on `args` of the given shapes (converted to
+/// f64 or f32) and returns its results, of `resultShapes`, in float64. Fails
+/// the current test (and returns nothing) on a runtime error.
+std::vector<std::vector<double>>
+runFunction(JitModule &jit, StringRef name, bool f64,
+            const std::vector<std::vector<double>> &args,
+            const std::vector<std::vector<int64_t>> &argShapes,
+            const std::vector<std::vector<int64_t>> &resultShapes);
+
 /// max_i |got_i - want_i| / (|want_i| + rms(want)): relative for elements
 /// of typical size or larger, and relative to the typical size for those
 /// near zero (cancellations, small readouts). NaN counts as infinite.
