@@ -51,11 +51,12 @@ protected:
     context = nullptr;
   }
 
-  void check(const ScanSpec &spec, ArrayRef<ScanSizes> shapes) {
+  void check(const ScanSpec &spec, ArrayRef<ScanSizes> shapes,
+             int64_t checkpoint = 0) {
     OwningOpRef<ModuleOp> module = buildScanModule(context, spec);
     ASSERT_TRUE(module);
     PassManager pm(context);
-    pm.addPass(createDifferentiatePass());
+    pm.addPass(createDifferentiatePass(DifferentiatePassOptions{checkpoint}));
     ASSERT_TRUE(succeeded(pm.run(*module)));
     // Only the gradient is compiled (it recomputes the forward scan).
     module->lookupSymbol<func::FuncOp>("scan").erase();
@@ -203,6 +204,30 @@ std::vector<ScanSpec> cases() {
   return specs;
 }
 
+/// The states recomputed 4 steps at a time: T = 9 is chunks of 4, 4 and
+/// 1, T = 8 two full chunks, T = 0 none (the final state is init).
+class AdjointCheckpointed : public AdjointExecution {};
+
+const ScanSizes kCheckpointShapes[] = {
+    {{2, 1}, 9, 6, 2},
+    {{1, 2}, 8, 3, 2},
+    {{1, 2}, 1, 3, 2},
+    {{2, 1}, 0, 3, 2},
+};
+
+TEST_P(AdjointCheckpointed, MatchesFiniteDifferences) {
+  check(GetParam(), kCheckpointShapes, /*checkpoint=*/4);
+}
+
+std::vector<ScanSpec> checkpointCases() {
+  std::vector<ScanSpec> specs;
+  for (const ScanSpec &spec : cases())
+    if (spec.schedule != ScheduleKind::Scan && spec.init && spec.readout &&
+        spec.reverse)
+      specs.push_back(spec);
+  return specs;
+}
+
 std::string specName(const ::testing::TestParamInfo<ScanSpec> &info) {
   std::string name = info.param.describe();
   for (char &c : name)
@@ -213,5 +238,7 @@ std::string specName(const ::testing::TestParamInfo<ScanSpec> &info) {
 
 INSTANTIATE_TEST_SUITE_P(AllStructures, AdjointExecution,
                          ::testing::ValuesIn(cases()), specName);
+INSTANTIATE_TEST_SUITE_P(AllStructures, AdjointCheckpointed,
+                         ::testing::ValuesIn(checkpointCases()), specName);
 
 } // namespace

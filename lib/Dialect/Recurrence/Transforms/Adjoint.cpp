@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -241,95 +242,182 @@ struct Steps {
 
 } // namespace
 
-FailureOr<SmallVector<Value>>
-mlir::recurrence::buildScanAdjoint(RewriterBase &rewriter, ScanOp op,
-                                   Value outputCotangent,
-                                   Value finalStateCotangent) {
-  if (failed(op.verify()))
-    return failure();
-  OpBuilder &b = rewriter;
-  Location loc = op.getLoc();
-  RecurrenceStructureInterface structure = op.getStructure();
-  Type elementType = op.getElementType();
-  bool matrix = op.getMatrix() || op.hasFactoredInput();
-  bool vector = !matrix;
-  bool perElement = op.hasPerElementTransition();
-  int64_t depth = structure.getStateDepth();
-  // The steps the adjoint runs before step 1: the init states it reaches.
-  int64_t lead = std::max<int64_t>(1, depth);
-  Canonical canon(b, loc, op.getBatchRank(), op.getReverse());
-  Steps steps{b, loc};
+namespace {
 
-  // The operands, canonical: one batch dim, [N, D] states, forward in time.
+/// The gradients of the canonical operands over a range of steps.
+struct StepGradients {
   SmallVector<Value> transitions;
-  for (Value operand : op.getTransition())
-    transitions.push_back(canon.in(operand, /*perStep=*/true));
-  Value input, key, value;
-  if (op.hasFactoredInput()) {
-    key = canon.in(op.getInputKey(), true);
-    value = canon.in(op.getInputValue(), true);
-  } else {
-    input = canon.in(op.getInput(), true, vector);
+  Value input, key, value, readout;
+};
+
+/// The adjoint of one scan in the canonical form.
+class AdjointBuilder {
+public:
+  AdjointBuilder(OpBuilder &b, ScanOp op, Canonical &canon)
+      : b(b), loc(op.getLoc()), op(op), canon(canon), steps{b, loc},
+        structure(op.getStructure()), elementType(op.getElementType()),
+        perElement(op.hasPerElementTransition()),
+        depth(structure.getStateDepth()), lead(std::max<int64_t>(1, depth)) {}
+
+  /// Reads the operands and cotangents into the canonical form.
+  void load(Value outputCotangent, Value finalStateCotangent) {
+    vector = !(op.getMatrix() || op.hasFactoredInput());
+    for (Value operand : op.getTransition())
+      transitions.push_back(canon.in(operand, /*perStep=*/true));
+    if (op.hasFactoredInput()) {
+      key = canon.in(op.getInputKey(), true);
+      value = canon.in(op.getInputValue(), true);
+    } else {
+      input = canon.in(op.getInput(), true, vector);
+    }
+    if (op.getInit())
+      init = canon.in(op.getInit(), false, vector);
+    if (op.getReadout())
+      readout = canon.in(op.getReadout(), true);
+    if (outputCotangent)
+      ybar = canon.in(outputCotangent, true, vector);
+    if (finalStateCotangent)
+      last = canon.in(finalStateCotangent, false, vector);
+    Value source = input ? input : key;
+    batch = tensor::getMixedSize(b, loc, source, 0);
+    length = tensor::getMixedSize(b, loc, source, 1);
+    size = tensor::getMixedSize(b, loc, source, 2);
+    columns = input ? tensor::getMixedSize(b, loc, input, 3)
+                    : tensor::getMixedSize(b, loc, value, 2);
   }
-  Value init = op.getInit() ? canon.in(op.getInit(), false, vector) : Value();
-  Value readout = op.getReadout() ? canon.in(op.getReadout(), true) : Value();
 
-  Value source = input ? input : key;
-  OpFoldResult batch = tensor::getMixedSize(b, loc, source, 0);
-  OpFoldResult length = tensor::getMixedSize(b, loc, source, 1);
-  OpFoldResult size = tensor::getMixedSize(b, loc, source, 2);
-  OpFoldResult columns = input ? tensor::getMixedSize(b, loc, input, 3)
-                               : tensor::getMixedSize(b, loc, value, 2);
-  SmallVector<OpFoldResult> stateSizes = {batch, length, size, columns};
-  RankedTensorType statesType = typeOf(stateSizes, elementType);
+  /// The gradients of every operand, with all states recomputed at once.
+  SmallVector<Value> whole();
+  /// The same with states recomputed chunk by chunk from checkpoints.
+  SmallVector<Value> checkpointed(int64_t chunk);
 
+  bool hasDepth() const { return depth > 0; }
+
+private:
+  SmallVector<OpFoldResult> statesSizes(OpFoldResult count) {
+    return {batch, count, size, columns};
+  }
+
+  /// A scan of the op's structure and schedule in the canonical form.
+  ScanOp scan(OpFoldResult count, bool reverse, ValueRange scanTransitions,
+              Value scanInput, Value scanKey, Value scanValue, Value scanInit,
+              bool withFinalState) {
+    SmallVector<OpFoldResult> finalSizes = {batch, size, columns};
+    if (depth)
+      finalSizes.insert(finalSizes.begin() + 1, b.getIndexAttr(depth));
+    return ScanOp::create(b, loc, typeOf(statesSizes(count), elementType),
+                          withFinalState ? typeOf(finalSizes, elementType)
+                                         : Type(),
+                          op.getStructureAttr(), op.getScheduleAttr(),
+                          /*matrix=*/true, reverse, scanTransitions, scanInput,
+                          scanKey, scanValue, scanInit, Value(), ValueRange());
+  }
+
+  /// G_t over `count` steps: ybar, or c_t ybar_t^T under a readout.
+  Value direct(Value readoutSteps, Value ybarSteps, OpFoldResult count) {
+    Value zeros = zeroTensor(b, loc, statesSizes(count), elementType);
+    if (!ybarSteps)
+      return zeros;
+    if (!readoutSteps)
+      return ybarSteps;
+    return contract(b, loc, 4, readoutSteps, {0, 1, 2}, ybarSteps, {0, 1, 3},
+                    zeros, {0, 1, 2, 3}, {kPar, kPar, kPar, kPar});
+  }
+
+  Value add(Value x, Value y) {
+    return linalg::AddOp::create(b, loc, ValueRange{x, y},
+                                 ValueRange{emptyLike(b, loc, x)})
+        .getResult(0);
+  }
+
+  /// The gradients over a range of steps, from its operands, the cotangents
+  /// `mu` of its states, the states and the state each step read.
+  StepGradients gradientsOf(ValueRange rangeTransitions, Value rangeKey,
+                            Value rangeValue, Value rangeReadout,
+                            Value rangeYbar, Value mu, Value states,
+                            Value previous) {
+    StepGradients g;
+    g.transitions = structure.buildTransitionGradient(b, loc, rangeTransitions,
+                                                      perElement, mu, previous);
+    if (input) {
+      g.input = mu;
+    } else {
+      // dk_t = mu_t v_t and dv_t = mu_t^T k_t.
+      g.key = contract(b, loc, 4, mu, {0, 1, 2, 3}, rangeValue, {0, 1, 3},
+                       zerosLike(b, loc, rangeKey), {0, 1, 2},
+                       {kPar, kPar, kPar, kRed});
+      g.value = contract(b, loc, 4, mu, {0, 1, 2, 3}, rangeKey, {0, 1, 2},
+                         zerosLike(b, loc, rangeValue), {0, 1, 3},
+                         {kPar, kPar, kRed, kPar});
+    }
+    if (readout) {
+      // dc_t = h_t ybar_t.
+      g.readout = zerosLike(b, loc, rangeReadout);
+      if (rangeYbar)
+        g.readout =
+            contract(b, loc, 4, states, {0, 1, 2, 3}, rangeYbar, {0, 1, 3},
+                     g.readout, {0, 1, 2}, {kPar, kPar, kPar, kRed});
+    }
+    return g;
+  }
+
+  /// The operands' gradients in their own forms.
+  SmallVector<Value> finish(const StepGradients &g, Value dInit) {
+    SmallVector<Value> gradients;
+    for (auto [gradient, operand] :
+         llvm::zip_equal(g.transitions, op.getTransition()))
+      gradients.push_back(canon.out(gradient, operand, true));
+    if (input) {
+      gradients.push_back(canon.out(g.input, op.getInput(), true, vector));
+    } else {
+      gradients.push_back(canon.out(g.key, op.getInputKey(), true));
+      gradients.push_back(canon.out(g.value, op.getInputValue(), true));
+    }
+    if (init)
+      gradients.push_back(canon.out(dInit, op.getInit(), false, vector));
+    if (readout)
+      gradients.push_back(canon.out(g.readout, op.getReadout(), true));
+    return gradients;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  ScanOp op;
+  Canonical &canon;
+  Steps steps;
+  RecurrenceStructureInterface structure;
+  Type elementType;
+  bool perElement, vector = false;
+  int64_t depth;
+  // The steps the adjoint runs before step 1: the init states it reaches.
+  int64_t lead;
+  SmallVector<Value> transitions;
+  Value input, key, value, init, readout, ybar, last;
+  OpFoldResult batch, length, size, columns;
+};
+
+SmallVector<Value> AdjointBuilder::whole() {
   // The states h_1 .. h_T, recomputed.
-  auto forward = ScanOp::create(b, loc, statesType, Type(),
-                                op.getStructureAttr(), op.getScheduleAttr(),
-                                /*matrix=*/true, /*reverse=*/false, transitions,
-                                input, key, value, init, Value(), ValueRange());
-  Value states = forward.getOutput();
+  Value states =
+      scan(length, false, transitions, input, key, value, init, false)
+          .getOutput();
 
   // The direct cotangents of h_{1-lead} .. h_T: G_t, then F on the states
   // the final state holds.
-  Value ybar =
-      outputCotangent ? canon.in(outputCotangent, true, vector) : Value();
-  Value direct;
-  if (!ybar) {
-    direct = zeroTensor(b, loc, stateSizes, elementType);
-  } else if (readout) {
-    direct = contract(b, loc, 4, readout, {0, 1, 2}, ybar, {0, 1, 3},
-                      zeroTensor(b, loc, stateSizes, elementType), {0, 1, 2, 3},
-                      {kPar, kPar, kPar, kPar});
-  } else {
-    direct = ybar;
-  }
-  direct = padSteps(b, loc, direct, lead, 0);
-  if (finalStateCotangent) {
-    Value last = canon.in(finalStateCotangent, false, vector);
-    for (int64_t k = 0; k < lead; ++k) {
-      // F[k] is the cotangent of h_{T-k}, at T - k + lead - 1.
-      Value held = depth ? steps.at(last, b.getIndexAttr(k)) : last;
-      OpFoldResult at = steps.plus(length, lead - 1 - k);
-      Value sum =
-          linalg::AddOp::create(b, loc, ValueRange{steps.at(direct, at), held},
-                                ValueRange{emptyLike(b, loc, held)})
-              .getResult(0);
-      direct = steps.put(sum, direct, at);
-    }
+  Value directs = padSteps(b, loc, direct(readout, ybar, length), lead, 0);
+  for (int64_t k = 0; last && k < lead; ++k) {
+    // F[k] is the cotangent of h_{T-k}, at T - k + lead - 1.
+    Value held = depth ? steps.at(last, b.getIndexAttr(k)) : last;
+    OpFoldResult at = steps.plus(length, lead - 1 - k);
+    directs = steps.put(add(steps.at(directs, at), held), directs, at);
   }
 
   // mu: the adjoint recurrence, in reverse over T + lead steps.
   SmallVector<Value> adjointTransitions =
       structure.buildAdjointTransition(b, loc, transitions, perElement);
-  SmallVector<OpFoldResult> allSizes = {batch, steps.plus(length, lead), size,
-                                        columns};
-  auto adjoint =
-      ScanOp::create(b, loc, typeOf(allSizes, elementType), Type(),
-                     op.getStructureAttr(), op.getScheduleAttr(),
-                     /*matrix=*/true, /*reverse=*/true, adjointTransitions,
-                     direct, Value(), Value(), Value(), Value(), ValueRange());
-  Value mu = adjoint.getOutput();
+  Value mu = scan(steps.plus(length, lead), true, adjointTransitions, directs,
+                  Value(), Value(), Value(), false)
+                 .getOutput();
   Value cotangents = steps.slice(mu, b.getIndexAttr(lead), length);
 
   // The state each step read: h_{t-1}, or the stack h_{t-1} .. h_{t-m}.
@@ -358,44 +446,169 @@ mlir::recurrence::buildScanAdjoint(RewriterBase &rewriter, ScanOp op,
     }
   }
 
-  // The gradients, canonical, then in the operands' own forms.
-  SmallVector<Value> gradients;
-  SmallVector<Value> transitionGradients = structure.buildTransitionGradient(
-      b, loc, transitions, perElement, cotangents, previous);
-  for (auto [gradient, operand] :
-       llvm::zip_equal(transitionGradients, op.getTransition()))
-    gradients.push_back(canon.out(gradient, operand, true));
-  if (input) {
-    gradients.push_back(canon.out(cotangents, op.getInput(), true, vector));
-  } else {
-    // dk_t = mu_t v_t and dv_t = mu_t^T k_t.
-    Value dKey =
-        contract(b, loc, 4, cotangents, {0, 1, 2, 3}, value, {0, 1, 3},
-                 zerosLike(b, loc, key), {0, 1, 2}, {kPar, kPar, kPar, kRed});
-    Value dValue =
-        contract(b, loc, 4, cotangents, {0, 1, 2, 3}, key, {0, 1, 2},
-                 zerosLike(b, loc, value), {0, 1, 3}, {kPar, kPar, kRed, kPar});
-    gradients.push_back(canon.out(dKey, op.getInputKey(), true));
-    gradients.push_back(canon.out(dValue, op.getInputValue(), true));
+  StepGradients g = gradientsOf(transitions, key, value, readout, ybar,
+                                cotangents, states, previous);
+  Value dInit;
+  if (init && depth == 0) {
+    dInit = steps.at(mu, b.getIndexAttr(0));
+  } else if (init) {
+    dInit = emptyLike(b, loc, init);
+    for (int64_t j = 0; j < depth; ++j)
+      dInit = steps.put(steps.at(mu, b.getIndexAttr(depth - 1 - j)), dInit,
+                        b.getIndexAttr(j));
   }
+  return finish(g, dInit);
+}
+
+SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
+  // A state of depth 0 here: positions p = 0 .. T hold h_0 .. h_T.
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value chunkSize = arith::ConstantIndexOp::create(b, loc, chunk);
+  Value total = getValueOrCreateConstantIndexOp(b, loc, length);
+  Value count = arith::CeilDivSIOp::create(b, loc, total, chunkSize);
+  SmallVector<OpFoldResult> stateSizes = {batch, size, columns};
+  auto rangeOf = [&](OpBuilder &nb, Value k) {
+    Value start = arith::MulIOp::create(nb, loc, k, chunkSize);
+    Value rest = arith::SubIOp::create(nb, loc, total, start);
+    Value n = arith::MinSIOp::create(nb, loc, rest, chunkSize);
+    return std::pair<Value, Value>(start, n);
+  };
+  auto sliceAll = [&](ValueRange values, Value start, Value n) {
+    SmallVector<Value> slices;
+    for (Value v : values)
+      slices.push_back(steps.slice(v, start, n));
+    return slices;
+  };
+
+  // Forward: the state before each chunk, [B, chunks, N, D].
+  Value start0 = init ? init : zeroTensor(b, loc, stateSizes, elementType);
+  SmallVector<OpFoldResult> checkpointSizes = {batch, OpFoldResult(count), size,
+                                               columns};
+  Value checkpoints =
+      tensor::EmptyOp::create(b, loc, checkpointSizes, elementType);
+  auto forward = scf::ForOp::create(
+      b, loc, zero, count, one, ValueRange{start0, checkpoints},
+      [&](OpBuilder &nb, Location, Value k, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        auto [start, steps_] = rangeOf(b, k);
+        Value saved = steps.put(carried[0], carried[1], k);
+        SmallVector<Value> ops = sliceAll(transitions, start, steps_);
+        auto [in, ks, vs] =
+            std::tuple(input ? steps.slice(input, start, steps_) : Value(),
+                       key ? steps.slice(key, start, steps_) : Value(),
+                       value ? steps.slice(value, start, steps_) : Value());
+        ScanOp chunkScan = scan(steps_, false, ops, in, ks, vs, carried[0],
+                                /*withFinalState=*/true);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{chunkScan.getFinalState(), saved});
+      });
+  checkpoints = forward.getResult(1);
+
+  // The adjoint transitions over positions 0 .. T (step p maps mu_{p+1}).
+  SmallVector<Value> adjointTransitions =
+      structure.buildAdjointTransition(b, loc, transitions, perElement);
+
+  // Backward, chunk by chunk from the last, carrying mu at the position
+  // after the chunk; each chunk's gradients go into the full ones.
+  SmallVector<Value> full;
+  for (Value t : transitions)
+    full.push_back(emptyLike(b, loc, t));
+  for (Value v : {input, key, value, readout})
+    if (v)
+      full.push_back(emptyLike(b, loc, v));
+  SmallVector<Value> initial = {zeroTensor(b, loc, stateSizes, elementType)};
+  llvm::append_range(initial, full);
+  auto backward = scf::ForOp::create(
+      b, loc, zero, count, one, initial,
+      [&](OpBuilder &nb, Location, Value i, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        Value lastChunk = arith::SubIOp::create(b, loc, count, one);
+        Value k = arith::SubIOp::create(b, loc, lastChunk, i);
+        auto [start, steps_] = rangeOf(b, k);
+        SmallVector<Value> ops = sliceAll(transitions, start, steps_);
+        Value in = input ? steps.slice(input, start, steps_) : Value();
+        Value ks = key ? steps.slice(key, start, steps_) : Value();
+        Value vs = value ? steps.slice(value, start, steps_) : Value();
+        Value cs = readout ? steps.slice(readout, start, steps_) : Value();
+        Value ys = ybar ? steps.slice(ybar, start, steps_) : Value();
+        Value before = steps.at(checkpoints, k);
+        Value states =
+            scan(steps_, false, ops, in, ks, vs, before, false).getOutput();
+
+        // G over the chunk, with F on h_T when this chunk ends at T.
+        Value directs = direct(cs, ys, steps_);
+        if (last) {
+          Value end = arith::SubIOp::create(b, loc, steps_, one);
+          Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               k, lastChunk);
+          Value extra = arith::SelectOp::create(b, loc, isLast, last,
+                                                zerosLike(b, loc, last));
+          directs = steps.put(add(steps.at(directs, end), extra), directs, end);
+        }
+        Value from = arith::AddIOp::create(b, loc, start, one);
+        SmallVector<Value> adjointOps =
+            sliceAll(adjointTransitions, from, steps_);
+        Value mu = scan(steps_, true, adjointOps, directs, Value(), Value(),
+                        carried[0], false)
+                       .getOutput();
+
+        Value previous = steps.put(before, padSteps(b, loc, states, 1, 0),
+                                   b.getIndexAttr(0));
+        previous = steps.slice(previous, b.getIndexAttr(0), steps_);
+        StepGradients g =
+            gradientsOf(ops, ks, vs, cs, ys, mu, states, previous);
+        SmallVector<Value> parts(g.transitions);
+        for (Value v : {g.input, g.key, g.value, g.readout})
+          if (v)
+            parts.push_back(v);
+        SmallVector<Value> results = {steps.at(mu, b.getIndexAttr(0))};
+        for (auto [part, whole] : llvm::zip_equal(parts, carried.drop_front()))
+          results.push_back(steps.into(part, whole, start));
+        scf::YieldOp::create(b, loc, results);
+      });
+
+  StepGradients g;
+  unsigned next = 1;
+  for (size_t i = 0; i < transitions.size(); ++i)
+    g.transitions.push_back(backward.getResult(next++));
+  for (Value *v : {&g.input, &g.key, &g.value, &g.readout})
+    if ((v == &g.input && input) || (v == &g.key && key) ||
+        (v == &g.value && value) || (v == &g.readout && readout))
+      *v = backward.getResult(next++);
+
+  Value dInit;
   if (init) {
-    Value dInit;
-    if (depth == 0) {
-      dInit = steps.at(mu, b.getIndexAttr(0));
-    } else {
-      dInit = emptyLike(b, loc, init);
-      for (int64_t j = 0; j < depth; ++j)
-        dInit = steps.put(steps.at(mu, b.getIndexAttr(depth - 1 - j)), dInit,
-                          b.getIndexAttr(j));
+    // mu_0 = A_1^T mu_1: one more step; with T = 0, the final state is init.
+    Value mu =
+        scan(b.getIndexAttr(1), true, sliceAll(adjointTransitions, zero, one),
+             zeroTensor(b, loc, statesSizes(b.getIndexAttr(1)), elementType),
+             Value(), Value(), backward.getResult(0), false)
+            .getOutput();
+    dInit = steps.at(mu, b.getIndexAttr(0));
+    if (last) {
+      Value empty =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, total, zero);
+      dInit = add(dInit, arith::SelectOp::create(b, loc, empty, last,
+                                                 zerosLike(b, loc, last)));
     }
-    gradients.push_back(canon.out(dInit, op.getInit(), false, vector));
   }
-  if (readout) {
-    Value dReadout = zerosLike(b, loc, readout);
-    if (ybar)
-      dReadout = contract(b, loc, 4, states, {0, 1, 2, 3}, ybar, {0, 1, 3},
-                          dReadout, {0, 1, 2}, {kPar, kPar, kPar, kRed});
-    gradients.push_back(canon.out(dReadout, op.getReadout(), true));
-  }
-  return gradients;
+  return finish(g, dInit);
+}
+
+} // namespace
+
+FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
+    RewriterBase &rewriter, ScanOp op, Value outputCotangent,
+    Value finalStateCotangent, int64_t checkpoint) {
+  if (failed(op.verify()))
+    return failure();
+  Canonical canon(rewriter, op.getLoc(), op.getBatchRank(), op.getReverse());
+  AdjointBuilder builder(rewriter, op, canon);
+  builder.load(outputCotangent, finalStateCotangent);
+  if (checkpoint > 0 && !builder.hasDepth())
+    return builder.checkpointed(checkpoint);
+  return builder.whole();
 }

@@ -76,7 +76,8 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
 /// The cotangents of the values of one function body, summed as they come.
 class Cotangents {
 public:
-  Cotangents(RewriterBase &b, Location loc) : b(b), loc(loc) {}
+  Cotangents(RewriterBase &b, Location loc, int64_t checkpoint)
+      : b(b), loc(loc), checkpoint(checkpoint) {}
 
   Value of(Value value) const { return map.lookup(value); }
   void add(Value value, Value cotangent) {
@@ -92,7 +93,7 @@ public:
       if (!output && !last)
         return success();
       FailureOr<SmallVector<Value>> gradients =
-          buildScanAdjoint(b, scan, output, last);
+          buildScanAdjoint(b, scan, output, last, checkpoint);
       if (failed(gradients))
         return failure();
       for (auto [operand, gradient] : llvm::zip(op.getOperands(), *gradients))
@@ -120,11 +121,13 @@ public:
 private:
   RewriterBase &b;
   Location loc;
+  int64_t checkpoint;
   DenseMap<Value, Value> map;
 };
 
 /// Adds `<name>_grad` for `func`: a copy of its body, then the reverse sweep.
-LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
+LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
+                            int64_t checkpoint) {
   std::string name = (func.getSymName() + "_grad").str();
   Location loc = func.getLoc();
   FunctionType type = func.getFunctionType();
@@ -160,7 +163,7 @@ LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     primal.push_back(rewriter.clone(op, mapping));
 
   // The sweep, from the results' cotangents back to the arguments.
-  Cotangents cotangents(rewriter, loc);
+  Cotangents cotangents(rewriter, loc, checkpoint);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [index, result] : llvm::enumerate(ret.getOperands()))
     cotangents.add(mapping.lookupOrDefault(result),
@@ -192,7 +195,7 @@ struct DifferentiatePass
         funcs.push_back(func);
     for (func::FuncOp func : funcs)
       if (failed(checkDifferentiable(func)) ||
-          failed(differentiate(func, symbols)))
+          failed(differentiate(func, symbols, checkpoint)))
         return signalPassFailure();
   }
 };

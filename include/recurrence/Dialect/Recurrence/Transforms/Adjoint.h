@@ -30,9 +30,16 @@ namespace mlir::recurrence {
 /// destinations of `outs` get none. `op`'s operands must dominate the
 /// insertion point. Fails, after a diagnostic on `op`, when the op does not
 /// verify.
+///
+/// With `checkpoint` = C > 0, the states are recomputed C steps at a time
+/// from the states saved before each chunk, and the adjoint runs chunk by
+/// chunk, so that beyond the operands and gradients only O(T/C + C) states
+/// are held instead of O(T) (for structures with a state depth the states
+/// are recomputed at once).
 FailureOr<SmallVector<Value>> buildScanAdjoint(RewriterBase &rewriter,
                                                ScanOp op, Value outputCotangent,
-                                               Value finalStateCotangent);
+                                               Value finalStateCotangent,
+                                               int64_t checkpoint = 0);
 
 } // namespace mlir::recurrence
 

@@ -108,10 +108,17 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
         -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>)
     ```
   }];
+  let options = [
+    Option<"checkpoint", "checkpoint", "int64_t", /*default=*/"0",
+           "Recompute the states this many steps at a time from checkpoints "
+           "(0: all at once), so that the gradient holds O(T/C + C) states "
+           "rather than O(T)">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }

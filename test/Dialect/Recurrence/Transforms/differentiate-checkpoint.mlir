@@ -1,0 +1,34 @@
+// The memory of a derived gradient: linear attention (an identity scan on a
+// matrix state with factored input and readout) at T = 64, N = 8, D = 16.
+// Recomputing all states at once holds [B, T, N, D] states and cotangents;
+// with checkpoint=16 the gradient saves the state before each of the 4
+// chunks, recomputes and runs the adjoint one chunk at a time, and no
+// T x N x D buffer remains, only chunk-sized ones and the checkpoints.
+// (Numbers: AdjointTests' AdjointCheckpointed suite.)
+//
+// DEFINE: %{lower} = -convert-elementwise-to-linalg -recurrence-select-schedule \
+// DEFINE:   -recurrence-lower-scan -recurrence-lower-chunked -recurrence-lower-sequential \
+// DEFINE:   -eliminate-empty-tensors -canonicalize -cse -empty-tensor-to-alloc-tensor \
+// DEFINE:   -recurrence-bufferize
+// RUN: recurrence-opt %s -recurrence-differentiate %{lower} \
+// RUN:   | FileCheck %s --check-prefix=WHOLE
+// RUN: recurrence-opt %s -recurrence-differentiate=checkpoint=16 %{lower} \
+// RUN:   | FileCheck %s --check-prefix=CHUNKED
+
+// WHOLE-LABEL: func.func @linear_attention_grad(
+// WHOLE-DAG: memref.alloc() {{.*}} : memref<2x64x8x16xf32>
+// WHOLE-DAG: memref.alloc() {{.*}} : memref<2x65x8x16xf32>
+
+// CHUNKED-LABEL: func.func @linear_attention_grad(
+// CHUNKED-NOT: memref<2x64x8x16xf32>
+// CHUNKED-NOT: memref<2x65x8x16xf32>
+// CHUNKED: memref.alloc() {{.*}} : memref<2x4x8x16xf32>
+// CHUNKED: scf.for
+// CHUNKED: scf.for
+// CHUNKED-NOT: memref<2x64x8x16xf32>
+// CHUNKED-NOT: memref<2x65x8x16xf32>
+// CHUNKED: return
+func.func @linear_attention(%k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %q: tensor<2x64x8xf32>) -> tensor<2x64x16xf32> {
+  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%q : tensor<2x64x8xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}
