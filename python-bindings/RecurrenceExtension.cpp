@@ -17,6 +17,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Runtime/JitModule.h"
+#include "recurrence/Runtime/ModelSpec.h"
 #include "recurrence/Runtime/ScanSpec.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -394,6 +395,34 @@ PYBIND11_MODULE(_recurrence, m) {
         return Compiled{std::move(*jit), "scan_grad"};
       },
       py::arg("spec"), "Compiles the gradient of one recurrence.scan");
+
+  m.def(
+      "compile_model",
+      [](const py::dict &d) {
+        ModelSpec spec;
+        spec.model = d["model"].cast<std::string>();
+        spec.function = d["function"].cast<std::string>();
+        spec.param = d["param"].cast<int64_t>();
+        spec.init = d["init"].cast<bool>();
+        spec.f64 = d["f64"].cast<bool>();
+        auto schedule =
+            symbolizeScheduleKind(d["schedule"].cast<std::string>());
+        if (!schedule)
+          raise("unknown schedule '" + d["schedule"].cast<std::string>() + "'");
+        spec.schedule = *schedule;
+        spec.chunkSize = d["chunk_size"].cast<int64_t>();
+        DiagnosticCollector diagnostics;
+        OwningOpRef<ModuleOp> module = buildModelModule(&context(), spec);
+        if (!module || failed(verify(*module)))
+          raise(diagnostics.text);
+        auto jit = JitModule::compile(*module, {"model"});
+        if (!jit)
+          raise(llvm::toString(jit.takeError()));
+        return Compiled{std::move(*jit), "model"};
+      },
+      py::arg("spec"),
+      "Compiles one model op (normalize_gates, hlru, bdlru) on dynamic "
+      "shapes");
 
   m.def(
       "scan_ir",

@@ -67,6 +67,7 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
     OpPassManager &pm, const RecurrenceToLLVMOptions &options) {
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
+  pm.addPass(createDecomposeModelsPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
   // 0 leaves the cores to the module's DLTI target spec (else one core):
   // the output never depends on the machine the compiler runs on.

@@ -8,7 +8,7 @@ arithmetic operation is in the IR.
 
 import numpy as np
 
-from . import api
+from . import _recurrence, api
 from ._checks import (as_float_array, check_choice, check_out, check_rank,
                       check_shape)
 
@@ -87,9 +87,8 @@ def _dims(value, type_, names):
     return "\n  ".join(lines)
 
 
-def _schedule(schedule, chunk_size):
-    """The scan op's schedule clause (empty for auto), after checking the
-    arguments like ``scan`` does."""
+def _schedule_of(schedule, chunk_size):
+    """(schedule, chunk) after checking the arguments like ``scan`` does."""
     check_choice("schedule", schedule, api.SCHEDULES)
     if chunk_size is not None:
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or \
@@ -98,11 +97,34 @@ def _schedule(schedule, chunk_size):
                              f"{chunk_size!r}")
         if schedule == "auto":
             schedule = "chunked"
+    if schedule == "chunked":
+        return schedule, chunk_size or api.DEFAULT_CHUNK
+    return schedule, 0
+
+
+def _schedule(schedule, chunk_size):
+    """The scan op's schedule clause (empty for auto)."""
+    schedule, chunk = _schedule_of(schedule, chunk_size)
     if schedule == "auto":
         return ""
     if schedule == "chunked":
-        return f" schedule chunked<{chunk_size or api.DEFAULT_CHUNK}>"
+        return f" schedule chunked<{chunk}>"
     return f" schedule {schedule}"
+
+
+def _model(model, dtype, function="exp", param=0, init=False,
+           schedule="auto", chunk_size=None):
+    """The compiled model op (cached), built by the compiler's ModelSpec."""
+    schedule, chunk = _schedule_of(schedule, chunk_size)
+    spec = dict(model=model, function=function, param=int(param),
+                init=bool(init), f64=dtype == np.float64, schedule=schedule,
+                chunk_size=int(chunk))
+    key = tuple(sorted(spec.items()))
+    compiled = _cache.get(key)
+    if compiled is None:
+        compiled = api.Compiled(_recurrence.compile_model(spec), "model")
+        _cache[key] = compiled
+    return compiled
 
 
 def _maps(*maps):
@@ -113,62 +135,17 @@ def _maps(*maps):
 # Gates
 #===------------------------------------------------------------------------===#
 
-_GATE_FUNCTIONS = {
-    "exp": "%w = math.exp %x : {t}",
-    "sigmoid": ("%gneg = arith.negf %x : {t}\n      %gexp = math.exp %gneg : {t}\n"
-                "      %gone = arith.constant 1.0 : {t}\n"
-                "      %gden = arith.addf %gone, %gexp : {t}\n"
-                "      %w = arith.divf %gone, %gden : {t}"),
-    "softplus": ("%gexp = math.exp %x : {t}\n      %w = math.log1p %gexp : {t}"),
-    "abs": "%w = math.absf %x : {t}",
-}
+GATE_FUNCTIONS = ("exp", "sigmoid", "softplus", "abs")
 
 
 def normalize_gates(raw, *, f="exp", out=None):
     """w = f(raw), divided by sum(|w|) over the last axis, so that every row
     of gates sums to one in absolute value (f: exp, sigmoid, softplus, abs).
     """
-    check_choice("f", f, tuple(_GATE_FUNCTIONS))
+    check_choice("f", f, GATE_FUNCTIONS)
     raw = as_float_array("raw", raw)
     check_rank("raw", raw, 1, "[..., K]")
-    t = _element(raw.dtype)
-    two = _tensor(2, t)
-
-    def build():
-        body = _GATE_FUNCTIONS[f].format(t=t)
-        return f"""
-func.func @model(%raw: {two}) -> {two} {{
-  {_dims("raw", two, ["r", "k"])}
-  %e = tensor.empty(%r, %k) : {two}
-  %w = linalg.generic {{indexing_maps = [{_maps("(i, j) -> (i, j)", "(i, j) -> (i, j)")}],
-      iterator_types = ["parallel", "parallel"]}}
-      ins(%raw : {two}) outs(%e : {two}) {{
-    ^bb0(%x: {t}, %unused: {t}):
-      {body}
-      linalg.yield %w : {t}
-  }} -> {two}
-  %zero = arith.constant 0.0 : {t}
-  %es = tensor.empty(%r) : {_tensor(1, t)}
-  %z = linalg.fill ins(%zero : {t}) outs(%es : {_tensor(1, t)}) -> {_tensor(1, t)}
-  %s = linalg.generic {{indexing_maps = [{_maps("(i, j) -> (i, j)", "(i, j) -> (i)")}],
-      iterator_types = ["parallel", "reduction"]}}
-      ins(%w : {two}) outs(%z : {_tensor(1, t)}) {{
-    ^bb0(%x: {t}, %acc: {t}):
-      %m = math.absf %x : {t}
-      %n = arith.addf %acc, %m : {t}
-      linalg.yield %n : {t}
-  }} -> {_tensor(1, t)}
-  %y = linalg.generic {{indexing_maps = [{_maps("(i, j) -> (i, j)", "(i, j) -> (i)", "(i, j) -> (i, j)")}],
-      iterator_types = ["parallel", "parallel"]}}
-      ins(%w, %s : {two}, {_tensor(1, t)}) outs(%e : {two}) {{
-    ^bb0(%x: {t}, %total: {t}, %unused: {t}):
-      %q = arith.divf %x, %total : {t}
-      linalg.yield %q : {t}
-  }} -> {two}
-  return %y : {two}
-}}"""
-
-    compiled = _compiled(("normalize_gates", f, t), build)
+    compiled = _model("normalize_gates", raw.dtype, function=f)
     flat = raw.reshape(-1, raw.shape[-1])
     return _outputs(compiled, [flat], [flat.shape], [raw.shape], [out])
 
@@ -177,23 +154,11 @@ func.func @model(%raw: {two}) -> {two} {{
 # Linear recurrent units
 #===------------------------------------------------------------------------===#
 
-def _gated_scan(name, structure, order, a, a0, v, init, t, a_type, v_type,
-                init_type, sched, shape, out):
-    """A scan whose input is the gated value a0 * v."""
-    init_arg = f", %init: {init_type}" if init is not None else ""
-    init_use = f" init(%init : {init_type})" if init is not None else ""
-
-    def build():
-        return f"""
-func.func @model(%a: {a_type}, %a0: {v_type}, %v: {v_type}{init_arg}) -> {v_type} {{
-  %b = arith.mulf %a0, %v : {v_type}
-  %h = recurrence.scan {structure}<{order}>{sched} transition(%a : {a_type})
-      input(%b : {v_type}){init_use} -> {v_type}
-  return %h : {v_type}
-}}"""
-
-    compiled = _compiled((name, order, t, init is not None, sched), build)
-    args = [a, a0, v] + ([init] if init is not None else [])
+def _gated_scan(model, order, a, v, init, schedule, chunk_size, shape, out):
+    """A gated LRU op (hlru, bdlru) on flattened batch dims."""
+    compiled = _model(model, a.dtype, param=order, init=init is not None,
+                      schedule=schedule, chunk_size=chunk_size)
+    args = [a, v] + ([init] if init is not None else [])
     return _outputs(compiled, args, [v.shape], [shape], [out])
 
 
@@ -214,18 +179,12 @@ def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
                          f"{gates.shape[-1]}")
     check_shape("v", v, gates.shape[:-1])
     flat, batch = _flatten_batch("gates", gates, 3)
-    a = np.moveaxis(flat[..., :order], -1, -2)  # [B, T, m, N]
-    a0 = flat[..., order]
-    vf = v.reshape(a0.shape)
     if init is not None:
         init = as_float_array("init", init, gates.dtype)
         check_shape("init", init, batch + (order, gates.shape[-2]))
         init = init.reshape((-1, order, gates.shape[-2]))
-    t = _element(gates.dtype)
-    return _gated_scan("hlru", "higher_order", order, a, a0, vf, init, t,
-                       _tensor(4, t, {2: order}), _tensor(3, t),
-                       _tensor(3, t, {1: order}),
-                       _schedule(schedule, chunk_size), v.shape, out)
+    return _gated_scan("hlru", order, flat, v.reshape(flat.shape[:-1]), init,
+                       schedule, chunk_size, v.shape, out)
 
 
 def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
@@ -244,18 +203,13 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
                          f"of m = {m}, got {gates.shape[-1]}")
     check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
     flat, batch = _flatten_batch("gates", gates, 4)
-    a = flat[..., :m]  # [B, T, H, m, m]
-    a0 = flat[..., m].reshape(flat.shape[:2] + (-1,))
-    vf = v.reshape(a0.shape)
     if init is not None:
         init = as_float_array("init", init, gates.dtype)
         check_shape("init", init, batch + (v.shape[-1],))
         init = init.reshape((-1, v.shape[-1]))
-    t = _element(gates.dtype)
-    return _gated_scan("bdlru", "block_diagonal", m, a, a0, vf, init, t,
-                       _tensor(5, t, {3: m, 4: m}), _tensor(3, t),
-                       _tensor(2, t), _schedule(schedule, chunk_size), v.shape,
-                       out)
+    return _gated_scan("bdlru", m, flat,
+                       v.reshape(flat.shape[:2] + (v.shape[-1],)), init,
+                       schedule, chunk_size, v.shape, out)
 
 
 #===------------------------------------------------------------------------===#

@@ -143,4 +143,6 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
   }];
 }
 
+include "recurrence/Dialect/Recurrence/IR/ModelOps.td"
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_IR_RECURRENCEOPS_TD

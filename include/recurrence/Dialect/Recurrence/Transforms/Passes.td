@@ -79,6 +79,22 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   ];
 }
 
+def DecomposeModelsPass : Pass<"recurrence-decompose-models"> {
+  let summary = "Decompose model ops into recurrence.scan and upstream ops";
+  let description = [{
+    Replaces every `recurrence` op that implements
+    `linalg::AggregatedOpInterface` (`recurrence.normalize_gates`, `hlru`,
+    `bdlru`) by its decomposition: elementwise `linalg.generic` gates and
+    one `recurrence.scan`. The pipelines run it first.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
   let summary = "Emit the gradient function of every function of scans";
   let description = [{

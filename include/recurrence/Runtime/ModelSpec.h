@@ -1,0 +1,52 @@
+//===- ModelSpec.h - A model op described as plain data ---------*- C++ -*-===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// What a front door says about the model op it wants, and the function on
+// dynamically shaped tensors (one flattened batch dim) that holds it, so
+// that no front door writes IR text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_RUNTIME_MODELSPEC_H
+#define RECURRENCE_RUNTIME_MODELSPEC_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace mlir::recurrence {
+
+struct ModelSpec {
+  /// `normalize_gates`, `hlru` or `bdlru`.
+  std::string model;
+  /// normalize_gates' function: `exp`, `sigmoid`, `softplus` or `abs`.
+  std::string function = "exp";
+  /// hlru's order m or bdlru's block size m.
+  int64_t param = 0;
+  bool init = false;
+  bool f64 = false;
+  ScheduleKind schedule = ScheduleKind::Auto;
+  int64_t chunkSize = 0;
+};
+
+/// A module with `func.func @<name>` holding the op of `spec`:
+///   normalize_gates (raw [R, K]) -> [R, K]
+///   hlru (gates [B, T, N, m+1], v [B, T, N] [, init [B, m, N]]) -> [B, T, N]
+///   bdlru (gates [B, T, H, m, m+1], v [B, T, H*m] [, init [B, H*m]])
+///       -> [B, T, H*m]
+/// Null after a diagnostic when the spec names no model or function.
+OwningOpRef<ModuleOp> buildModelModule(MLIRContext *context,
+                                       const ModelSpec &spec,
+                                       StringRef name = "model");
+
+} // namespace mlir::recurrence
+
+#endif // RECURRENCE_RUNTIME_MODELSPEC_H

@@ -1,0 +1,261 @@
+//===- ModelOps.cpp - Model ops and their decompositions ------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Each model op checks its operands in the model's own terms and decomposes
+// into recurrence.scan and upstream ops. The gates stay elementwise
+// linalg.generic ops, so that later fusion can move them into the scan's
+// steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
+#include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+namespace {
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// value[..., first : first + count] along the last dim.
+Value sliceLast(OpBuilder &b, Location loc, Value value, int64_t first,
+                int64_t count) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  offsets.back() = b.getIndexAttr(first);
+  sizes.back() = b.getIndexAttr(count);
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+}
+
+/// The last `count` dims of `value` as one.
+Value collapseLast(OpBuilder &b, Location loc, Value value, int64_t count) {
+  int64_t rank = tensorType(value).getRank();
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank - count; ++i)
+    groups.push_back({i});
+  groups.emplace_back();
+  for (int64_t i = rank - count; i < rank; ++i)
+    groups.back().push_back(i);
+  return tensor::CollapseShapeOp::create(b, loc, value, groups);
+}
+
+/// The scan of a gated LRU: input a_0 * v.
+Value gatedScan(OpBuilder &b, Location loc, Attribute structure,
+                ScheduleAttr schedule, Value transition, Value gate,
+                Value input, Value init) {
+  Value gated = linalg::MulOp::create(b, loc, ValueRange{gate, input},
+                                      ValueRange{emptyLike(b, loc, input)})
+                    .getResult(0);
+  return ScanOp::create(b, loc, input.getType(), Type(),
+                        cast<RecurrenceStructureInterface>(structure), schedule,
+                        /*matrix=*/false, /*reverse=*/false,
+                        ValueRange{transition}, gated, Value(), Value(), init,
+                        Value(), ValueRange())
+      .getOutput();
+}
+
+/// Checks `actual` against `expected` where both are known.
+LogicalResult checkShape(Operation *op, StringRef name, Value value,
+                         ArrayRef<int64_t> expected, StringRef layout) {
+  ArrayRef<int64_t> actual = tensorType(value).getShape();
+  if (shapesCompatible(actual, expected))
+    return success();
+  return op->emitOpError() << "expected " << name << " of shape "
+                           << formatShape(expected) << " (" << layout
+                           << "), got " << formatShape(actual);
+}
+
+/// The static size of dim `dim` (from the back) of the gates.
+FailureOr<int64_t> staticGateDim(Operation *op, Value gates, int64_t fromBack,
+                                 StringRef what) {
+  ArrayRef<int64_t> shape = tensorType(gates).getShape();
+  int64_t size = shape[shape.size() - fromBack];
+  if (ShapedType::isDynamic(size))
+    return op->emitOpError()
+           << "expected a static " << what << " in the gates' shape, got "
+           << formatShape(shape);
+  return size;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// normalize_gates
+//===----------------------------------------------------------------------===//
+
+LogicalResult NormalizeGatesOp::verify() {
+  if (tensorType(getRaw()).getRank() < 1)
+    return emitOpError("expected raw gates of rank >= 1 ([..., K])");
+  return success();
+}
+
+/// f(x) for one element.
+static Value gateFunction(OpBuilder &b, Location loc, GateFunction function,
+                          Value x) {
+  switch (function) {
+  case GateFunction::Exp:
+    return math::ExpOp::create(b, loc, x);
+  case GateFunction::Sigmoid: {
+    Value one =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+    return arith::DivFOp::create(b, loc, one,
+                                 arith::AddFOp::create(b, loc, one, e));
+  }
+  case GateFunction::Softplus:
+    return math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+  case GateFunction::Abs:
+    return math::AbsFOp::create(b, loc, x);
+  }
+  llvm_unreachable("unknown gate function");
+}
+
+FailureOr<SmallVector<Value>>
+NormalizeGatesOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  Value raw = getRaw();
+  int64_t rank = tensorType(raw).getRank();
+  MLIRContext *context = b.getContext();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap rows = all.dropResult(rank - 1);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> reduce(parallel);
+  reduce.back() = utils::IteratorType::reduction;
+  GateFunction function = getFunction();
+
+  // w = f(raw); s = sum |w| over the last axis; w / s.
+  Value gates = linalg::GenericOp::create(
+                    b, loc, raw.getType(), ValueRange{raw},
+                    ValueRange{emptyLike(b, loc, raw)},
+                    ArrayRef<AffineMap>{all, all}, parallel,
+                    [&](OpBuilder &nb, Location nl, ValueRange args) {
+                      linalg::YieldOp::create(
+                          nb, nl, gateFunction(nb, nl, function, args[0]));
+                    })
+                    .getResult(0);
+  SmallVector<OpFoldResult> rowSizes = tensor::getMixedSizes(b, loc, raw);
+  rowSizes.pop_back();
+  Value zeros = zeroTensor(b, loc, rowSizes, tensorType(raw).getElementType());
+  Value sums =
+      linalg::GenericOp::create(
+          b, loc, zeros.getType(), ValueRange{gates}, ValueRange{zeros},
+          ArrayRef<AffineMap>{all, rows}, reduce,
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            Value magnitude = math::AbsFOp::create(nb, nl, args[0]);
+            linalg::YieldOp::create(
+                nb, nl,
+                Value(arith::AddFOp::create(nb, nl, args[1], magnitude)));
+          })
+          .getResult(0);
+  Value normalized =
+      linalg::GenericOp::create(
+          b, loc, raw.getType(), ValueRange{gates, sums},
+          ValueRange{emptyLike(b, loc, raw)},
+          ArrayRef<AffineMap>{all, rows, all}, parallel,
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::DivFOp::create(nb, nl, args[0], args[1])));
+          })
+          .getResult(0);
+  return SmallVector<Value>{normalized};
+}
+
+//===----------------------------------------------------------------------===//
+// hlru
+//===----------------------------------------------------------------------===//
+
+LogicalResult HlruOp::verify() {
+  ArrayRef<int64_t> shape = tensorType(getGates()).getShape();
+  if (shape.size() < 3)
+    return emitOpError() << "expected gates of rank >= 3 ([..., T, N, m+1]), "
+                            "got "
+                         << formatShape(shape);
+  FailureOr<int64_t> gates = staticGateDim(*this, getGates(), 1, "m+1");
+  if (failed(gates))
+    return failure();
+  if (*gates < 2)
+    return emitOpError() << "expected at least 2 gates (m state gates and an "
+                            "input gate) in the last dim, got "
+                         << *gates;
+  SmallVector<int64_t> inputShape(shape.drop_back());
+  if (failed(checkShape(*this, "input", getInput(), inputShape,
+                        "[..., T, N], the gates' without m+1")))
+    return failure();
+  if (!getInit())
+    return success();
+  SmallVector<int64_t> initShape(shape.drop_back(3));
+  initShape.append({*gates - 1, shape[shape.size() - 2]});
+  return checkShape(*this, "init", getInit(), initShape, "[..., m, N]");
+}
+
+FailureOr<SmallVector<Value>> HlruOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  int64_t order = tensorType(getGates()).getShape().back() - 1;
+  // a [..., T, m, N] from the first m gates; a_0 [..., T, N] from the last.
+  Value coefficients =
+      transposeInner(b, loc, sliceLast(b, loc, getGates(), 0, order));
+  Value gate = collapseLast(b, loc, sliceLast(b, loc, getGates(), order, 1), 2);
+  return SmallVector<Value>{
+      gatedScan(b, loc, HigherOrderAttr::get(b.getContext(), order),
+                getScheduleAttr(), coefficients, gate, getInput(), getInit())};
+}
+
+//===----------------------------------------------------------------------===//
+// bdlru
+//===----------------------------------------------------------------------===//
+
+LogicalResult BdlruOp::verify() {
+  ArrayRef<int64_t> shape = tensorType(getGates()).getShape();
+  if (shape.size() < 4)
+    return emitOpError() << "expected gates of rank >= 4 ([..., T, H, m, "
+                            "m+1]), got "
+                         << formatShape(shape);
+  FailureOr<int64_t> block =
+      staticGateDim(*this, getGates(), 2, "block size m");
+  FailureOr<int64_t> gates = staticGateDim(*this, getGates(), 1, "m+1");
+  if (failed(block) || failed(gates))
+    return failure();
+  if (*block < 1 || *gates != *block + 1)
+    return emitOpError() << "expected the last dim m+1 = " << *block + 1
+                         << " for blocks of m = " << *block << ", got "
+                         << *gates;
+  int64_t heads = shape[shape.size() - 3];
+  SmallVector<int64_t> inputShape(shape.drop_back(3));
+  inputShape.push_back(ShapedType::isDynamic(heads) ? heads : heads * *block);
+  if (failed(
+          checkShape(*this, "input", getInput(), inputShape, "[..., T, H*m]")))
+    return failure();
+  if (!getInit())
+    return success();
+  SmallVector<int64_t> initShape(shape.drop_back(4));
+  initShape.push_back(inputShape.back());
+  return checkShape(*this, "init", getInit(), initShape, "[..., H*m]");
+}
+
+FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  int64_t block = tensorType(getGates()).getShape().back() - 1;
+  // A [..., T, H, m, m] from the first m entries of each row; a_0 [..., T,
+  // H*m] from the last.
+  Value blocks = sliceLast(b, loc, getGates(), 0, block);
+  Value gate = collapseLast(b, loc, sliceLast(b, loc, getGates(), block, 1), 3);
+  return SmallVector<Value>{
+      gatedScan(b, loc, BlockDiagonalAttr::get(b.getContext(), block),
+                getScheduleAttr(), blocks, gate, getInput(), getInit())};
+}

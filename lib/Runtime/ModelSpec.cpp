@@ -1,0 +1,79 @@
+//===- ModelSpec.cpp - A model op described as plain data -----------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Runtime/ModelSpec.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
+                                                         const ModelSpec &spec,
+                                                         StringRef name) {
+  context->loadDialect<RecurrenceDialect, func::FuncDialect>();
+  OpBuilder b(context);
+  Location loc = NameLoc::get(b.getStringAttr(spec.model));
+  Type element = spec.f64 ? Type(b.getF64Type()) : Type(b.getF32Type());
+  constexpr int64_t kDynamic = ShapedType::kDynamic;
+  auto tensor = [&](ArrayRef<int64_t> shape) -> Type {
+    return RankedTensorType::get(shape, element);
+  };
+  int64_t m = spec.param;
+  SmallVector<Type> args;
+  Type result;
+  if (spec.model == "normalize_gates") {
+    args = {tensor({kDynamic, kDynamic})};
+    result = args[0];
+  } else if (spec.model == "hlru" && m >= 1) {
+    args = {tensor({kDynamic, kDynamic, kDynamic, m + 1}),
+            tensor({kDynamic, kDynamic, kDynamic})};
+    if (spec.init)
+      args.push_back(tensor({kDynamic, m, kDynamic}));
+    result = args[1];
+  } else if (spec.model == "bdlru" && m >= 1) {
+    args = {tensor({kDynamic, kDynamic, kDynamic, m, m + 1}),
+            tensor({kDynamic, kDynamic, kDynamic})};
+    if (spec.init)
+      args.push_back(tensor({kDynamic, kDynamic}));
+    result = args[1];
+  } else {
+    emitError(loc) << "unknown model '" << spec.model << "' (or a parameter "
+                   << m << " below 1)";
+    return nullptr;
+  }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, name, b.getFunctionType(args, {result}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+  ValueRange in = body->getArguments();
+  ScheduleAttr schedule;
+  if (spec.schedule != ScheduleKind::Auto)
+    schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
+  Value init = spec.init ? in[2] : Value();
+  Value value;
+  if (spec.model == "normalize_gates") {
+    std::optional<GateFunction> function = symbolizeGateFunction(spec.function);
+    if (!function) {
+      emitError(loc) << "unknown gate function '" << spec.function
+                     << "'; expected exp, sigmoid, softplus or abs";
+      return nullptr;
+    }
+    value = NormalizeGatesOp::create(b, loc, *function, in[0]);
+  } else if (spec.model == "hlru") {
+    value = HlruOp::create(b, loc, result, in[0], in[1], init, schedule);
+  } else {
+    value = BdlruOp::create(b, loc, result, in[0], in[1], init, schedule);
+  }
+  func::ReturnOp::create(b, loc, value);
+  return module;
+}

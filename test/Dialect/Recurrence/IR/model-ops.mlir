@@ -1,0 +1,79 @@
+// Model ops round-trip, and their verifiers speak in the models' terms.
+//
+// RUN: recurrence-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @models
+// CHECK: recurrence.normalize_gates softplus %{{.*}} : tensor<8x3xf32>
+// CHECK: recurrence.hlru gates(%{{.*}} : tensor<2x16x6x3xf32>) input(%{{.*}} : tensor<2x16x6xf32>) init(%{{.*}} : tensor<2x2x6xf32>) -> tensor<2x16x6xf32>
+// CHECK: recurrence.bdlru gates(%{{.*}} : tensor<?x?x?x4x5xf64>) input(%{{.*}} : tensor<?x?x?xf64>) {schedule = #recurrence.schedule<chunked<8>>} -> tensor<?x?x?xf64>
+func.func @models(%raw: tensor<8x3xf32>, %g: tensor<2x16x6x3xf32>, %v: tensor<2x16x6xf32>, %h0: tensor<2x2x6xf32>,
+                  %bg: tensor<?x?x?x4x5xf64>, %bv: tensor<?x?x?xf64>) -> (tensor<8x3xf32>, tensor<2x16x6xf32>, tensor<?x?x?xf64>) {
+  %w = recurrence.normalize_gates softplus %raw : tensor<8x3xf32>
+  %h = recurrence.hlru gates(%g : tensor<2x16x6x3xf32>) input(%v : tensor<2x16x6xf32>) init(%h0 : tensor<2x2x6xf32>) -> tensor<2x16x6xf32>
+  %b = recurrence.bdlru gates(%bg : tensor<?x?x?x4x5xf64>) input(%bv : tensor<?x?x?xf64>) {schedule = #recurrence.schedule<chunked<8>>} -> tensor<?x?x?xf64>
+  return %w, %h, %b : tensor<8x3xf32>, tensor<2x16x6xf32>, tensor<?x?x?xf64>
+}
+
+// -----
+
+func.func @hlru_one_gate(%g: tensor<2x16x6x1xf32>, %v: tensor<2x16x6xf32>) -> tensor<2x16x6xf32> {
+  // expected-error @+1 {{'recurrence.hlru' op expected at least 2 gates (m state gates and an input gate) in the last dim, got 1}}
+  %h = recurrence.hlru gates(%g : tensor<2x16x6x1xf32>) input(%v : tensor<2x16x6xf32>) -> tensor<2x16x6xf32>
+  return %h : tensor<2x16x6xf32>
+}
+
+// -----
+
+func.func @hlru_dynamic_order(%g: tensor<2x16x6x?xf32>, %v: tensor<2x16x6xf32>) -> tensor<2x16x6xf32> {
+  // expected-error @+1 {{'recurrence.hlru' op expected a static m+1 in the gates' shape, got [2, 16, 6, ?]}}
+  %h = recurrence.hlru gates(%g : tensor<2x16x6x?xf32>) input(%v : tensor<2x16x6xf32>) -> tensor<2x16x6xf32>
+  return %h : tensor<2x16x6xf32>
+}
+
+// -----
+
+func.func @hlru_input(%g: tensor<2x16x6x3xf32>, %v: tensor<2x16x5xf32>) -> tensor<2x16x5xf32> {
+  // expected-error @+1 {{'recurrence.hlru' op expected input of shape [2, 16, 6] ([..., T, N], the gates' without m+1), got [2, 16, 5]}}
+  %h = recurrence.hlru gates(%g : tensor<2x16x6x3xf32>) input(%v : tensor<2x16x5xf32>) -> tensor<2x16x5xf32>
+  return %h : tensor<2x16x5xf32>
+}
+
+// -----
+
+func.func @hlru_init(%g: tensor<2x16x6x3xf32>, %v: tensor<2x16x6xf32>, %h0: tensor<2x6xf32>) -> tensor<2x16x6xf32> {
+  // expected-error @+1 {{'recurrence.hlru' op expected init of shape [2, 2, 6] ([..., m, N]), got [2, 6]}}
+  %h = recurrence.hlru gates(%g : tensor<2x16x6x3xf32>) input(%v : tensor<2x16x6xf32>) init(%h0 : tensor<2x6xf32>) -> tensor<2x16x6xf32>
+  return %h : tensor<2x16x6xf32>
+}
+
+// -----
+
+func.func @bdlru_row(%g: tensor<2x16x3x4x4xf32>, %v: tensor<2x16x12xf32>) -> tensor<2x16x12xf32> {
+  // expected-error @+1 {{'recurrence.bdlru' op expected the last dim m+1 = 5 for blocks of m = 4, got 4}}
+  %h = recurrence.bdlru gates(%g : tensor<2x16x3x4x4xf32>) input(%v : tensor<2x16x12xf32>) -> tensor<2x16x12xf32>
+  return %h : tensor<2x16x12xf32>
+}
+
+// -----
+
+func.func @bdlru_input(%g: tensor<2x16x3x4x5xf32>, %v: tensor<2x16x10xf32>) -> tensor<2x16x10xf32> {
+  // expected-error @+1 {{'recurrence.bdlru' op expected input of shape [2, 16, 12] ([..., T, H*m]), got [2, 16, 10]}}
+  %h = recurrence.bdlru gates(%g : tensor<2x16x3x4x5xf32>) input(%v : tensor<2x16x10xf32>) -> tensor<2x16x10xf32>
+  return %h : tensor<2x16x10xf32>
+}
+
+// -----
+
+func.func @gates_rank(%raw: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'recurrence.normalize_gates' op expected raw gates of rank >= 1 ([..., K])}}
+  %w = recurrence.normalize_gates exp %raw : tensor<f32>
+  return %w : tensor<f32>
+}
+
+// -----
+
+func.func @gates_function(%raw: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{custom op 'recurrence.normalize_gates' expected string or keyword containing one of the following enum values for attribute 'function' [exp, sigmoid, softplus, abs]}}
+  %w = recurrence.normalize_gates 3 %raw : tensor<4xf32>
+  return %w : tensor<4xf32>
+}
