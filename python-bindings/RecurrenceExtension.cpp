@@ -411,6 +411,12 @@ PYBIND11_MODULE(_recurrence, m) {
           raise("unknown schedule '" + d["schedule"].cast<std::string>() + "'");
         spec.schedule = *schedule;
         spec.chunkSize = d["chunk_size"].cast<int64_t>();
+        spec.featureMap = d["feature_map"].cast<std::string>();
+        spec.normalize = d["normalize"].cast<bool>();
+        spec.eps = d["eps"].cast<double>();
+        spec.gated = d["gated"].cast<bool>();
+        spec.skip = d["skip"].cast<bool>();
+        spec.finalState = d["final_state"].cast<bool>();
         DiagnosticCollector diagnostics;
         OwningOpRef<ModuleOp> module = buildModelModule(&context(), spec);
         if (!module || failed(verify(*module)))
@@ -421,8 +427,8 @@ PYBIND11_MODULE(_recurrence, m) {
         return Compiled{std::move(*jit), "model"};
       },
       py::arg("spec"),
-      "Compiles one model op (normalize_gates, hlru, bdlru) on dynamic "
-      "shapes");
+      "Compiles one model op (normalize_gates, hlru, bdlru, "
+      "linear_attention, delta_rule, selective_ssm) on dynamic shapes");
 
   m.def(
       "scan_ir",

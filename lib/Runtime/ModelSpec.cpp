@@ -43,23 +43,50 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     if (spec.init)
       args.push_back(tensor({kDynamic, kDynamic}));
     result = args[1];
+  } else if (spec.model == "linear_attention") {
+    Type three = tensor({kDynamic, kDynamic, kDynamic});
+    args = {three, three, three};
+    result = three;
+  } else if (spec.model == "delta_rule") {
+    Type three = tensor({kDynamic, kDynamic, kDynamic});
+    Type two = tensor({kDynamic, kDynamic});
+    args = {three, three, three, two};
+    if (spec.gated)
+      args.push_back(two);
+    if (spec.init)
+      args.push_back(three);
+    result = three;
+  } else if (spec.model == "selective_ssm") {
+    Type three = tensor({kDynamic, kDynamic, kDynamic});
+    args = {three, three, tensor({kDynamic, kDynamic}), three, three};
+    if (spec.skip)
+      args.push_back(tensor({kDynamic}));
+    if (spec.init)
+      args.push_back(three);
+    result = three;
   } else {
     emitError(loc) << "unknown model '" << spec.model << "' (or a parameter "
                    << m << " below 1)";
     return nullptr;
   }
+  bool stateful = spec.model == "delta_rule" || spec.model == "selective_ssm";
+  SmallVector<Type> results = {result};
+  if (stateful && spec.finalState)
+    results.push_back(tensor({kDynamic, kDynamic, kDynamic}));
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   auto func =
-      func::FuncOp::create(b, loc, name, b.getFunctionType(args, {result}));
+      func::FuncOp::create(b, loc, name, b.getFunctionType(args, results));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToEnd(body);
   ValueRange in = body->getArguments();
   ScheduleAttr schedule;
   if (spec.schedule != ScheduleKind::Auto)
     schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
-  Value init = spec.init ? in[2] : Value();
+  Value init = spec.init ? in.back() : Value();
+  Type last = results.size() > 1 ? results[1] : Type();
+  SmallVector<Value> values;
   Value value;
   if (spec.model == "normalize_gates") {
     std::optional<GateFunction> function = symbolizeGateFunction(spec.function);
@@ -71,9 +98,31 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     value = NormalizeGatesOp::create(b, loc, *function, in[0]);
   } else if (spec.model == "hlru") {
     value = HlruOp::create(b, loc, result, in[0], in[1], init, schedule);
-  } else {
+  } else if (spec.model == "bdlru") {
     value = BdlruOp::create(b, loc, result, in[0], in[1], init, schedule);
+  } else if (spec.model == "linear_attention") {
+    std::optional<FeatureMap> featureMap = symbolizeFeatureMap(spec.featureMap);
+    if (!featureMap) {
+      emitError(loc) << "unknown feature map '" << spec.featureMap
+                     << "'; expected elu1 or identity";
+      return nullptr;
+    }
+    value = LinearAttentionOp::create(b, loc, result, *featureMap,
+                                      spec.normalize, llvm::APFloat(spec.eps),
+                                      in[0], in[1], in[2], schedule);
+  } else if (spec.model == "delta_rule") {
+    Value gate = spec.gated ? in[4] : Value();
+    auto op = DeltaRuleOp::create(b, loc, result, last, in[0], in[1], in[2],
+                                  in[3], gate, init, schedule);
+    values = op->getResults();
+  } else {
+    Value skip = spec.skip ? in[5] : Value();
+    auto op = SelectiveSsmOp::create(b, loc, result, last, in[0], in[1], in[2],
+                                     in[3], in[4], skip, init, schedule);
+    values = op->getResults();
   }
-  func::ReturnOp::create(b, loc, value);
+  if (values.empty())
+    values.push_back(value);
+  func::ReturnOp::create(b, loc, values);
   return module;
 }

@@ -1,9 +1,10 @@
-"""Model-level recurrences, built as recurrence IR plus standard ops.
+"""Model-level recurrences: the dialect's model ops, called from NumPy.
 
-Each function emits a function on dynamically shaped tensors (batch dims
-flattened to one), compiles it once per dtype and variant, and calls it. The
-Python side only checks arguments and moves data (reshapes, views); every
-arithmetic operation is in the IR.
+Each function asks the compiler (ModelSpec, through the binding) for a
+function holding one model op on dynamically shaped tensors (batch dims
+flattened to one), compiles it once per dtype and variant, and calls it.
+The Python side only checks arguments and moves data (reshapes, views);
+the maths is in the ops and their decompositions.
 """
 
 import numpy as np
@@ -13,26 +14,6 @@ from ._checks import (as_float_array, check_choice, check_out, check_rank,
                       check_shape)
 
 _cache = {}
-
-
-def _element(dtype):
-    return "f64" if dtype == np.float64 else "f32"
-
-
-def _tensor(rank, t, static=None):
-    """tensor<?x...xT>, with `static` {dim: size} fixed sizes."""
-    dims = ["?"] * rank
-    for dim, size in (static or {}).items():
-        dims[dim] = str(size)
-    return f"tensor<{'x'.join(dims)}x{t}>"
-
-
-def _compiled(key, build):
-    compiled = _cache.get(key)
-    if compiled is None:
-        compiled = api.compile(build(), "model")
-        _cache[key] = compiled
-    return compiled
 
 
 def _flatten_batch(name, array, trailing):
@@ -77,16 +58,6 @@ def _final_outs(out, final_state_out, return_final_state):
     return [out, final_state_out] if return_final_state else [out]
 
 
-def _dims(value, type_, names):
-    """IR lines binding %<name> = tensor.dim %value, i for each name."""
-    lines = []
-    for i, name in enumerate(names):
-        if name:
-            lines.append(f"%c{name} = arith.constant {i} : index")
-            lines.append(f"%{name} = tensor.dim %{value}, %c{name} : {type_}")
-    return "\n  ".join(lines)
-
-
 def _schedule_of(schedule, chunk_size):
     """(schedule, chunk) after checking the arguments like ``scan`` does."""
     check_choice("schedule", schedule, api.SCHEDULES)
@@ -102,33 +73,23 @@ def _schedule_of(schedule, chunk_size):
     return schedule, 0
 
 
-def _schedule(schedule, chunk_size):
-    """The scan op's schedule clause (empty for auto)."""
-    schedule, chunk = _schedule_of(schedule, chunk_size)
-    if schedule == "auto":
-        return ""
-    if schedule == "chunked":
-        return f" schedule chunked<{chunk}>"
-    return f" schedule {schedule}"
-
-
 def _model(model, dtype, function="exp", param=0, init=False,
-           schedule="auto", chunk_size=None):
+           schedule="auto", chunk_size=None, feature_map="elu1",
+           normalize=True, eps=1e-8, gated=False, skip=False,
+           final_state=False):
     """The compiled model op (cached), built by the compiler's ModelSpec."""
     schedule, chunk = _schedule_of(schedule, chunk_size)
     spec = dict(model=model, function=function, param=int(param),
                 init=bool(init), f64=dtype == np.float64, schedule=schedule,
-                chunk_size=int(chunk))
+                chunk_size=int(chunk), feature_map=feature_map,
+                normalize=bool(normalize), eps=float(eps), gated=bool(gated),
+                skip=bool(skip), final_state=bool(final_state))
     key = tuple(sorted(spec.items()))
     compiled = _cache.get(key)
     if compiled is None:
         compiled = api.Compiled(_recurrence.compile_model(spec), "model")
         _cache[key] = compiled
     return compiled
-
-
-def _maps(*maps):
-    return ", ".join(f"affine_map<{m}>" for m in maps)
 
 
 #===------------------------------------------------------------------------===#
@@ -216,28 +177,6 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
 # Attention-like recurrences on a matrix state
 #===------------------------------------------------------------------------===#
 
-def _elu1(x, t):
-    """phi(x) = x + 1 if x > 0 else exp(x), as generic body lines."""
-    return (f"%zero = arith.constant 0.0 : {t}\n      %one = arith.constant 1.0 : {t}\n"
-            f"      %pos = arith.cmpf ogt, {x}, %zero : {t}\n"
-            f"      %inc = arith.addf {x}, %one : {t}\n"
-            f"      %exp = math.exp {x} : {t}\n"
-            f"      %phi = arith.select %pos, %inc, %exp : {t}")
-
-
-def _feature_map(value, out, t, three, feature_map):
-    if feature_map == "identity":
-        return f"%{out} = tensor.cast %{value} : {three} to {three}"
-    return f"""%e{out} = tensor.empty(%b, %t, %n) : {three}
-  %{out} = linalg.generic {{indexing_maps = [{_maps("(b, t, n) -> (b, t, n)", "(b, t, n) -> (b, t, n)")}],
-      iterator_types = ["parallel", "parallel", "parallel"]}}
-      ins(%{value} : {three}) outs(%e{out} : {three}) {{
-    ^bb0(%x: {t}, %unused: {t}):
-      {_elu1("%x", t)}
-      linalg.yield %phi : {t}
-  }} -> {three}"""
-
-
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
                      eps=1e-8, schedule="auto", chunk_size=None, out=None):
     """y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps) with
@@ -255,51 +194,9 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     check_shape("v", v, q.shape[:-1] + v.shape[-1:])
     if not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
-    t = _element(q.dtype)
-    three, two = _tensor(3, t), _tensor(2, t)
-    sched = _schedule(schedule, chunk_size)
-
-    def build():
-        normalizer = ""
-        result = "%num"
-        if normalize:
-            normalizer = f"""
-  %den = recurrence.scan identity{sched} input(%fk : {three})
-      readout(%fq : {three}) -> {two}
-  %ey = tensor.empty(%b, %t, %dv) : {three}
-  %y = linalg.generic {{indexing_maps = [{_maps("(b, t, d) -> (b, t, d)", "(b, t, d) -> (b, t)", "(b, t, d) -> (b, t, d)")}],
-      iterator_types = ["parallel", "parallel", "parallel"]}}
-      ins(%num, %den : {three}, {two}) outs(%ey : {three}) {{
-    ^bb0(%x: {t}, %s: {t}, %unused: {t}):
-      %floor = arith.maximumf %s, %eps : {t}
-      %r = arith.divf %x, %floor : {t}
-      linalg.yield %r : {t}
-  }} -> {three}"""
-            result = "%y"
-        return f"""
-func.func @model(%q: {three}, %k: {three}, %v: {three}, %eps: {t}) -> {three} {{
-  {_dims("q", three, ["b", "t", "n"])}
-  %c2v = arith.constant 2 : index
-  %dv = tensor.dim %v, %c2v : {three}
-  {_feature_map("q", "fq", t, three, feature_map)}
-  {_feature_map("k", "fk", t, three, feature_map)}
-  %num = recurrence.scan identity{sched} matrix
-      factored_input(%fk, %v : {three}, {three})
-      readout(%fq : {three}) -> {three}{normalizer}
-  return {result} : {three}
-}}"""
-
-    # eps is a runtime scalar: pass it as a 0-d tensor would need another
-    # calling convention, so it is baked into the compiled variant instead.
-    key = ("linear_attention", feature_map, normalize, t, sched, float(eps))
-    compiled = _cache.get(key)
-    if compiled is None:
-        text = build().replace(f", %eps: {t}", "").replace(
-            "  %floor = arith.maximumf %s, %eps",
-            f"  %epsc = arith.constant {float(eps):e} : {t}\n"
-            f"      %floor = arith.maximumf %s, %epsc")
-        compiled = api.compile(text, "model")
-        _cache[key] = compiled
+    compiled = _model("linear_attention", q.dtype, schedule=schedule,
+                      chunk_size=chunk_size, feature_map=feature_map,
+                      normalize=normalize, eps=eps)
     qf, batch = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + v.shape[-1:])
@@ -328,66 +225,10 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     if init is not None:
         init = as_float_array("init", init, q.dtype)
         check_shape("init", init, q.shape[:-2] + (dk, dv))
-    t = _element(q.dtype)
-    three, two, four = _tensor(3, t), _tensor(2, t), _tensor(4, t, {3: 1})
-    sched = _schedule(schedule, chunk_size)
     gated = gate is not None
-
-    def build():
-        g_arg = f", %g: {two}" if gated else ""
-        g_in = ", %g" if gated else ""
-        g_ty = f", {two}" if gated else ""
-        g_map = ', "(b, t, n) -> (b, t)"'.replace('"', "") if gated else ""
-        init_arg = f", %init: {three}" if init is not None else ""
-        init_use = f" init(%init : {three})" if init is not None else ""
-        results = three + (f", {three}" if return_final_state else "")
-        names = "%y, %last" if return_final_state else "%y"
-        gate_value = "%gv" if gated else "%one"
-        gv = "^bb0(%bv: {t}, %kv: {t}, %gv: {t}, %unused: {t}):".format(
-            t=t) if gated else "^bb0(%bv: {t}, %kv: {t}, %unused: {t}):".format(
-                t=t)
-        maps3 = _maps("(b, t, n) -> (b, t)", "(b, t, n) -> (b, t, n)",
-                      *(["(b, t, n) -> (b, t)"] if gated else []),
-                      "(b, t, n) -> (b, t, n)")
-        return f"""
-func.func @model(%q: {three}, %k: {three}, %v: {three}, %beta: {two}{g_arg}{init_arg}) -> ({results}) {{
-  {_dims("k", three, ["b", "t", "n"])}
-  %e = tensor.empty(%b, %t, %n) : {three}
-  %d = linalg.generic {{indexing_maps = [{maps3}],
-      iterator_types = ["parallel", "parallel", "parallel"]}}
-      ins(%beta, %k{g_in} : {two}, {three}{g_ty}) outs(%e : {three}) {{
-    {gv}
-      %one = arith.constant 1.0 : {t}
-      linalg.yield {gate_value} : {t}
-  }} -> {three}
-  %u = linalg.generic {{indexing_maps = [{maps3}],
-      iterator_types = ["parallel", "parallel", "parallel"]}}
-      ins(%beta, %k{g_in} : {two}, {three}{g_ty}) outs(%e : {three}) {{
-    {gv}
-      %one = arith.constant 1.0 : {t}
-      %bk = arith.mulf %bv, %kv : {t}
-      %gbk = arith.mulf {gate_value}, %bk : {t}
-      %neg = arith.negf %gbk : {t}
-      linalg.yield %neg : {t}
-  }} -> {three}
-  %key = linalg.generic {{indexing_maps = [{_maps("(b, t, n) -> (b, t)", "(b, t, n) -> (b, t, n)", "(b, t, n) -> (b, t, n)")}],
-      iterator_types = ["parallel", "parallel", "parallel"]}}
-      ins(%beta, %k : {two}, {three}) outs(%e : {three}) {{
-    ^bb0(%bv: {t}, %kv: {t}, %unused: {t}):
-      %bk = arith.mulf %bv, %kv : {t}
-      linalg.yield %bk : {t}
-  }} -> {three}
-  %U = tensor.expand_shape %u [[0], [1], [2, 3]] output_shape [%b, %t, %n, 1] : {three} into {four}
-  %V = tensor.expand_shape %k [[0], [1], [2, 3]] output_shape [%b, %t, %n, 1] : {three} into {four}
-  {names} = recurrence.scan dplr<1>{sched} matrix
-      transition(%d, %U, %V : {three}, {four}, {four})
-      factored_input(%key, %v : {three}, {three}){init_use}
-      readout(%q : {three}) -> {results}
-  return {names} : {results}
-}}"""
-
-    compiled = _compiled(("delta_rule", gated, init is not None,
-                          return_final_state, sched, t), build)
+    compiled = _model("delta_rule", q.dtype, init=init is not None,
+                      schedule=schedule, chunk_size=chunk_size, gated=gated,
+                      final_state=return_final_state)
     qf, batch = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + (dv,))
@@ -428,54 +269,9 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if init is not None:
         init = as_float_array("init", init, x.dtype)
         check_shape("init", init, x.shape[:-2] + (n, dm))
-    t = _element(x.dtype)
-    three, two, four = _tensor(3, t), _tensor(2, t), _tensor(4, t)
-    sched = _schedule(schedule, chunk_size)
-
-    def build():
-        d_arg = f", %D: {_tensor(1, t)}" if D is not None else ""
-        init_arg = f", %init: {three}" if init is not None else ""
-        init_use = f" init(%init : {three})" if init is not None else ""
-        results = three + (f", {three}" if return_final_state else "")
-        names = "%y, %last" if return_final_state else "%y"
-        skip, out = "", "%y"
-        if D is not None:
-            skip = f"""
-  %ey = tensor.empty(%b, %t, %dm) : {three}
-  %out = linalg.generic {{indexing_maps = [{_maps("(b, t, d) -> (b, t, d)", "(b, t, d) -> (d)", "(b, t, d) -> (b, t, d)", "(b, t, d) -> (b, t, d)")}],
-      iterator_types = ["parallel", "parallel", "parallel"]}}
-      ins(%y, %D, %x : {three}, {_tensor(1, t)}, {three}) outs(%ey : {three}) {{
-    ^bb0(%yv: {t}, %dv: {t}, %xv: {t}, %unused: {t}):
-      %m = arith.mulf %dv, %xv : {t}
-      %s = arith.addf %yv, %m : {t}
-      linalg.yield %s : {t}
-  }} -> {three}"""
-            out = "%out"
-        returned = out + (", %last" if return_final_state else "")
-        return f"""
-func.func @model(%x: {three}, %delta: {three}, %A: {two}, %B: {three}, %C: {three}{d_arg}{init_arg}) -> ({results}) {{
-  {_dims("x", three, ["b", "t", "dm"])}
-  %c1n = arith.constant 1 : index
-  %n = tensor.dim %A, %c1n : {two}
-  %ea = tensor.empty(%b, %t, %n, %dm) : {four}
-  %a = linalg.generic {{indexing_maps = [{_maps("(b, t, n, d) -> (b, t, d)", "(b, t, n, d) -> (d, n)", "(b, t, n, d) -> (b, t, n, d)")}],
-      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      ins(%delta, %A : {three}, {two}) outs(%ea : {four}) {{
-    ^bb0(%dt: {t}, %av: {t}, %unused: {t}):
-      %p = arith.mulf %dt, %av : {t}
-      %g = math.exp %p : {t}
-      linalg.yield %g : {t}
-  }} -> {four}
-  %dx = arith.mulf %delta, %x : {three}
-  {names} = recurrence.scan diagonal{sched} matrix
-      transition(%a : {four})
-      factored_input(%B, %dx : {three}, {three}){init_use}
-      readout(%C : {three}) -> {results}{skip}
-  return {returned} : {results}
-}}"""
-
-    compiled = _compiled(("selective_ssm", D is not None, init is not None,
-                          return_final_state, sched, t), build)
+    compiled = _model("selective_ssm", x.dtype, init=init is not None,
+                      schedule=schedule, chunk_size=chunk_size,
+                      skip=D is not None, final_state=return_final_state)
     xf, batch = _flatten_batch("x", x, 2)
     args = [xf, delta.reshape(xf.shape), A, B.reshape(xf.shape[:2] + (n,)),
             C.reshape(xf.shape[:2] + (n,))]

@@ -25,7 +25,8 @@
 namespace mlir::recurrence {
 
 struct ModelSpec {
-  /// `normalize_gates`, `hlru` or `bdlru`.
+  /// `normalize_gates`, `hlru`, `bdlru`, `linear_attention`, `delta_rule`
+  /// or `selective_ssm`.
   std::string model;
   /// normalize_gates' function: `exp`, `sigmoid`, `softplus` or `abs`.
   std::string function = "exp";
@@ -33,6 +34,14 @@ struct ModelSpec {
   int64_t param = 0;
   bool init = false;
   bool f64 = false;
+  /// linear_attention: `elu1` or `identity`, normalized with floor eps.
+  std::string featureMap = "elu1";
+  bool normalize = true;
+  double eps = 1e-8;
+  /// delta_rule: a gate; selective_ssm: the skip D.
+  bool gated = false, skip = false;
+  /// delta_rule, selective_ssm: the final state as a second result.
+  bool finalState = false;
   ScheduleKind schedule = ScheduleKind::Auto;
   int64_t chunkSize = 0;
 };
@@ -42,6 +51,11 @@ struct ModelSpec {
 ///   hlru (gates [B, T, N, m+1], v [B, T, N] [, init [B, m, N]]) -> [B, T, N]
 ///   bdlru (gates [B, T, H, m, m+1], v [B, T, H*m] [, init [B, H*m]])
 ///       -> [B, T, H*m]
+///   linear_attention (q, k [B, T, dk], v [B, T, dv]) -> [B, T, dv]
+///   delta_rule (q, k, v, beta [B, T] [, gate [B, T]] [, init [B, dk, dv]])
+///       -> y [B, T, dv] [, S_T]
+///   selective_ssm (x, delta [B, T, Dm], A [Dm, N], B, C [B, T, N]
+///       [, D [Dm]] [, init [B, N, Dm]]) -> y [B, T, Dm] [, h_T]
 /// Null after a diagnostic when the spec names no model or function.
 OwningOpRef<ModuleOp> buildModelModule(MLIRContext *context,
                                        const ModelSpec &spec,

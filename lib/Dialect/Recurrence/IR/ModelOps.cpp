@@ -259,3 +259,272 @@ FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
       gatedScan(b, loc, BlockDiagonalAttr::get(b.getContext(), block),
                 getScheduleAttr(), blocks, gate, getInput(), getInit())};
 }
+
+//===----------------------------------------------------------------------===//
+// Attention-like models on a matrix state
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The map of a loop nest of `numLoops` that reads the listed dims.
+AffineMap mapOf(MLIRContext *context, unsigned numLoops,
+                ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t dim : dims)
+    exprs.push_back(getAffineDimExpr(dim, context));
+  return AffineMap::get(numLoops, 0, exprs, context);
+}
+
+/// The loops 0 .. n-1 except `skip`.
+SmallVector<int64_t> loopsWithout(int64_t n, ArrayRef<int64_t> skip) {
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < n; ++i)
+    if (!llvm::is_contained(skip, i))
+      dims.push_back(i);
+  return dims;
+}
+
+/// An elementwise linalg.generic writing a tensor shaped like `like`, whose
+/// inputs are read through `maps`.
+Value elementwise(OpBuilder &b, Location loc, Value like, ValueRange inputs,
+                  ArrayRef<AffineMap> maps,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = tensorType(like).getRank();
+  SmallVector<AffineMap> all(maps);
+  all.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+  return linalg::GenericOp::create(
+             b, loc, like.getType(), inputs,
+             ValueRange{emptyLike(b, loc, like)}, all,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+             })
+      .getResult(0);
+}
+
+Value constantLike(OpBuilder &b, Location loc, Value x, double value) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), value));
+}
+
+/// `value` with its last dim of size n viewed as [n, 1].
+Value withUnitColumn(OpBuilder &b, Location loc, Value value) {
+  auto type = tensorType(value);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  sizes.push_back(b.getIndexAttr(1));
+  SmallVector<int64_t> shape(type.getShape());
+  shape.push_back(1);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+    groups.push_back({i});
+  groups.push_back({type.getRank() - 1, type.getRank()});
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      groups, sizes);
+}
+
+/// The shape of `value` without its last dim, then `tail`.
+SmallVector<int64_t> prefixThen(Value value, int64_t drop,
+                                ArrayRef<int64_t> tail) {
+  SmallVector<int64_t> shape(tensorType(value).getShape().drop_back(drop));
+  llvm::append_range(shape, tail);
+  return shape;
+}
+
+int64_t lastDim(Value value) { return tensorType(value).getShape().back(); }
+
+} // namespace
+
+LogicalResult LinearAttentionOp::verify() {
+  if (tensorType(getQuery()).getRank() < 2)
+    return emitOpError("expected q of rank >= 2 ([..., T, dk])");
+  if (getEps().convertToDouble() < 0)
+    return emitOpError("expected eps >= 0");
+  return checkShape(*this, "v", getValue(),
+                    prefixThen(getQuery(), 1, {lastDim(getValue())}),
+                    "[..., T, dv], with q's batch dims and T");
+}
+
+FailureOr<SmallVector<Value>>
+LinearAttentionOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *context = b.getContext();
+  int64_t rank = tensorType(getQuery()).getRank();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);
+  auto phi = [&](Value x) -> Value {
+    if (getFeatureMap() == FeatureMap::Identity)
+      return x;
+    // x + 1 for x > 0, else e^x.
+    return elementwise(
+        b, loc, x, {x}, {all}, [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value positive =
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, a[0],
+                                    constantLike(nb, nl, a[0], 0.0));
+          Value shifted = arith::AddFOp::create(
+              nb, nl, a[0], constantLike(nb, nl, a[0], 1.0));
+          return Value(arith::SelectOp::create(
+              nb, nl, positive, shifted, math::ExpOp::create(nb, nl, a[0])));
+        });
+  };
+  Value query = phi(getQuery()), key = phi(getKey());
+  auto identity = IdentityAttr::get(context);
+  Value numerator =
+      ScanOp::create(b, loc, getValue().getType(), Type(), identity,
+                     getScheduleAttr(), /*matrix=*/true, /*reverse=*/false,
+                     ValueRange(), Value(), key, getValue(), Value(), query,
+                     ValueRange())
+          .getOutput();
+  if (!getNormalize())
+    return SmallVector<Value>{numerator};
+  auto denominatorType = RankedTensorType::get(
+      prefixThen(getQuery(), 1, {}), tensorType(getQuery()).getElementType());
+  Value denominator =
+      ScanOp::create(b, loc, denominatorType, Type(), identity,
+                     getScheduleAttr(), /*matrix=*/false, /*reverse=*/false,
+                     ValueRange(), key, Value(), Value(), Value(), query,
+                     ValueRange())
+          .getOutput();
+  double eps = getEps().convertToDouble();
+  return SmallVector<Value>{
+      elementwise(b, loc, numerator, {numerator, denominator},
+                  {all, mapOf(context, rank, loopsWithout(rank, {rank - 1}))},
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    Value floor = arith::MaximumFOp::create(
+                        nb, nl, a[1], constantLike(nb, nl, a[1], eps));
+                    return Value(arith::DivFOp::create(nb, nl, a[0], floor));
+                  })};
+}
+
+LogicalResult DeltaRuleOp::verify() {
+  if (tensorType(getQuery()).getRank() < 2)
+    return emitOpError("expected q of rank >= 2 ([..., T, dk])");
+  int64_t dk = lastDim(getQuery()), dv = lastDim(getValue());
+  if (failed(checkShape(*this, "v", getValue(), prefixThen(getQuery(), 1, {dv}),
+                        "[..., T, dv], with q's batch dims and T")) ||
+      failed(checkShape(*this, "beta", getBeta(), prefixThen(getQuery(), 1, {}),
+                        "[..., T]")))
+    return failure();
+  if (getGate() &&
+      failed(checkShape(*this, "gate", getGate(), prefixThen(getQuery(), 1, {}),
+                        "[..., T]")))
+    return failure();
+  SmallVector<int64_t> state = prefixThen(getQuery(), 2, {dk, dv});
+  if (getInit() &&
+      failed(checkShape(*this, "init", getInit(), state, "[..., dk, dv]")))
+    return failure();
+  if (getFinalState() &&
+      failed(checkShape(*this, "final state", getFinalState(), state,
+                        "[..., dk, dv]")))
+    return failure();
+  return success();
+}
+
+FailureOr<SmallVector<Value>> DeltaRuleOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *context = b.getContext();
+  Value key = getKey();
+  int64_t rank = tensorType(key).getRank();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap steps = mapOf(context, rank, loopsWithout(rank, {rank - 1}));
+  Value gate = getGate();
+  // d = g (1 without a gate), U = -g beta k, V = k; b_t = (beta k) v^T.
+  SmallVector<AffineMap> maps = {steps, all};
+  if (gate)
+    maps.push_back(steps);
+  SmallVector<Value> inputs = {getBeta(), key};
+  if (gate)
+    inputs.push_back(gate);
+  auto gateOf = [&](OpBuilder &nb, Location nl, ValueRange a) {
+    return gate ? a[2] : constantLike(nb, nl, a[1], 1.0);
+  };
+  Value diagonal = elementwise(b, loc, key, inputs, maps, gateOf);
+  Value left = elementwise(
+      b, loc, key, inputs, maps, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value scaled =
+            arith::MulFOp::create(nb, nl, gateOf(nb, nl, a),
+                                  arith::MulFOp::create(nb, nl, a[0], a[1]));
+        return Value(arith::NegFOp::create(nb, nl, scaled));
+      });
+  Value scaledKey =
+      elementwise(b, loc, key, {getBeta(), key}, {steps, all},
+                  [](OpBuilder &nb, Location nl, ValueRange a) {
+                    return Value(arith::MulFOp::create(nb, nl, a[0], a[1]));
+                  });
+  auto scan = ScanOp::create(
+      b, loc, getValue().getType(),
+      getFinalState() ? getFinalState().getType() : Type(),
+      DplrAttr::get(context, 1), getScheduleAttr(), /*matrix=*/true,
+      /*reverse=*/false,
+      ValueRange{diagonal, withUnitColumn(b, loc, left),
+                 withUnitColumn(b, loc, key)},
+      Value(), scaledKey, getValue(), getInit(), getQuery(), ValueRange());
+  return SmallVector<Value>(scan->getResults());
+}
+
+LogicalResult SelectiveSsmOp::verify() {
+  auto x = tensorType(getX());
+  if (x.getRank() < 2)
+    return emitOpError("expected x of rank >= 2 ([..., T, Dm])");
+  if (tensorType(getA()).getRank() != 2)
+    return emitOpError() << "expected A of rank 2 ([Dm, N]), got "
+                         << formatShape(tensorType(getA()).getShape());
+  int64_t dm = x.getShape().back(), n = lastDim(getA());
+  if (failed(checkShape(*this, "A", getA(), {dm, n}, "[Dm, N]")) ||
+      failed(checkShape(*this, "B", getB(), prefixThen(getX(), 1, {n}),
+                        "[..., T, N]")) ||
+      failed(checkShape(*this, "C", getC(), prefixThen(getX(), 1, {n}),
+                        "[..., T, N]")))
+    return failure();
+  if (getD() && failed(checkShape(*this, "D", getD(), {dm}, "[Dm]")))
+    return failure();
+  SmallVector<int64_t> state = prefixThen(getX(), 2, {n, dm});
+  if (getInit() &&
+      failed(checkShape(*this, "init", getInit(), state, "[..., N, Dm]")))
+    return failure();
+  if (getFinalState() &&
+      failed(checkShape(*this, "final state", getFinalState(), state,
+                        "[..., N, Dm]")))
+    return failure();
+  return success();
+}
+
+FailureOr<SmallVector<Value>> SelectiveSsmOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *context = b.getContext();
+  Value x = getX();
+  int64_t rank = tensorType(x).getRank();
+  // Gates a[..., t, n, d] = exp(delta[..., t, d] A[d, n]), over loops
+  // (batch..., t, n, d).
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes.insert(sizes.end() - 1, tensor::getMixedSize(b, loc, getA(), 1));
+  Value gatesInit =
+      tensor::EmptyOp::create(b, loc, sizes, tensorType(x).getElementType());
+  Value gates =
+      elementwise(b, loc, gatesInit, {getDelta(), getA()},
+                  {mapOf(context, rank + 1, loopsWithout(rank + 1, {rank - 1})),
+                   mapOf(context, rank + 1, {rank, rank - 1})},
+                  [](OpBuilder &nb, Location nl, ValueRange a) {
+                    return Value(math::ExpOp::create(
+                        nb, nl, arith::MulFOp::create(nb, nl, a[0], a[1])));
+                  });
+  Value scaled = linalg::MulOp::create(b, loc, ValueRange{getDelta(), x},
+                                       ValueRange{emptyLike(b, loc, x)})
+                     .getResult(0);
+  auto scan = ScanOp::create(
+      b, loc, x.getType(), getFinalState() ? getFinalState().getType() : Type(),
+      DiagonalAttr::get(context), getScheduleAttr(), /*matrix=*/true,
+      /*reverse=*/false, ValueRange{gates}, Value(), getB(), scaled, getInit(),
+      getC(), ValueRange());
+  SmallVector<Value> results(scan->getResults());
+  if (Value skip = getD()) {
+    AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);
+    results[0] = elementwise(
+        b, loc, x, {results[0], skip, x},
+        {all, mapOf(context, rank, {rank - 1}), all},
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          return Value(arith::AddFOp::create(
+              nb, nl, a[0], arith::MulFOp::create(nb, nl, a[1], a[2])));
+        });
+  }
+  return results;
+}

@@ -77,3 +77,51 @@ func.func @gates_function(%raw: tensor<4xf32>) -> tensor<4xf32> {
   %w = recurrence.normalize_gates 3 %raw : tensor<4xf32>
   return %w : tensor<4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @attention
+// CHECK: recurrence.linear_attention elu1 normalize q(%{{.*}} : tensor<2x64x8xf32>) k(%{{.*}} : tensor<2x64x8xf32>) v(%{{.*}} : tensor<2x64x16xf32>) {eps = {{.*}} : f64} -> tensor<2x64x16xf32>
+// CHECK: recurrence.linear_attention identity q(
+// CHECK: recurrence.delta_rule q(%{{.*}} : tensor<2x64x8xf32>) k(%{{.*}} : tensor<2x64x8xf32>) v(%{{.*}} : tensor<2x64x16xf32>) beta(%{{.*}} : tensor<2x64xf32>) gate(%{{.*}} : tensor<2x64xf32>) init(%{{.*}} : tensor<2x8x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
+// CHECK: recurrence.selective_ssm x(%{{.*}} : tensor<2x64x16xf32>) delta(%{{.*}} : tensor<2x64x16xf32>) A(%{{.*}} : tensor<16x4xf32>) B(%{{.*}} : tensor<2x64x4xf32>) C(%{{.*}} : tensor<2x64x4xf32>) D(%{{.*}} : tensor<16xf32>) -> tensor<2x64x16xf32>
+func.func @attention(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %beta: tensor<2x64xf32>, %s0: tensor<2x8x16xf32>,
+                     %x: tensor<2x64x16xf32>, %A: tensor<16x4xf32>, %B: tensor<2x64x4xf32>, %D: tensor<16xf32>) {
+  %y = recurrence.linear_attention elu1 normalize q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) {eps = 1.0e-3 : f64} -> tensor<2x64x16xf32>
+  %y2 = recurrence.linear_attention identity q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  %d, %last = recurrence.delta_rule q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) beta(%beta : tensor<2x64xf32>) gate(%beta : tensor<2x64xf32>) init(%s0 : tensor<2x8x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
+  %m = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>) delta(%x : tensor<2x64x16xf32>) A(%A : tensor<16x4xf32>) B(%B : tensor<2x64x4xf32>) C(%B : tensor<2x64x4xf32>) D(%D : tensor<16xf32>) -> tensor<2x64x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_values(%q: tensor<2x64x8xf32>, %v: tensor<2x63x16xf32>) -> tensor<2x63x16xf32> {
+  // expected-error @+1 {{'recurrence.linear_attention' op expected v of shape [2, 64, 16] ([..., T, dv], with q's batch dims and T), got [2, 63, 16]}}
+  %y = recurrence.linear_attention elu1 q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x63x16xf32>) -> tensor<2x63x16xf32>
+  return %y : tensor<2x63x16xf32>
+}
+
+// -----
+
+func.func @delta_beta(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %beta: tensor<2x64x8xf32>) -> tensor<2x64x16xf32> {
+  // expected-error @+1 {{'recurrence.delta_rule' op expected beta of shape [2, 64] ([..., T]), got [2, 64, 8]}}
+  %y = recurrence.delta_rule q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) beta(%beta : tensor<2x64x8xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}
+
+// -----
+
+func.func @ssm_A(%x: tensor<2x64x16xf32>, %A: tensor<4x16xf32>, %B: tensor<2x64x16xf32>) -> tensor<2x64x16xf32> {
+  // expected-error @+1 {{'recurrence.selective_ssm' op expected A of shape [16, 16] ([Dm, N]), got [4, 16]}}
+  %y = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>) delta(%x : tensor<2x64x16xf32>) A(%A : tensor<4x16xf32>) B(%B : tensor<2x64x16xf32>) C(%B : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}
+
+// -----
+
+func.func @ssm_state(%x: tensor<2x64x16xf32>, %A: tensor<16x4xf32>, %B: tensor<2x64x4xf32>, %h0: tensor<2x16x4xf32>) -> tensor<2x64x16xf32> {
+  // expected-error @+1 {{'recurrence.selective_ssm' op expected init of shape [2, 4, 16] ([..., N, Dm]), got [2, 16, 4]}}
+  %y = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>) delta(%x : tensor<2x64x16xf32>) A(%A : tensor<16x4xf32>) B(%B : tensor<2x64x4xf32>) C(%B : tensor<2x64x4xf32>) init(%h0 : tensor<2x16x4xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}

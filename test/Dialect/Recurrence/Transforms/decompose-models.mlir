@@ -43,3 +43,46 @@ func.func @bdlru(%g: tensor<2x16x3x4x5xf64>, %v: tensor<2x16x12xf64>) -> tensor<
   %h = recurrence.bdlru gates(%g : tensor<2x16x3x4x5xf64>) input(%v : tensor<2x16x12xf64>) {schedule = #recurrence.schedule<chunked<8>>} -> tensor<2x16x12xf64>
   return %h : tensor<2x16x12xf64>
 }
+
+// Normalized linear attention: phi on q and k, a matrix-state identity scan
+// (numerator) and a vector one (normalizer), divided with the floor eps.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[FQ:.*]] = linalg.generic {{.*}} ins(%arg0
+// CHECK: arith.select
+// CHECK: %[[FK:.*]] = linalg.generic {{.*}} ins(%arg1
+// CHECK: %[[NUM:.*]] = recurrence.scan identity matrix factored_input(%[[FK]], %arg2 : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%[[FQ]] : tensor<2x64x8xf32>)
+// CHECK: %[[DEN:.*]] = recurrence.scan identity input(%[[FK]] : tensor<2x64x8xf32>) readout(%[[FQ]] : tensor<2x64x8xf32>) -> tensor<2x64xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[NUM]], %[[DEN]]
+// CHECK: arith.maximumf
+// CHECK: arith.divf
+func.func @attention(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>) -> tensor<2x64x16xf32> {
+  %y = recurrence.linear_attention elu1 normalize q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}
+
+// Gated delta rule: dplr<1> with d = g, U = -g beta k, V = k.
+// CHECK-LABEL: func.func @delta
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%arg3, %arg1, %arg4
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} ins(%arg3, %arg1, %arg4
+// CHECK: arith.negf
+// CHECK: %[[K:.*]] = linalg.generic {{.*}} ins(%arg3, %arg1
+// CHECK: %[[U1:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1], [2, 3]]
+// CHECK: %[[V1:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1], [2, 3]]
+// CHECK: recurrence.scan dplr<1> matrix transition(%[[D]], %[[U1]], %[[V1]] : {{.*}}) factored_input(%[[K]], %arg2 : {{.*}}) init(%arg5 : tensor<2x8x16xf32>) readout(%arg0 : tensor<2x64x8xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
+func.func @delta(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %beta: tensor<2x64xf32>, %g: tensor<2x64xf32>, %s0: tensor<2x8x16xf32>) -> (tensor<2x64x16xf32>, tensor<2x8x16xf32>) {
+  %y, %s = recurrence.delta_rule q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) beta(%beta : tensor<2x64xf32>) gate(%g : tensor<2x64xf32>) init(%s0 : tensor<2x8x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
+  return %y, %s : tensor<2x64x16xf32>, tensor<2x8x16xf32>
+}
+
+// Selective SSM: per-element gates exp(delta A) on the [N, Dm] state, input
+// B (delta x)^T, readout C, plus D x.
+// CHECK-LABEL: func.func @ssm
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%arg1, %arg2 : tensor<2x64x16xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<2x64x4x16xf32>)
+// CHECK: math.exp
+// CHECK: %[[DX:.*]] = linalg.mul ins(%arg1, %arg0
+// CHECK: %[[Y:.*]] = recurrence.scan diagonal matrix transition(%[[A]] : tensor<2x64x4x16xf32>) factored_input(%arg3, %[[DX]] : {{.*}}) readout(%arg4 : tensor<2x64x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[Y]], %arg5, %arg0
+func.func @ssm(%x: tensor<2x64x16xf32>, %dt: tensor<2x64x16xf32>, %A: tensor<16x4xf32>, %B: tensor<2x64x4xf32>, %C: tensor<2x64x4xf32>, %D: tensor<16xf32>) -> tensor<2x64x16xf32> {
+  %y = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>) delta(%dt : tensor<2x64x16xf32>) A(%A : tensor<16x4xf32>) B(%B : tensor<2x64x4xf32>) C(%C : tensor<2x64x4xf32>) D(%D : tensor<16xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}

@@ -107,4 +107,117 @@ def Recurrence_BdlruOp : Recurrence_ModelOp<"bdlru",
   }];
 }
 
+def Recurrence_FeatureMap : I32EnumAttr<"FeatureMap",
+    "the feature map of linear attention", [
+  I32EnumAttrCase<"Elu1", 0, "elu1">,
+  I32EnumAttrCase<"Identity", 1, "identity">
+]> {
+  let cppNamespace = "::mlir::recurrence";
+}
+
+def Recurrence_LinearAttentionOp : Recurrence_ModelOp<"linear_attention",
+    [AllTypesMatch<["value", "result"]>, AllTypesMatch<["query", "key"]>]> {
+  let summary = "Linear attention, optionally normalized";
+  let description = [{
+    `y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps)` with
+    `S_t = S_{t-1} + phi(k_t) v_t^T` and `c_t = c_{t-1} + phi(k_t)`; without
+    `normalize`, `y_t = phi(q_t)^T S_t`. q, k `[..., T, dk]`, v
+    `[..., T, dv]`; phi is `elu1` (x + 1 for x > 0, else e^x) or
+    `identity`. Decomposes into identity scans with a factored input and a
+    readout.
+
+    ```mlir
+    %y = recurrence.linear_attention elu1 normalize
+        q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>)
+        v(%v : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+    ```
+  }];
+  let arguments = (ins Recurrence_FeatureMap:$feature_map,
+                       UnitAttr:$normalize,
+                       DefaultValuedAttr<F64Attr, "1e-8">:$eps,
+                       Recurrence_FloatTensor:$query,
+                       Recurrence_FloatTensor:$key,
+                       Recurrence_FloatTensor:$value,
+                       OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
+  let results = (outs Recurrence_FloatTensor:$result);
+  let assemblyFormat = [{
+    $feature_map (`normalize` $normalize^)?
+    `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`
+    `v` `(` $value `:` type($value) `)` attr-dict `->` type($result)
+  }];
+}
+
+def Recurrence_DeltaRuleOp : Recurrence_ModelOp<"delta_rule",
+    [AttrSizedOperandSegments, AllTypesMatch<["value", "result"]>,
+     AllTypesMatch<["query", "key"]>]> {
+  let summary = "The (gated) delta rule of DeltaNet";
+  let description = [{
+    `S_t = g_t S_{t-1} + beta_t k_t (v_t - g_t S_{t-1}^T k_t)^T`,
+    `y_t = S_t^T q_t`: q, k `[..., T, dk]`, v `[..., T, dv]`, beta and the
+    optional gate g `[..., T]` (1 without it), init `[..., dk, dv]`; the
+    second result, when present, is S_T. Decomposes into a `dplr<1>` scan
+    with d = g, U = -g beta k, V = k and the factored input (beta k) v^T.
+
+    ```mlir
+    %y = recurrence.delta_rule q(%q : tensor<2x64x8xf32>)
+        k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>)
+        beta(%b : tensor<2x64xf32>) -> tensor<2x64x16xf32>
+    ```
+  }];
+  let arguments = (ins Recurrence_FloatTensor:$query,
+                       Recurrence_FloatTensor:$key,
+                       Recurrence_FloatTensor:$value,
+                       Recurrence_FloatTensor:$beta,
+                       Optional<Recurrence_FloatTensor>:$gate,
+                       Optional<Recurrence_FloatTensor>:$init,
+                       OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
+  let results = (outs Recurrence_FloatTensor:$result,
+                      Optional<Recurrence_FloatTensor>:$final_state);
+  let assemblyFormat = [{
+    `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`
+    `v` `(` $value `:` type($value) `)` `beta` `(` $beta `:` type($beta) `)`
+    (`gate` `(` $gate^ `:` type($gate) `)`)?
+    (`init` `(` $init^ `:` type($init) `)`)?
+    attr-dict `->` type($result) (`,` type($final_state)^)?
+  }];
+}
+
+def Recurrence_SelectiveSsmOp : Recurrence_ModelOp<"selective_ssm",
+    [AttrSizedOperandSegments, AllTypesMatch<["x", "result"]>,
+     AllTypesMatch<["x", "delta"]>]> {
+  let summary = "Mamba's selective state space model";
+  let description = [{
+    `h_t[n, d] = exp(delta_t[d] A[d, n]) h_{t-1}[n, d] + delta_t[d] B_t[n]
+    x_t[d]`, `y_t[d] = sum_n C_t[n] h_t[n, d] + D[d] x_t[d]`: x, delta
+    `[..., T, Dm]`, A `[Dm, N]`, B, C `[..., T, N]`, the optional D `[Dm]`,
+    init `[..., N, Dm]`; the second result, when present, is h_T.
+    Decomposes into a diagonal scan on the [N, Dm] state with per-element
+    gates, the factored input B (delta x)^T and the readout C.
+
+    ```mlir
+    %y = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>)
+        delta(%dt : tensor<2x64x16xf32>) A(%A : tensor<16x4xf32>)
+        B(%B : tensor<2x64x4xf32>) C(%C : tensor<2x64x4xf32>)
+        -> tensor<2x64x16xf32>
+    ```
+  }];
+  let arguments = (ins Recurrence_FloatTensor:$x,
+                       Recurrence_FloatTensor:$delta,
+                       Recurrence_FloatTensor:$A,
+                       Recurrence_FloatTensor:$B,
+                       Recurrence_FloatTensor:$C,
+                       Optional<Recurrence_FloatTensor>:$D,
+                       Optional<Recurrence_FloatTensor>:$init,
+                       OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
+  let results = (outs Recurrence_FloatTensor:$result,
+                      Optional<Recurrence_FloatTensor>:$final_state);
+  let assemblyFormat = [{
+    `x` `(` $x `:` type($x) `)` `delta` `(` $delta `:` type($delta) `)`
+    `A` `(` $A `:` type($A) `)` `B` `(` $B `:` type($B) `)`
+    `C` `(` $C `:` type($C) `)` (`D` `(` $D^ `:` type($D) `)`)?
+    (`init` `(` $init^ `:` type($init) `)`)?
+    attr-dict `->` type($result) (`,` type($final_state)^)?
+  }];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_IR_MODELOPS_TD

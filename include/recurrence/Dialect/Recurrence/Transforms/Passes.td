@@ -83,9 +83,10 @@ def DecomposeModelsPass : Pass<"recurrence-decompose-models"> {
   let summary = "Decompose model ops into recurrence.scan and upstream ops";
   let description = [{
     Replaces every `recurrence` op that implements
-    `linalg::AggregatedOpInterface` (`recurrence.normalize_gates`, `hlru`,
-    `bdlru`) by its decomposition: elementwise `linalg.generic` gates and
-    one `recurrence.scan`. The pipelines run it first.
+    `linalg::AggregatedOpInterface` (the model ops `normalize_gates`,
+    `hlru`, `bdlru`, `linear_attention`, `delta_rule`, `selective_ssm`) by
+    its decomposition: elementwise `linalg.generic` gates and feature maps,
+    and `recurrence.scan` ops. The pipelines run it first.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
