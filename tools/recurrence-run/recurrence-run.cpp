@@ -184,13 +184,14 @@ double elapsedMs(std::chrono::steady_clock::time_point since) {
       .count();
 }
 /// Runs `name` of `jit` on `args`; returns its results in float64.
-FailureOr<std::vector<Array>> runJit(JitModule &jit, func::FuncOp func,
+FailureOr<std::vector<Array>> runJit(JitModule &jit, StringRef name,
+                                     TypeRange argTypes, TypeRange resultTypes,
                                      ArrayRef<Array> args) {
   std::vector<Buffer> inputs, outputs;
   std::vector<BufferView> argViews, resultViews;
-  for (auto [type, values] : llvm::zip(func.getArgumentTypes(), args))
+  for (auto [type, values] : llvm::zip(argTypes, args))
     inputs.emplace_back(cast<RankedTensorType>(type), values);
-  for (Type type : func.getResultTypes()) {
+  for (Type type : resultTypes) {
     auto tensor = cast<RankedTensorType>(type);
     outputs.emplace_back(tensor, Array(numElements(tensor.getShape()), NAN));
   }
@@ -198,7 +199,7 @@ FailureOr<std::vector<Array>> runJit(JitModule &jit, func::FuncOp func,
     argViews.push_back(buffer.view());
   for (Buffer &buffer : outputs)
     resultViews.push_back(buffer.view());
-  if (llvm::Error error = jit.call(func.getName(), argViews, resultViews)) {
+  if (llvm::Error error = jit.call(name, argViews, resultViews)) {
     llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
     return failure();
   }
@@ -247,7 +248,9 @@ int checkGradient(ModuleOp module, func::FuncOp primal, func::FuncOp grad) {
   std::vector<Array> gradArgs(args);
   gradArgs.insert(gradArgs.end(), cotangents.begin(), cotangents.end());
   start = std::chrono::steady_clock::now();
-  FailureOr<std::vector<Array>> gradients = runJit(**jit, grad, gradArgs);
+  FailureOr<std::vector<Array>> gradients =
+      runJit(**jit, grad.getName(), grad.getArgumentTypes(),
+             grad.getResultTypes(), gradArgs);
   if (failed(gradients))
     return 1;
   llvm::outs() << llvm::format("  compiled in %.1f ms, ran in %.3f ms\n",
@@ -382,37 +385,26 @@ int main(int argc, char **argv) {
   }
   double compileMs = elapsedMs(start);
 
-  std::vector<Buffer> inputs, outputs;
-  std::vector<BufferView> argViews, resultViews;
-  for (auto [type, values] : llvm::zip(argTypes, args))
-    inputs.emplace_back(cast<RankedTensorType>(type), values);
-  for (Type type : resultTypes) {
-    auto tensor = cast<RankedTensorType>(type);
-    outputs.emplace_back(tensor, Array(numElements(tensor.getShape()), NAN));
-  }
-  for (Buffer &buffer : inputs)
-    argViews.push_back(buffer.view());
-  for (Buffer &buffer : outputs)
-    resultViews.push_back(buffer.view());
   start = std::chrono::steady_clock::now();
-  if (llvm::Error error = (*jit)->call(name, argViews, resultViews)) {
-    llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+  FailureOr<std::vector<Array>> results =
+      runJit(**jit, name, argTypes, resultTypes, args);
+  if (failed(results))
     return 1;
-  }
   double runMs = elapsedMs(start);
   llvm::outs() << llvm::format("  compiled in %.1f ms, ran in %.3f ms\n",
                                compileMs, runMs);
 
   bool ok = true;
-  for (auto [index, buffer] : llvm::enumerate(outputs)) {
-    Array got = buffer.values();
+  for (auto [index, got] : llvm::enumerate(*results)) {
+    unsigned bits =
+        cast<RankedTensorType>(resultTypes[index]).getElementTypeBitWidth();
     double worst = 0.0, scale = 0.0;
     for (size_t i = 0; i < got.size(); ++i) {
       double error = std::fabs(got[i] - want[index][i]);
       worst = std::isnan(error) ? INFINITY : std::max(worst, error);
       scale = std::max(scale, std::fabs(want[index][i]));
     }
-    double tolerance = (buffer.bits == 64 ? 1e-10 : 2e-4) * (1.0 + scale);
+    double tolerance = (bits == 64 ? 1e-10 : 2e-4) * (1.0 + scale);
     bool pass = worst <= tolerance;
     ok &= pass;
     llvm::outs() << llvm::format(

@@ -148,11 +148,7 @@ std::vector<ScanSpec> fullMatrix() {
 }
 
 std::string specName(const ::testing::TestParamInfo<ScanSpec> &info) {
-  std::string name = info.param.describe();
-  for (char &c : name)
-    if (!isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  return name;
+  return specTestName(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStructures, ScanExecution,

@@ -37,6 +37,14 @@ mlir::recurrence::testing::numElements(const std::vector<int64_t> &shape) {
   return count;
 }
 
+std::string mlir::recurrence::testing::specTestName(const ScanSpec &spec) {
+  std::string name = spec.describe();
+  for (char &c : name)
+    if (!isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return name;
+}
+
 namespace {
 /// Holds one buffer in the kernel's element type.
 struct TypedBuffer {

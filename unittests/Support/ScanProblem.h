@@ -74,6 +74,10 @@ uint64_t stableHash(const std::string &text);
 
 int64_t numElements(const std::vector<int64_t> &shape);
 
+/// A GoogleTest name for a spec: its description with every character that
+/// is not alphanumeric replaced by '_'.
+std::string specTestName(const ScanSpec &spec);
+
 } // namespace mlir::recurrence::testing
 
 namespace mlir::recurrence {

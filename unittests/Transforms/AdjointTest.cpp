@@ -229,11 +229,7 @@ std::vector<ScanSpec> checkpointCases() {
 }
 
 std::string specName(const ::testing::TestParamInfo<ScanSpec> &info) {
-  std::string name = info.param.describe();
-  for (char &c : name)
-    if (!isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  return name;
+  return specTestName(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStructures, AdjointExecution,
