@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Recurrence CPU throughput benchmark\n");
   DialectRegistry registry;
-  registerAllRecurrenceDialects(registry);
+  registerRecurrenceRuntimeDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 
 config.name = "Recurrence"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.recurrence_obj_root, "test")
@@ -18,10 +18,13 @@ config.substitutions.append(("%runner_utils", config.runner_utils))
 config.substitutions.append(("%c_runner_utils", config.c_runner_utils))
 config.substitutions.append(("%recurrence_plugin", config.recurrence_plugin))
 config.substitutions.append(("%lru_plugin", config.lru_plugin))
+config.substitutions.append(("%librecurrence", config.recurrence_library))
 
 # The C API and the plugin are shared libraries, not built with sanitizers.
 if config.recurrence_sanitize.upper() not in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("shared-libs")
+    if config.recurrence_static_llvm.upper() in ("ON", "1", "TRUE", "YES"):
+        config.available_features.add("static-llvm")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -7,17 +7,20 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 /*
- * The C ABI other bindings build on (ctypes, other languages, frameworks):
- * register the dialect (MLIR C API style) and the passes, run pipelines on
- * IR text, and JIT-compile functions on tensors to call them on
- * caller-owned buffers. Strings returned through `char **` are owned by the
- * caller and released with recurrenceFree.
+ * The one ABI of libRecurrence.so, which the Python package (ctypes), other
+ * languages and frameworks build on: run pipelines on IR text, build and
+ * JIT-compile scans and model ops from specs, and call compiled functions on
+ * caller-owned buffers. It is plain C: no MLIR type crosses it, so the
+ * library can carry its own LLVM and MLIR with every other symbol hidden.
+ *
+ * Specs, sizes and answers are JSON objects (keys as in the Python
+ * package). Strings returned through `char *` or `char **` are owned by the
+ * caller and released with recurrenceFree. Every function that can fail
+ * returns NULL (or non-zero) and sets *error, when `error` is not NULL.
  */
 
 #ifndef RECURRENCE_C_RECURRENCE_H
 #define RECURRENCE_C_RECURRENCE_H
-
-#include "mlir-c/IR.h"
 
 #include <stdint.h>
 
@@ -25,17 +28,20 @@
 extern "C" {
 #endif
 
-/* mlirGetDialectHandle__recurrence__(), for MLIR C API users. */
-MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Recurrence, recurrence);
+#define RECURRENCE_EXPORT __attribute__((visibility("default")))
+
+/* The library's version, e.g. "0.4.0"; part of every compile-cache key. */
+RECURRENCE_EXPORT const char *recurrenceVersion(void);
 
 /* Registers the recurrence passes and the recurrence-to-llvm pipeline with
- * MLIR's global pass registry. */
-MLIR_CAPI_EXPORTED void recurrenceRegisterPasses(void);
+ * the library's pass registry (every function below does so itself). */
+RECURRENCE_EXPORT void recurrenceRegisterPasses(void);
 
-/* Parses `ir`, runs `pipeline` ("builtin.module(...)" or a bare pass list)
- * and returns the resulting IR; NULL with *error set on failure. */
-MLIR_CAPI_EXPORTED char *
-recurrenceRunPipeline(const char *ir, const char *pipeline, char **error);
+/* Parses `ir`, runs `pipeline` ("builtin.module(...)", a bare pass list, or
+ * "" to only parse and verify) and returns the resulting IR. */
+RECURRENCE_EXPORT char *recurrenceRunPipeline(const char *ir,
+                                              const char *pipeline,
+                                              char **error);
 
 /* A strided view of caller memory; strides count elements. */
 typedef struct RecurrenceBuffer {
@@ -48,21 +54,73 @@ typedef struct RecurrenceBuffer {
 
 typedef struct RecurrenceCompiled RecurrenceCompiled;
 
-/* Compiles function `entry` of `ir` (on ranked float tensors) for the CPU;
- * NULL with *error set on failure. */
-MLIR_CAPI_EXPORTED RecurrenceCompiled *
+/* Compiles function `entry` of `ir` (on ranked float tensors) for the CPU. */
+RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompile(const char *ir, const char *entry, char **error);
 
-/* Calls the compiled entry on `args`, writing its results into `results`.
- * Returns 0 on success, non-zero with *error set otherwise. */
-MLIR_CAPI_EXPORTED int recurrenceCall(RecurrenceCompiled *compiled,
-                                      const RecurrenceBuffer *args,
-                                      int32_t numArgs,
-                                      const RecurrenceBuffer *results,
-                                      int32_t numResults, char **error);
+/* Builds and compiles one recurrence.scan on dynamic shapes, from a scan
+ * spec: {"structure": "diagonal", "param": 0, "schedule": "auto",
+ * "chunk_size": 0, "matrix", "per_element", "factored", "reverse", "init",
+ * "readout", "final_state", "f64": false, "batch_rank": 1}. With `gradient`
+ * non-zero it compiles instead the gradient that -recurrence-differentiate
+ * derives: (operands..., output cotangent[, final-state cotangent]) -> one
+ * gradient per operand. */
+RECURRENCE_EXPORT RecurrenceCompiled *
+recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 
-MLIR_CAPI_EXPORTED void recurrenceDestroy(RecurrenceCompiled *compiled);
-MLIR_CAPI_EXPORTED void recurrenceFree(char *string);
+/* Builds and compiles one model op from a model spec: {"model":
+ * "normalize_gates" | "hlru" | "bdlru" | "linear_attention" | "delta_rule" |
+ * "selective_ssm", "function", "param", "init", "f64", "feature_map",
+ * "normalize", "eps", "gated", "skip", "final_state", "schedule",
+ * "chunk_size"}. */
+RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileModel(const char *spec,
+                                                             char **error);
+
+/* The compiled entry's signature: {"args": [[sizes]], "arg_bits": [..],
+ * "results": [[sizes]], "result_bits": [..]}, -1 for a dynamic size. */
+RECURRENCE_EXPORT char *recurrenceSignature(const RecurrenceCompiled *compiled,
+                                            char **error);
+
+/* Calls the compiled entry on `args`, writing its results into `results`.
+ * Returns 0 on success. */
+RECURRENCE_EXPORT int recurrenceCall(RecurrenceCompiled *compiled,
+                                     const RecurrenceBuffer *args,
+                                     int32_t numArgs,
+                                     const RecurrenceBuffer *results,
+                                     int32_t numResults, char **error);
+
+RECURRENCE_EXPORT void recurrenceDestroy(RecurrenceCompiled *compiled);
+RECURRENCE_EXPORT void recurrenceFree(char *string);
+
+/* What a front door asks the compiler, JSON in and out. */
+
+/* Every structure: [{"name", "syntax", "operands": [names], "step_ranks",
+ * "layouts": ["[..., T, N]"], "per_element", "parameter"}]. */
+RECURRENCE_EXPORT char *recurrenceStructures(char **error);
+
+/* The parameter and N for which structure `name`'s operands have the step
+ * shapes `steps` (shapes after [..., T]): request {"name", "steps",
+ * "per_element", "columns", "input_size"}, answer {"param": p | null,
+ * "size": N | -1}. */
+RECURRENCE_EXPORT char *recurrenceFitStructure(const char *request,
+                                               char **error);
+
+/* The operand, output and final-state shapes of a scan spec at sizes
+ * {"batch": [..], "steps", "size", "columns"}: {"operands": [[..]],
+ * "output": [..], "final_state": [..]}. */
+RECURRENCE_EXPORT char *recurrenceScanShapes(const char *spec,
+                                             const char *sizes, char **error);
+
+/* The IR of the scan of `spec` at static `sizes`. */
+RECURRENCE_EXPORT char *recurrenceScanIR(const char *spec, const char *sizes,
+                                         char **error);
+
+/* The cost model's candidates for that scan on `target` ("cpu" or "cuda";
+ * cores 0: this machine's), cheapest first: [{"schedule", "chunk_size",
+ * "seconds"}]. */
+RECURRENCE_EXPORT char *recurrenceExplain(const char *spec, const char *sizes,
+                                          const char *target, int64_t cores,
+                                          char **error);
 
 #ifdef __cplusplus
 }

@@ -5,101 +5,62 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+//
+// Pipelines on IR text, compiling, and calling compiled functions.
+//
+//===----------------------------------------------------------------------===//
 
 #include "recurrence-c/Recurrence.h"
 
-#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
-#include "recurrence/Pipelines/Pipelines.h"
-#include "recurrence/Runtime/JitModule.h"
+#include "Support.h"
 
-#include "mlir/CAPI/Registration.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 #include <cstdlib>
-#include <cstring>
-#include <mutex>
+
+#ifndef RECURRENCE_VERSION
+#define RECURRENCE_VERSION "0.0.0"
+#endif
 
 using namespace mlir;
 using namespace mlir::recurrence;
+using namespace mlir::recurrence::capi;
 
-MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Recurrence, recurrence,
-                                      mlir::recurrence::RecurrenceDialect)
+const char *recurrenceVersion(void) { return RECURRENCE_VERSION; }
 
-namespace {
-char *copyString(const std::string &text) {
-  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
-  std::memcpy(copy, text.c_str(), text.size() + 1);
-  return copy;
+void recurrenceRegisterPasses(void) {
+  auto guard = lock();
+  (void)context();
 }
-
-void setError(char **error, const std::string &message) {
-  if (error)
-    *error = copyString(message);
-}
-
-/// Registers the passes once per process.
-void registerOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { registerAllRecurrencePasses(); });
-}
-
-/// A context with every dialect the pipelines use, diagnostics collected.
-struct Session {
-  MLIRContext context;
-  std::string diagnostics;
-  llvm::raw_string_ostream os{diagnostics};
-  std::unique_ptr<ScopedDiagnosticHandler> handler;
-
-  Session() {
-    registerOnce();
-    DialectRegistry registry;
-    registerAllRecurrenceDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    handler = std::make_unique<ScopedDiagnosticHandler>(
-        &context, [this](Diagnostic &diag) {
-          os << diag.getLocation() << ": " << diag << "\n";
-          return success();
-        });
-  }
-};
-} // namespace
-
-struct RecurrenceCompiled {
-  std::unique_ptr<Session> session;
-  std::unique_ptr<JitModule> jit;
-  std::string entry;
-};
-
-void recurrenceRegisterPasses(void) { registerOnce(); }
 
 char *recurrenceRunPipeline(const char *ir, const char *pipeline,
                             char **error) {
-  Session session;
+  if (!ir || !pipeline)
+    return fail(error, "recurrenceRunPipeline: NULL IR or pipeline");
+  auto guard = lock();
+  Diagnostics diagnostics;
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(ir, ParserConfig(&session.context));
-  if (!module) {
-    setError(error, "cannot parse the module:\n" + session.diagnostics);
-    return nullptr;
-  }
+      parseSourceString<ModuleOp>(ir, ParserConfig(&context()));
+  if (!module)
+    return fail(error, "cannot parse the module:\n" + diagnostics.text);
   StringRef text = StringRef(pipeline).trim();
-  if (text.starts_with("builtin.module("))
+  if (text.starts_with("builtin.module(") && text.ends_with(")"))
     text = text.drop_front(15).drop_back();
-  PassManager pm(&session.context);
+  PassManager pm(&context());
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
-  if (failed(parsePassPipeline(text, pm, errorStream))) {
-    setError(error, "invalid pipeline: " + errors);
-    return nullptr;
-  }
-  if (failed(pm.run(*module))) {
-    setError(error, "pipeline failed:\n" + session.diagnostics);
-    return nullptr;
-  }
+  if (failed(parsePassPipeline(text, pm, errorStream)))
+    return fail(error,
+                "invalid pipeline '" + std::string(pipeline) + "': " + errors);
+  if (failed(pm.run(*module)))
+    return fail(error, "pipeline '" + std::string(pipeline) + "' failed:\n" +
+                           diagnostics.text);
   std::string result;
   llvm::raw_string_ostream os(result);
   module->print(os);
@@ -108,17 +69,90 @@ char *recurrenceRunPipeline(const char *ir, const char *pipeline,
 
 RecurrenceCompiled *recurrenceCompile(const char *ir, const char *entry,
                                       char **error) {
-  auto compiled = std::make_unique<RecurrenceCompiled>();
-  compiled->session = std::make_unique<Session>();
-  compiled->entry = entry;
-  auto jit = JitModule::compileSource(&compiled->session->context, ir,
-                                      {compiled->entry});
-  if (!jit) {
-    setError(error, llvm::toString(jit.takeError()));
+  if (!ir || !entry)
+    return fail(error, "recurrenceCompile: NULL IR or entry");
+  auto guard = lock();
+  return compiled(JitModule::compileSource(&context(), ir, {entry}), entry,
+                  error);
+}
+
+/// The module a scan spec builds, verified; null with *error set.
+static OwningOpRef<ModuleOp>
+verifiedScan(const char *specText, const ScanSizes *sizes, char **error) {
+  llvm::Expected<llvm::json::Object> object =
+      parseObject(specText, "scan spec");
+  if (!object)
+    return fail(error, llvm::toString(object.takeError()));
+  llvm::Expected<ScanSpec> spec = scanSpecFrom(*object);
+  if (!spec)
+    return fail(error, llvm::toString(spec.takeError()));
+  Diagnostics diagnostics;
+  OwningOpRef<ModuleOp> module =
+      buildScanModule(&context(), *spec, "scan", sizes);
+  if (!module || failed(verify(*module)))
+    return fail(error, diagnostics.text);
+  return module;
+}
+
+RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
+                                          char **error) {
+  auto guard = lock();
+  OwningOpRef<ModuleOp> module = verifiedScan(spec, nullptr, error);
+  if (!module)
     return nullptr;
-  }
-  compiled->jit = std::move(*jit);
-  return compiled.release();
+  if (!gradient)
+    return compiled(JitModule::compile(*module, {"scan"}), "scan", error);
+  Diagnostics diagnostics;
+  PassManager pm(&context());
+  pm.addPass(createDifferentiatePass());
+  if (failed(pm.run(*module)))
+    return fail(error, "differentiating the scan failed:\n" + diagnostics.text);
+  return compiled(JitModule::compile(*module, {"scan_grad"}), "scan_grad",
+                  error);
+}
+
+RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
+  auto guard = lock();
+  llvm::Expected<llvm::json::Object> object =
+      parseObject(specText, "model spec");
+  if (!object)
+    return fail(error, llvm::toString(object.takeError()));
+  llvm::Expected<ModelSpec> spec = modelSpecFrom(*object);
+  if (!spec)
+    return fail(error, llvm::toString(spec.takeError()));
+  Diagnostics diagnostics;
+  OwningOpRef<ModuleOp> module = buildModelModule(&context(), *spec);
+  if (!module || failed(verify(*module)))
+    return fail(error, diagnostics.text);
+  return compiled(JitModule::compile(*module, {"model"}), "model", error);
+}
+
+char *recurrenceSignature(const RecurrenceCompiled *compiled, char **error) {
+  if (!compiled)
+    return fail(error, "recurrenceSignature: no compiled function");
+  const JitModule::Signature *signature =
+      compiled->jit->getSignature(compiled->entry);
+  auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
+    llvm::json::Array list;
+    for (const std::vector<int64_t> &shape : all) {
+      llvm::json::Array sizes;
+      for (int64_t size : shape)
+        sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
+      list.push_back(std::move(sizes));
+    }
+    return list;
+  };
+  auto bits = [](const std::vector<unsigned> &all) {
+    llvm::json::Array list;
+    for (unsigned b : all)
+      list.push_back(static_cast<int64_t>(b));
+    return list;
+  };
+  return toJson(
+      llvm::json::Object{{"args", shapes(signature->args)},
+                         {"arg_bits", bits(signature->argBits)},
+                         {"results", shapes(signature->results)},
+                         {"result_bits", bits(signature->resultBits)}});
 }
 
 static BufferView viewOf(const RecurrenceBuffer &buffer) {
@@ -134,7 +168,12 @@ int recurrenceCall(RecurrenceCompiled *compiled, const RecurrenceBuffer *args,
                    int32_t numArgs, const RecurrenceBuffer *results,
                    int32_t numResults, char **error) {
   if (!compiled) {
-    setError(error, "recurrenceCall: no compiled function");
+    fail(error, "recurrenceCall: no compiled function");
+    return 1;
+  }
+  if (numArgs < 0 || numResults < 0 || (numArgs && !args) ||
+      (numResults && !results)) {
+    fail(error, "recurrenceCall: bad argument or result arrays");
     return 1;
   }
   std::vector<BufferView> argViews, resultViews;
@@ -144,7 +183,7 @@ int recurrenceCall(RecurrenceCompiled *compiled, const RecurrenceBuffer *args,
     resultViews.push_back(viewOf(results[i]));
   if (llvm::Error failure =
           compiled->jit->call(compiled->entry, argViews, resultViews)) {
-    setError(error, llvm::toString(std::move(failure)));
+    fail(error, llvm::toString(std::move(failure)));
     return 1;
   }
   return 0;

@@ -10,6 +10,7 @@
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 #include "recurrence/Pipelines/Pipelines.h"
+#include "recurrence/Runtime/RuntimeLibraries.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,13 +29,6 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
-
-#ifndef RECURRENCE_C_RUNNER_UTILS
-#define RECURRENCE_C_RUNNER_UTILS "libmlir_c_runner_utils.so"
-#endif
-#ifndef RECURRENCE_OPENMP_RUNTIME
-#define RECURRENCE_OPENMP_RUNTIME "libomp.so"
-#endif
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -187,8 +181,10 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   auto transformer = makeOptimizingTransformer(3, 0, machine->get());
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  SmallVector<StringRef> libs = {RECURRENCE_C_RUNNER_UTILS,
-                                 RECURRENCE_OPENMP_RUNTIME};
+  // No system LLVM is needed at run time: the OpenMP runtime is found beside
+  // the library when a wheel carries it, and memrefCopy is our own.
+  std::string openmp = findOpenMPRuntime();
+  SmallVector<StringRef> libs = {openmp};
   options.sharedLibPaths = libs;
   // RECURRENCE_DUMP_OBJECT=<file> writes the generated object code there.
   const char *objectDump = std::getenv("RECURRENCE_DUMP_OBJECT");
@@ -197,6 +193,22 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   if (!engine)
     return engine.takeError();
   jit->engine = std::move(*engine);
+  jit->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  // Look each entry up now: a lookup per call would cost more than a small
+  // scan.
+  for (auto &[name, signature] : jit->signatures) {
+    auto packed =
+        jit->engine->lookupPacked("_mlir_ciface_" + wrapperName(name.str()));
+    if (!packed)
+      return packed.takeError();
+    signature.packed = *packed;
+  }
   if (objectDump)
     jit->engine->dumpToObjectFile(objectDump);
   return std::move(jit);
@@ -355,9 +367,7 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
   std::vector<void *> packed;
   for (void *&pointer : pointers)
     packed.push_back(&pointer);
-  if (llvm::Error error =
-          engine->invokePacked("_mlir_ciface_" + wrapperName(entry), packed))
-    return error;
+  signature->packed(packed.data());
   for (StagedView &stage : llvm::drop_begin(staged, args.size()))
     stage.copyOut();
   return llvm::Error::success();

@@ -15,3 +15,15 @@
 // CHECK: db: 1.75 1.3125 1.5 1.25 1 1
 // CHECK: bad ir: cannot parse the module:
 // CHECK-NEXT: loc("-":1:13): expected
+// A scan from a JSON spec (reversed, f64, no batch dim): its signature and
+// the same states run backwards.
+// CHECK: signature: {"arg_bits":[64,64],"args":{{\[\[}}-1,-1],[-1,-1]],"result_bits":[64],"results":{{\[\[}}-1,-1]]}
+// CHECK: reversed: 1.75 1.3125 1.5 1.25 1 1
+// block_diagonal steps [3, 2, 2] with an input of 6: m = 2, N = 6.
+// CHECK: fit: {"param":2,"size":6}
+// CHECK: shapes: {"final_state":[5,4],"operands":{{\[\[}}5,7,4],[5,7,4,2],[5,7,4,2],[5,7,4],[5,4]],"output":[5,7,4]}
+// CHECK: bad schedule: scan spec: unknown schedule 'fast'
+// CHECK: bad type: scan spec: 'reverse' must be a boolean
+// CHECK: bad json: model spec: [1:10, byte=10]: Unexpected EOF
+// CHECK: bad model: loc("mamba"): unknown model 'mamba'
+// CHECK: version: {{[0-9]+\.[0-9]+\.[0-9]+}}

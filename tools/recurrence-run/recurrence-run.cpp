@@ -328,7 +328,7 @@ int main(int argc, char **argv) {
       argc, argv, "Compile, run and check a recurrence on the CPU\n");
 
   DialectRegistry registry;
-  registerAllRecurrenceDialects(registry);
+  registerRecurrenceRuntimeDialects(registry);
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);

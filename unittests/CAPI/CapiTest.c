@@ -101,5 +101,59 @@ int main(void) {
     printf("bad ir: %s\n", error);
     recurrenceFree(error);
   }
+
+  /* A scan built from a JSON spec: reversed, on dynamic shapes. */
+  RecurrenceCompiled *fromSpec = recurrenceCompileScan(
+      "{\"structure\": \"diagonal\", \"reverse\": true, \"f64\": true, "
+      "\"batch_rank\": 0}",
+      0,
+      &error);
+  if (!fromSpec) {
+    printf("spec failed: %s\n", error);
+    return 1;
+  }
+  char *signature = recurrenceSignature(fromSpec, &error);
+  printf("signature: %s\n", signature);
+  recurrenceFree(signature);
+  if (recurrenceCall(fromSpec, args, 2, &result, 1, &error)) {
+    printf("spec call failed: %s\n", error);
+    return 1;
+  }
+  printf("reversed:");
+  for (int i = 0; i < 6; ++i)
+    printf(" %g", h[i]);
+  printf("\n");
+  recurrenceDestroy(fromSpec);
+
+  /* Queries, and errors in JSON and specs. */
+  char *fit = recurrenceFitStructure(
+      "{\"name\": \"block_diagonal\", \"steps\": [[3, 2, 2]], "
+      "\"per_element\": false, \"columns\": 1, \"input_size\": 6}",
+      &error);
+  printf("fit: %s\n", fit);
+  recurrenceFree(fit);
+  char *shapes = recurrenceScanShapes(
+      "{\"structure\": \"dplr\", \"param\": 2, \"init\": true}",
+      "{\"batch\": [5], \"steps\": 7, \"size\": 4, \"columns\": 1}",
+      &error);
+  printf("shapes: %s\n", shapes);
+  recurrenceFree(shapes);
+  if (!recurrenceCompileScan("{\"schedule\": \"fast\"}", 0, &error)) {
+    printf("bad schedule: %s\n", error);
+    recurrenceFree(error);
+  }
+  if (!recurrenceCompileScan("{\"reverse\": 1}", 0, &error)) {
+    printf("bad type: %s\n", error);
+    recurrenceFree(error);
+  }
+  if (!recurrenceCompileModel("{\"model\": ", &error)) {
+    printf("bad json: %s\n", error);
+    recurrenceFree(error);
+  }
+  if (!recurrenceCompileModel("{\"model\": \"mamba\"}", &error)) {
+    printf("bad model: %s\n", error);
+    recurrenceFree(error);
+  }
+  printf("version: %s\n", recurrenceVersion());
   return 0;
 }

@@ -23,7 +23,7 @@ using namespace mlir::recurrence::testing;
 
 std::unique_ptr<MLIRContext> mlir::recurrence::testing::makeContext() {
   DialectRegistry registry;
-  registerAllRecurrenceDialects(registry);
+  registerRecurrenceRuntimeDialects(registry);
   auto context = std::make_unique<MLIRContext>(registry);
   context->loadAllAvailableDialects();
   return context;

@@ -63,6 +63,16 @@ void registerAllRecurrenceDialects(DialectRegistry &registry);
 /// Registers the recurrence passes, the pipelines and the upstream passes.
 void registerAllRecurrencePasses();
 
+/// Registers only what the runtime's pipelines use: the recurrence dialect,
+/// the upstream dialects and interface models of the CPU lowering and the
+/// LLVM IR translations. The JIT and the C API use these; they decide what a
+/// statically linked libRecurrence.so contains.
+void registerRecurrenceRuntimeDialects(DialectRegistry &registry);
+
+/// Registers the recurrence passes, the pipelines and the core upstream
+/// transforms (canonicalize, cse, inline, ...).
+void registerRecurrenceRuntimePasses();
+
 } // namespace recurrence
 } // namespace mlir
 

@@ -77,6 +77,8 @@ public:
   struct Signature {
     std::vector<std::vector<int64_t>> args, results;
     std::vector<unsigned> argBits, resultBits;
+    /// The packed entry point, looked up once at compile time.
+    void (*packed)(void **) = nullptr;
   };
   const Signature *getSignature(StringRef entry) const;
 

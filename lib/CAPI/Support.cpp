@@ -1,0 +1,214 @@
+//===- Support.cpp - Shared pieces of the C API ---------------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Support.h"
+
+#include "recurrence/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::recurrence;
+using llvm::json::Object;
+
+char *capi::copyString(const std::string &text) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+std::nullptr_t capi::fail(char **error, const std::string &message) {
+  if (error)
+    *error = copyString(message);
+  return nullptr;
+}
+
+MLIRContext &capi::context() {
+  static MLIRContext *instance = [] {
+    registerRecurrenceRuntimePasses();
+    DialectRegistry registry;
+    registerRecurrenceRuntimeDialects(registry);
+    auto *context = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+    return context;
+  }();
+  return *instance;
+}
+
+std::unique_lock<std::recursive_mutex> capi::lock() {
+  static std::recursive_mutex mutex;
+  return std::unique_lock<std::recursive_mutex>(mutex);
+}
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<Object> capi::parseObject(const char *text,
+                                         llvm::StringRef what) {
+  if (!text)
+    return makeError(what + ": expected a JSON object, got NULL");
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  if (!value)
+    return makeError(what + ": " + llvm::toString(value.takeError()));
+  if (Object *object = value->getAsObject())
+    return std::move(*object);
+  return makeError(what + ": expected a JSON object");
+}
+
+namespace {
+/// Reads typed keys of an object, remembering the first mistake.
+struct Reader {
+  const Object &object;
+  llvm::StringRef what;
+  std::string error;
+
+  void wrong(llvm::StringRef key, llvm::StringRef type) {
+    if (error.empty())
+      error = (what + ": '" + key + "' must be " + type).str();
+  }
+  bool boolean(llvm::StringRef key, bool fallback) {
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return fallback;
+    if (std::optional<bool> b = value->getAsBoolean())
+      return *b;
+    wrong(key, "a boolean");
+    return fallback;
+  }
+  int64_t integer(llvm::StringRef key, int64_t fallback) {
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return fallback;
+    if (std::optional<int64_t> i = value->getAsInteger())
+      return *i;
+    wrong(key, "an integer");
+    return fallback;
+  }
+  double number(llvm::StringRef key, double fallback) {
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return fallback;
+    if (std::optional<double> d = value->getAsNumber())
+      return *d;
+    wrong(key, "a number");
+    return fallback;
+  }
+  std::string string(llvm::StringRef key, llvm::StringRef fallback) {
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return fallback.str();
+    if (std::optional<llvm::StringRef> s = value->getAsString())
+      return s->str();
+    wrong(key, "a string");
+    return fallback.str();
+  }
+  std::vector<int64_t> integers(llvm::StringRef key) {
+    std::vector<int64_t> result;
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return result;
+    const llvm::json::Array *array = value->getAsArray();
+    if (!array) {
+      wrong(key, "a list of integers");
+      return result;
+    }
+    for (const llvm::json::Value &element : *array) {
+      std::optional<int64_t> i = element.getAsInteger();
+      if (!i) {
+        wrong(key, "a list of integers");
+        return {};
+      }
+      result.push_back(*i);
+    }
+    return result;
+  }
+  ScheduleKind schedule() {
+    std::string name = string("schedule", "auto");
+    std::optional<ScheduleKind> kind = symbolizeScheduleKind(name);
+    if (!kind && error.empty())
+      error = (what + ": unknown schedule '" + name + "'").str();
+    return kind.value_or(ScheduleKind::Auto);
+  }
+  template <typename T> llvm::Expected<T> done(T result) {
+    if (!error.empty())
+      return makeError(error);
+    return result;
+  }
+};
+} // namespace
+
+llvm::Expected<ScanSpec> capi::scanSpecFrom(const Object &object) {
+  Reader read{object, "scan spec", {}};
+  ScanSpec spec;
+  spec.structure = read.string("structure", spec.structure);
+  if (int64_t param = read.integer("param", 0))
+    spec.structure += "<" + std::to_string(param) + ">";
+  spec.schedule = read.schedule();
+  spec.chunkSize = read.integer("chunk_size", spec.chunkSize);
+  spec.matrix = read.boolean("matrix", spec.matrix);
+  spec.perElement = read.boolean("per_element", spec.perElement);
+  spec.factored = read.boolean("factored", spec.factored);
+  spec.reverse = read.boolean("reverse", spec.reverse);
+  spec.init = read.boolean("init", spec.init);
+  spec.readout = read.boolean("readout", spec.readout);
+  spec.finalState = read.boolean("final_state", spec.finalState);
+  spec.f64 = read.boolean("f64", spec.f64);
+  spec.batchRank = read.integer("batch_rank", spec.batchRank);
+  return read.done(spec);
+}
+
+llvm::Expected<ModelSpec> capi::modelSpecFrom(const Object &object) {
+  Reader read{object, "model spec", {}};
+  ModelSpec spec;
+  spec.model = read.string("model", "");
+  spec.function = read.string("function", spec.function);
+  spec.param = read.integer("param", spec.param);
+  spec.init = read.boolean("init", spec.init);
+  spec.f64 = read.boolean("f64", spec.f64);
+  spec.featureMap = read.string("feature_map", spec.featureMap);
+  spec.normalize = read.boolean("normalize", spec.normalize);
+  spec.eps = read.number("eps", spec.eps);
+  spec.gated = read.boolean("gated", spec.gated);
+  spec.skip = read.boolean("skip", spec.skip);
+  spec.finalState = read.boolean("final_state", spec.finalState);
+  spec.schedule = read.schedule();
+  spec.chunkSize = read.integer("chunk_size", spec.chunkSize);
+  return read.done(spec);
+}
+
+llvm::Expected<ScanSizes> capi::scanSizesFrom(const Object &object) {
+  Reader read{object, "sizes", {}};
+  ScanSizes sizes;
+  sizes.batch = read.integers("batch");
+  sizes.steps = read.integer("steps", sizes.steps);
+  sizes.size = read.integer("size", sizes.size);
+  sizes.columns = read.integer("columns", sizes.columns);
+  return read.done(sizes);
+}
+
+RecurrenceCompiled *
+capi::compiled(llvm::Expected<std::unique_ptr<JitModule>> jit,
+               llvm::StringRef entry, char **error) {
+  if (!jit)
+    return fail(error, llvm::toString(jit.takeError()));
+  auto result = std::make_unique<RecurrenceCompiled>();
+  result->jit = std::move(*jit);
+  result->entry = entry.str();
+  return result.release();
+}
+
+char *capi::toJson(llvm::json::Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return copyString(text);
+}

@@ -1,0 +1,280 @@
+"""The native core: libRecurrence.so's C API through ctypes.
+
+The library carries its own LLVM and MLIR and exports only the C API
+(``include/recurrence-c/Recurrence.h``), so this module is plain Python: it
+runs on any CPython 3 and NumPy without being built for them. The library is
+found beside this file, or at ``$RECURRENCE_LIBRARY``.
+"""
+
+import ctypes
+import json
+import os
+import struct
+
+import numpy as np
+
+_c_char_pp = ctypes.POINTER(ctypes.c_void_p)  # char **error
+
+
+# RecurrenceBuffer: {void *data; int32_t elementBits, rank; const int64_t
+# *sizes, *strides;}, packed with struct (faster than ctypes.Structure).
+_BUFFER = struct.Struct("=QiiQQ")
+_BUFFER_SIZE = _BUFFER.size
+
+
+def _library_path():
+    path = os.environ.get("RECURRENCE_LIBRARY")
+    if path:
+        return path
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "libRecurrence.so")
+
+
+def _load():
+    path = _library_path()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:
+        raise ImportError(f"recurrence: cannot load {path}: {error}; set "
+                          f"RECURRENCE_LIBRARY to libRecurrence.so") from None
+    # Strings the library returns are malloc'ed: take them as void pointers
+    # and free them after reading.
+    text = ctypes.c_void_p
+    signatures = {
+        "recurrenceVersion": (ctypes.c_char_p, []),
+        "recurrenceRunPipeline": (text, [ctypes.c_char_p, ctypes.c_char_p,
+                                         _c_char_pp]),
+        "recurrenceCompile": (ctypes.c_void_p, [ctypes.c_char_p,
+                                                ctypes.c_char_p, _c_char_pp]),
+        "recurrenceCompileScan": (ctypes.c_void_p, [ctypes.c_char_p,
+                                                    ctypes.c_int32,
+                                                    _c_char_pp]),
+        "recurrenceCompileModel": (ctypes.c_void_p, [ctypes.c_char_p,
+                                                     _c_char_pp]),
+        "recurrenceSignature": (text, [ctypes.c_void_p, _c_char_pp]),
+        # The buffers go as addresses (of _Buffer arrays).
+        "recurrenceCall": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
+                                          ctypes.c_int32, ctypes.c_void_p,
+                                          ctypes.c_int32, _c_char_pp]),
+        "recurrenceDestroy": (None, [ctypes.c_void_p]),
+        "recurrenceFree": (None, [ctypes.c_void_p]),
+        "recurrenceStructures": (text, [_c_char_pp]),
+        "recurrenceFitStructure": (text, [ctypes.c_char_p, _c_char_pp]),
+        "recurrenceScanShapes": (text, [ctypes.c_char_p, ctypes.c_char_p,
+                                        _c_char_pp]),
+        "recurrenceScanIR": (text, [ctypes.c_char_p, ctypes.c_char_p,
+                                    _c_char_pp]),
+        "recurrenceExplain": (text, [ctypes.c_char_p, ctypes.c_char_p,
+                                     ctypes.c_char_p, ctypes.c_int64,
+                                     _c_char_pp]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib
+
+
+_lib = _load()
+version = _lib.recurrenceVersion().decode()
+
+
+def _take(pointer, error):
+    """The text of a returned string (freed), or ValueError with the
+    library's message when it returned NULL."""
+    if not pointer:
+        raise ValueError(_message(error))
+    try:
+        return ctypes.string_at(pointer).decode()
+    finally:
+        _lib.recurrenceFree(pointer)
+
+
+def _message(error):
+    if not error:
+        return "recurrence: unknown error"
+    text = ctypes.string_at(error).decode(errors="replace")
+    _lib.recurrenceFree(error)
+    return text
+
+
+def _query(function, *args):
+    """Calls a JSON-answering function of the C API."""
+    error = ctypes.c_void_p()
+    encoded = [json.dumps(a).encode() if isinstance(a, (dict, list)) else
+               a.encode() if isinstance(a, str) else a for a in args]
+    pointer = function(*encoded, ctypes.byref(error))
+    return json.loads(_take(pointer, error.value))
+
+
+class Module:
+    """MLIR text, parsed and verified, with pipelines run on it."""
+
+    def __init__(self, text):
+        self._text = text
+
+    @staticmethod
+    def parse(text):
+        """Parses MLIR text (a dialect the library registers)."""
+        if not isinstance(text, str):
+            raise TypeError("Module.parse: expected the module text as a str")
+        return Module(_run_pipeline(text, ""))
+
+    def run_pipeline(self, pipeline):
+        """Runs a textual pass pipeline, e.g.
+        'builtin.module(recurrence-to-llvm)'."""
+        if not isinstance(pipeline, str):
+            raise TypeError("run_pipeline: expected the pipeline as a str")
+        self._text = _run_pipeline(self._text, pipeline)
+
+    def __str__(self):
+        return self._text
+
+
+def _run_pipeline(text, pipeline):
+    error = ctypes.c_void_p()
+    pointer = _lib.recurrenceRunPipeline(text.encode(), pipeline.encode(),
+                                         ctypes.byref(error))
+    return _take(pointer, error.value)
+
+
+class Compiled:
+    """A compiled entry point, called on NumPy arrays."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._destroy = _lib.recurrenceDestroy
+        s = _query(_lib.recurrenceSignature, ctypes.c_void_p(handle))
+        self._signature = ([tuple(x) for x in s["args"]], s["arg_bits"],
+                           [tuple(x) for x in s["results"]],
+                           s["result_bits"])
+        self._result_dtypes = [np.float64 if bits == 64 else np.float32
+                               for bits in s["result_bits"]]
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._destroy(handle)
+
+    def signature(self):
+        """(argument shapes, argument bits, result shapes, result bits),
+        with -1 for a dynamic size."""
+        return self._signature
+
+    def __call__(self, args, result_shapes, outs=()):
+        """Calls the entry on `args`; results have `result_shapes` and are
+        written into `outs` where given (checked by the caller), else into
+        new arrays."""
+        if len(result_shapes) != len(self._result_dtypes):
+            raise ValueError(f"expected {len(self._result_dtypes)} result "
+                             f"shape(s), got {len(result_shapes)}")
+        results = []
+        for index, (shape, dtype) in enumerate(zip(result_shapes,
+                                                   self._result_dtypes)):
+            out = outs[index] if index < len(outs) else None
+            results.append(np.empty(shape, dtype) if out is None else out)
+        arrays = list(args) + results
+        # One block: the RecurrenceBuffer records, then their sizes and
+        # strides (in elements).
+        count = len(arrays)
+        fields, meta = [], []
+        block_meta = _BUFFER_SIZE * count
+        for array in arrays:
+            rank, itemsize = array.ndim, array.itemsize
+            at = block_meta + 8 * len(meta)
+            fields.append((array.ctypes.data, 8 * itemsize, rank, at,
+                           at + 8 * rank))
+            meta.extend(array.shape)
+            meta.extend([stride // itemsize for stride in array.strides])
+        block = ctypes.create_string_buffer(block_meta + 8 * len(meta))
+        base = ctypes.addressof(block)
+        for index, (data, bits, rank, sizes, strides) in enumerate(fields):
+            _BUFFER.pack_into(block, index * _BUFFER_SIZE, data or 0, bits,
+                              rank, base + sizes, base + strides)
+        struct.pack_into(f"{len(meta)}q", block, block_meta, *meta)
+        error = ctypes.c_void_p()
+        num_args = len(args)
+        status = _lib.recurrenceCall(
+            self._handle, base, num_args, base + num_args * _BUFFER_SIZE,
+            count - num_args, ctypes.byref(error))
+        if status:
+            raise ValueError(_message(error.value))
+        return results
+
+
+def _compiled(pointer, error):
+    if not pointer:
+        raise ValueError(_message(error.value))
+    return Compiled(pointer)
+
+
+def compile_module(module, entry):
+    """JIT-compiles one function on tensors through -recurrence-to-llvm."""
+    error = ctypes.c_void_p()
+    return _compiled(_lib.recurrenceCompile(str(module).encode(),
+                                            entry.encode(),
+                                            ctypes.byref(error)), error)
+
+
+def compile_scan(spec, gradient=False):
+    """Compiles one recurrence.scan on dynamic shapes (or its gradient)."""
+    error = ctypes.c_void_p()
+    return _compiled(_lib.recurrenceCompileScan(
+        json.dumps(spec).encode(), int(gradient), ctypes.byref(error)), error)
+
+
+def compile_scan_grad(spec):
+    """Compiles the gradient of one recurrence.scan."""
+    return compile_scan(spec, gradient=True)
+
+
+def compile_model(spec):
+    """Compiles one model op on dynamic shapes."""
+    error = ctypes.c_void_p()
+    return _compiled(_lib.recurrenceCompileModel(json.dumps(spec).encode(),
+                                                 ctypes.byref(error)), error)
+
+
+def structures():
+    """Each structure's name, syntax, operand names, step ranks, layouts,
+    and whether it takes a parameter or a per-element operand."""
+    return _query(_lib.recurrenceStructures)
+
+
+def fit_structure(name, steps, per_element, columns, input_size):
+    """(parameter, N) with which a structure's operands have the given step
+    shapes; (None, -1) when none fits."""
+    answer = _query(_lib.recurrenceFitStructure, dict(
+        name=name, steps=[list(s) for s in steps],
+        per_element=bool(per_element), columns=int(columns),
+        input_size=int(input_size)))
+    return answer["param"], answer["size"]
+
+
+def scan_shapes(spec, sizes):
+    """Expected operand, output and final-state shapes."""
+    answer = _query(_lib.recurrenceScanShapes, spec, _sizes(sizes))
+    return answer["operands"], answer["output"], answer["final_state"]
+
+
+def scan_ir(spec, sizes):
+    """The IR of one scan at static shapes."""
+    error = ctypes.c_void_p()
+    pointer = _lib.recurrenceScanIR(json.dumps(spec).encode(),
+                                    json.dumps(_sizes(sizes)).encode(),
+                                    ctypes.byref(error))
+    return _take(pointer, error.value)
+
+
+def explain(spec, sizes, target="cpu", cores=0):
+    """The cost model's candidates, cheapest first: (schedule, chunk,
+    seconds)."""
+    answer = _query(_lib.recurrenceExplain, spec, _sizes(sizes), target,
+                    int(cores))
+    return [(c["schedule"], c["chunk_size"], c["seconds"]) for c in answer]
+
+
+def _sizes(sizes):
+    return dict(batch=[int(x) for x in sizes["batch"]],
+                steps=int(sizes["steps"]), size=int(sizes["size"]),
+                columns=int(sizes["columns"]))
