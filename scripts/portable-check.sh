@@ -27,5 +27,7 @@ echo "== venv: install with --no-index, run the tests"
 "$work/venv/bin/python" -m pip install -q --no-index --no-deps "$wheel"
 cp -r "$ROOT/python-bindings/tests" "$work/tests"
 cd "$work"
-env -u RECURRENCE_PYTHON_DIR -u RECURRENCE_LIBRARY \
+# A compile cache of its own: the run compiles every kernel, and writes and
+# loads the cache along the way.
+RECURRENCE_CACHE_DIR="$work/cache" env -u RECURRENCE_PYTHON_DIR -u RECURRENCE_LIBRARY \
   "$work/venv/bin/python" -m pytest -q -rsx -p no:cacheprovider tests "$@"

@@ -78,10 +78,11 @@ done
 
 if [ "$sanitize" -eq 0 ]; then
 echo
-echo "== pytest (python-bindings/tests, /usr/bin/python3)"
+# The Python tests run against the wheel, installed into a fresh venv: what
+# a user gets, with no build tree on the path.
+echo "== pytest (python-bindings/tests, the wheel in a venv of /usr/bin/python3)"
 py_log="$(mktemp)"
-if RECURRENCE_PYTHON_DIR="$build/python" /usr/bin/python3 -m pytest -q -rsx \
-  -p no:cacheprovider "$ROOT/python-bindings/tests" | tee "$py_log"; then :; else
+if "$ROOT/scripts/portable-check.sh" "$build" | tee "$py_log"; then :; else
   status=1
 fi
 summary=$(grep -E '^=*[ ]*[0-9]+ (passed|failed|skipped|error)' "$py_log" | tail -n1 || true)

@@ -72,8 +72,9 @@ RecurrenceCompiled *recurrenceCompile(const char *ir, const char *entry,
   if (!ir || !entry)
     return fail(error, "recurrenceCompile: NULL IR or entry");
   auto guard = lock();
-  return compiled(JitModule::compileSource(&context(), ir, {entry}), entry,
-                  error);
+  return compiled(
+      JitModule::compileSource(&context(), ir, {entry}, jitOptions()), entry,
+      error);
 }
 
 /// The module a scan spec builds, verified; null with *error set.
@@ -101,14 +102,15 @@ RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
   if (!module)
     return nullptr;
   if (!gradient)
-    return compiled(JitModule::compile(*module, {"scan"}), "scan", error);
+    return compiled(JitModule::compile(*module, {"scan"}, jitOptions()), "scan",
+                    error);
   Diagnostics diagnostics;
   PassManager pm(&context());
   pm.addPass(createDifferentiatePass());
   if (failed(pm.run(*module)))
     return fail(error, "differentiating the scan failed:\n" + diagnostics.text);
-  return compiled(JitModule::compile(*module, {"scan_grad"}), "scan_grad",
-                  error);
+  return compiled(JitModule::compile(*module, {"scan_grad"}, jitOptions()),
+                  "scan_grad", error);
 }
 
 RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
@@ -124,7 +126,8 @@ RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
   OwningOpRef<ModuleOp> module = buildModelModule(&context(), *spec);
   if (!module || failed(verify(*module)))
     return fail(error, diagnostics.text);
-  return compiled(JitModule::compile(*module, {"model"}), "model", error);
+  return compiled(JitModule::compile(*module, {"model"}, jitOptions()), "model",
+                  error);
 }
 
 char *recurrenceSignature(const RecurrenceCompiled *compiled, char **error) {

@@ -9,6 +9,7 @@
 #include "Support.h"
 
 #include "recurrence/Pipelines/Pipelines.h"
+#include "recurrence/Runtime/CompileCache.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -193,6 +194,12 @@ llvm::Expected<ScanSizes> capi::scanSizesFrom(const Object &object) {
   sizes.size = read.integer("size", sizes.size);
   sizes.columns = read.integer("columns", sizes.columns);
   return read.done(sizes);
+}
+
+JitOptions capi::jitOptions() {
+  JitOptions options;
+  options.cacheDirectory = defaultCacheDirectory();
+  return options;
 }
 
 RecurrenceCompiled *

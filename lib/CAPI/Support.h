@@ -65,6 +65,10 @@ llvm::Expected<ScanSpec> scanSpecFrom(const llvm::json::Object &object);
 llvm::Expected<ModelSpec> modelSpecFrom(const llvm::json::Object &object);
 llvm::Expected<ScanSizes> scanSizesFrom(const llvm::json::Object &object);
 
+/// How the C API compiles: for this machine, through the persistent
+/// compile cache (CompileCache.h).
+JitOptions jitOptions();
+
 /// A compiled function for the caller, or null with *error set.
 RecurrenceCompiled *compiled(llvm::Expected<std::unique_ptr<JitModule>> jit,
                              llvm::StringRef entry, char **error);

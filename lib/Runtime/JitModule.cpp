@@ -10,6 +10,7 @@
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 #include "recurrence/Pipelines/Pipelines.h"
+#include "recurrence/Runtime/CompileCache.h"
 #include "recurrence/Runtime/RuntimeLibraries.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -22,7 +23,13 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
@@ -121,6 +128,36 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
   return signature;
 }
 
+/// A signature as JSON, and back, for the compile cache.
+static llvm::json::Value signatureToJson(const JitModule::Signature &s) {
+  auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
+    llvm::json::Array list;
+    for (const std::vector<int64_t> &shape : all)
+      list.push_back(llvm::json::Array(shape));
+    return list;
+  };
+  return llvm::json::Object{{"args", shapes(s.args)},
+                            {"results", shapes(s.results)},
+                            {"arg_bits", llvm::json::Array(s.argBits)},
+                            {"result_bits", llvm::json::Array(s.resultBits)}};
+}
+
+static bool signatureFromJson(const llvm::json::Value &value,
+                              JitModule::Signature &s) {
+  llvm::json::Path::Root root;
+  llvm::json::ObjectMapper mapper(value, root);
+  return mapper && mapper.map("args", s.args) &&
+         mapper.map("results", s.results) &&
+         mapper.map("arg_bits", s.argBits) &&
+         mapper.map("result_bits", s.resultBits);
+}
+
+/// The symbol of the packed entry point of `entry`'s wrapper: the
+/// ExecutionEngine names it "_mlir_" + the function's name.
+static std::string packedSymbol(StringRef entry) {
+  return "_mlir__mlir_ciface_" + wrapperName(entry);
+}
+
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
                    const JitOptions &jitOptions) {
@@ -134,6 +171,59 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
                        LLVM::LLVMDialect>();
   registerBuiltinDialectTranslation(*context);
   registerLLVMDialectTranslation(*context);
+
+  // The JIT compiles for this machine, and says so: the cores asked for,
+  // $RECURRENCE_CORES, the module's own DLTI target spec, or this machine's.
+  RecurrenceToLLVMOptions pipelineOptions;
+  const char *coresVariable = std::getenv("RECURRENCE_CORES");
+  if (jitOptions.cores > 0)
+    pipelineOptions.cores = jitOptions.cores;
+  else if (coresVariable && std::atoi(coresVariable) > 0)
+    pipelineOptions.cores = std::atoi(coresVariable);
+  else if (!targetCores(module, "CPU"))
+    pipelineOptions.cores = std::max(1u, std::thread::hardware_concurrency());
+
+  // Optimize for this very CPU (its vector width and features).
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+
+  // A kernel compiled before, by this process or another, is loaded as it is.
+  std::string cachePath;
+  if (!jitOptions.cacheDirectory.empty()) {
+    std::string text, options;
+    llvm::raw_string_ostream textStream(text), optionStream(options);
+    module->print(textStream);
+    pipelineOptions.print(optionStream);
+    SmallVector<std::string> parts = {
+        text, options, machineBuilder->getCPU(),
+        machineBuilder->getFeatures().getString()};
+    llvm::append_range(parts, entries);
+    SmallString<256> path(jitOptions.cacheDirectory);
+    llvm::sys::path::append(path, cacheKey(parts) + ".kernel");
+    cachePath = path.str().str();
+    if (std::optional<CachedKernel> cached = readCachedKernel(cachePath)) {
+      std::unique_ptr<JitModule> jit(new JitModule());
+      llvm::Expected<llvm::json::Value> metadata =
+          llvm::json::parse(cached->metadata);
+      bool complete = static_cast<bool>(metadata);
+      if (!metadata)
+        llvm::consumeError(metadata.takeError());
+      for (const std::string &name : entries) {
+        const llvm::json::Object *object =
+            complete ? metadata->getAsObject() : nullptr;
+        const llvm::json::Value *entry = object ? object->get(name) : nullptr;
+        complete = entry && signatureFromJson(*entry, jit->signatures[name]);
+      }
+      if (complete) {
+        if (llvm::Error error = jit->load(cached->object))
+          llvm::consumeError(std::move(error)); // compiled again below
+        else
+          return std::move(jit);
+      }
+    }
+  }
 
   std::unique_ptr<JitModule> jit(new JitModule());
   for (const std::string &name : entries) {
@@ -155,25 +245,10 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     return success();
   });
   PassManager pm(context);
-  // The JIT compiles for this machine, and says so: the cores asked for,
-  // $RECURRENCE_CORES, the module's own DLTI target spec, or this machine's.
-  RecurrenceToLLVMOptions pipelineOptions;
-  const char *coresVariable = std::getenv("RECURRENCE_CORES");
-  if (jitOptions.cores > 0)
-    pipelineOptions.cores = jitOptions.cores;
-  else if (coresVariable && std::atoi(coresVariable) > 0)
-    pipelineOptions.cores = std::atoi(coresVariable);
-  else if (!targetCores(module, "CPU"))
-    pipelineOptions.cores = std::max(1u, std::thread::hardware_concurrency());
   buildRecurrenceToLLVMPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("lowering failed:\n" + diagnostics);
 
-  // Optimize for this very CPU (its vector width and features).
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto machine = machineBuilder->createTargetMachine();
   if (!machine)
     return machine.takeError();
@@ -188,7 +263,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   options.sharedLibPaths = libs;
   // RECURRENCE_DUMP_OBJECT=<file> writes the generated object code there.
   const char *objectDump = std::getenv("RECURRENCE_DUMP_OBJECT");
-  options.enableObjectDump = objectDump != nullptr;
+  options.enableObjectDump = objectDump != nullptr || !cachePath.empty();
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));
   if (!engine)
     return engine.takeError();
@@ -211,12 +286,76 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   }
   if (objectDump)
     jit->engine->dumpToObjectFile(objectDump);
+  if (!cachePath.empty()) {
+    // The object code goes through a file of the engine's own, then into
+    // the entry with the signatures. A cache that cannot be written only
+    // costs the next process a compile.
+    SmallString<256> object;
+    if (!llvm::sys::fs::createTemporaryFile("recurrence", "o", object)) {
+      jit->engine->dumpToObjectFile(object);
+      if (auto buffer = llvm::MemoryBuffer::getFile(object)) {
+        llvm::json::Object metadata;
+        for (auto &[name, signature] : jit->signatures)
+          metadata[name] = signatureToJson(signature);
+        std::string metadataText;
+        llvm::raw_string_ostream metadataStream(metadataText);
+        metadataStream << llvm::json::Value(std::move(metadata));
+        llvm::consumeError(writeCachedKernel(
+            cachePath, {metadataText, (*buffer)->getBuffer().str()}));
+      }
+      llvm::sys::fs::remove(object);
+    }
+  }
   return std::move(jit);
+}
+
+llvm::Error JitModule::load(StringRef object) {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto created = llvm::orc::LLJITBuilder()
+                     .setJITTargetMachineBuilder(std::move(*machineBuilder))
+                     .create();
+  if (!created)
+    return created.takeError();
+  loaded = std::move(*created);
+  llvm::orc::JITDylib &dylib = loaded->getMainJITDylib();
+  char prefix = loaded->getDataLayout().getGlobalPrefix();
+  // What the code calls: libc (allocation), the OpenMP runtime, memrefCopy.
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  dylib.addGenerator(std::move(*process));
+  std::string openmp = findOpenMPRuntime();
+  auto openmpGenerator =
+      llvm::orc::DynamicLibrarySearchGenerator::Load(openmp.c_str(), prefix);
+  if (!openmpGenerator)
+    return openmpGenerator.takeError();
+  dylib.addGenerator(std::move(*openmpGenerator));
+  llvm::orc::SymbolMap symbols;
+  symbols[loaded->mangleAndIntern("memrefCopy")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
+      llvm::JITSymbolFlags::Exported};
+  if (llvm::Error error =
+          dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+    return error;
+  if (llvm::Error error = loaded->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(object, "cached kernel")))
+    return error;
+  for (auto &[name, signature] : signatures) {
+    auto address = loaded->lookup(packedSymbol(name));
+    if (!address)
+      return address.takeError();
+    signature.packed = address->toPtr<void (*)(void **)>();
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::compileSource(MLIRContext *context, StringRef source,
-                         ArrayRef<std::string> entries) {
+                         ArrayRef<std::string> entries,
+                         const JitOptions &options) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   OwningOpRef<ModuleOp> module;
@@ -229,7 +368,7 @@ JitModule::compileSource(MLIRContext *context, StringRef source,
   }
   if (!module)
     return makeError("cannot parse the module:\n" + diagnostics);
-  return compile(*module, entries);
+  return compile(*module, entries, options);
 }
 
 const JitModule::Signature *JitModule::getSignature(StringRef entry) const {

@@ -114,7 +114,7 @@ def cases():
                         f"{variant}")
 
 
-@pytest.mark.parametrize("structure,schedule,chunk,dtype,variant", cases())
+@pytest.mark.parametrize("structure,schedule,chunk,dtype,variant", list(cases()))
 def test_scan_matches_reference(structure, schedule, chunk, dtype, variant):
     rng = np.random.default_rng(seed(structure, schedule, variant))
     for batch, T, N in [((2, 3), 1, 6), ((), 9, 9), ((2,), 7, 3)]:

@@ -24,6 +24,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace mlir {
 class ExecutionEngine;
 namespace recurrence {
@@ -49,6 +53,9 @@ struct JitOptions {
   /// Cores the generated code plans for; 0: $RECURRENCE_CORES when set,
   /// otherwise this machine's.
   int64_t cores = 0;
+  /// Where compiled kernels persist between processes (CompileCache.h);
+  /// empty: compile every time.
+  std::string cacheDirectory;
 };
 
 class JitModule {
@@ -64,7 +71,7 @@ public:
   /// Parses `source` and compiles it.
   static llvm::Expected<std::unique_ptr<JitModule>>
   compileSource(MLIRContext *context, StringRef source,
-                ArrayRef<std::string> entries);
+                ArrayRef<std::string> entries, const JitOptions &options = {});
 
   /// Calls `entry` on `args`, writing its results into `results`. Sizes,
   /// ranks and element types are checked against the function's signature;
@@ -84,7 +91,11 @@ public:
 
 private:
   JitModule() = default;
-  std::unique_ptr<ExecutionEngine> engine;
+  /// Loads object code from the compile cache into a JIT of its own.
+  llvm::Error load(llvm::StringRef object);
+
+  std::unique_ptr<ExecutionEngine> engine;  // compiled here
+  std::unique_ptr<llvm::orc::LLJIT> loaded; // loaded from the cache
   llvm::StringMap<Signature> signatures;
 };
 

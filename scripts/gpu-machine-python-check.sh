@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On a machine without LLVM or a compiler (the GPU machine: Python 3.12,
+# torch 2.11): installs a wheel built elsewhere (scripts/portable-check.sh
+# or `pip wheel python-bindings`) and runs the Python tests against it.
+#
+#   scripts/gpu-machine-python-check.sh dist/recurrence-*.whl
+#
+# The wheel goes into a target folder on PYTHONPATH rather than into the
+# machine's venv, which holds torch and stays as it is.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+wheel="$(realpath "${1:?usage: $0 WHEEL}")"
+python="${PYTHON:-python3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $("$python" -c 'import platform; print("Python", platform.python_version())'), glibc $(ldd --version | head -n1 | awk '{ print $NF }')"
+"$python" -m pip install -q --no-index --no-deps --target "$work/site" "$wheel"
+export PYTHONPATH="$work/site"
+unset RECURRENCE_PYTHON_DIR RECURRENCE_LIBRARY
+"$python" - <<'PY'
+import numpy, recurrence
+from recurrence import _recurrence
+try:
+    import torch
+    versions = f"torch {torch.__version__}"
+except ImportError:
+    versions = "no torch"
+print(f"recurrence {_recurrence.version} from {recurrence.__file__}; "
+      f"numpy {numpy.__version__}; {versions}")
+print("smoke:", recurrence.scan(numpy.full((1, 3, 1), 0.5),
+                                numpy.ones((1, 3, 1)))[0, :, 0])
+PY
+cp -r "$root/python-bindings/tests" "$work/tests"
+cd "$work"
+"$python" -m pytest -q -rsx -p no:cacheprovider tests "${@:2}"
