@@ -3,7 +3,7 @@
 # torch 2.11): installs a wheel built elsewhere (scripts/portable-check.sh
 # or `pip wheel python-bindings`) and runs the Python tests against it.
 #
-#   scripts/gpu-machine-python-check.sh dist/recurrence-*.whl
+#   scripts/gpu-machine-python-check.sh dist/recurrence-*.whl [pytest args]
 #
 # The wheel goes into a target folder on PYTHONPATH rather than into the
 # machine's venv, which holds torch and stays as it is.
@@ -33,4 +33,8 @@ print("smoke:", recurrence.scan(numpy.full((1, 3, 1), 0.5),
 PY
 cp -r "$root/python-bindings/tests" "$work/tests"
 cd "$work"
-"$python" -m pytest -q -rsx -p no:cacheprovider tests "${@:2}"
+# Further arguments pick tests (e.g. tests/test_torch_compile.py -x); the
+# default is all of them.
+shift
+[ $# -gt 0 ] || set -- tests
+"$python" -m pytest -q -rsx -p no:cacheprovider "$@"

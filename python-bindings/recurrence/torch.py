@@ -42,35 +42,117 @@ def _numpy(tensor):
     return tensor.detach().numpy()
 
 
+def _dummy(tensor):
+    """An array with the shape and dtype of `tensor` and no data, for the
+    shape checks (which also run on fake tensors, under torch.compile)."""
+    dtype = np.float64 if tensor.dtype == _torch.float64 else np.float32
+    return np.lib.stride_tricks.as_strided(
+        np.zeros(1, dtype), tuple(int(s) for s in tensor.shape),
+        (0,) * tensor.dim())
+
+
+def _layout(transition, b, init, readout, structure, reverse, matrix,
+            return_final_state, schedule, chunk_size):
+    """The checked spec of a scan and its output shapes, from the shapes of
+    its operands: (spec, out_shape, last_shape)."""
+    operands = api._structure(structure)["operands"]
+    a = (None if not transition else
+         tuple(_dummy(t) for t in transition) if len(operands) > 1 else
+         _dummy(transition[0]))
+    spec, _, _, out_shape, last_shape = api._prepare(
+        a, _dummy(b[0]) if len(b) == 1 else tuple(_dummy(t) for t in b),
+        structure, None if init is None else _dummy(init), reverse,
+        schedule, chunk_size or None,
+        None if readout is None else _dummy(readout), return_final_state,
+        matrix or None)
+    return spec, out_shape, last_shape
+
+
+def _operands(transition, b, init, readout):
+    return list(transition) + list(b) + [x for x in (init, readout)
+                                         if x is not None]
+
+
+def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
+                  return_final_state, schedule, chunk_size):
+    """The compiled scan: [output] or [output, final state]."""
+    spec, out_shape, last_shape = _layout(
+        transition, b, init, readout, structure, reverse, matrix,
+        return_final_state, schedule, chunk_size)
+    results = api._run(spec, [_numpy(t) for t in _operands(
+        transition, b, init, readout)], out_shape, last_shape)
+    return [_torch.from_numpy(r) for r in results]
+
+
+def _scan_backward(transition, b, init, readout, grad_out, grad_final,
+                   structure, reverse, matrix, return_final_state, schedule,
+                   chunk_size):
+    """The gradient of every operand, from the compiler's adjoint."""
+    spec, out_shape, last_shape = _layout(
+        transition, b, init, readout, structure, reverse, matrix,
+        return_final_state, schedule, chunk_size)
+    dtype = np.float64 if spec["f64"] else np.float32
+    gout = (np.zeros(out_shape, dtype) if grad_out is None else
+            _numpy(grad_out))
+    gfinal = (_numpy(grad_final) if spec["final_state"] and
+              grad_final is not None else None)
+    grads = api._gradients(spec, [_numpy(t) for t in _operands(
+        transition, b, init, readout)], gout, gfinal, last_shape)
+    return [_torch.from_numpy(g) for g in grads]
+
+
+def _split_grads(grads, transition, b, init, readout):
+    """The per-operand gradient list, arranged as the op's inputs."""
+    n, m = len(transition), len(b)
+    rest = iter(grads[n + m:])
+    return (list(grads[:n]), list(grads[n:n + m]),
+            None if init is None else next(rest),
+            None if readout is None else next(rest))
+
+
 class _Scan(_torch.autograd.Function):
-    """scan's forward and its adjoint; `layout` is (spec, sizes, out_shape,
-    last_shape) from the argument checks."""
+    """scan and its adjoint, for torch without torch.library.custom_op;
+    `args` holds the op's non-tensor arguments and operand counts."""
 
     @staticmethod
-    def forward(ctx, layout, *tensors):
-        spec, _, out_shape, last_shape = layout
-        results = api._run(spec, [_numpy(t) for t in tensors], out_shape,
-                           last_shape)
-        ctx.layout = layout
+    def forward(ctx, args, *tensors):
+        (n, m, has_init, has_readout), params = args
+        transition, b = list(tensors[:n]), list(tensors[n:n + m])
+        rest = iter(tensors[n + m:])
+        init = next(rest) if has_init else None
+        readout = next(rest) if has_readout else None
+        ctx.args = args
         ctx.save_for_backward(*tensors)
-        outputs = tuple(_torch.from_numpy(r) for r in results)
-        return outputs if len(outputs) > 1 else outputs[0]
+        outputs = _scan_forward(transition, b, init, readout, *params)
+        return tuple(outputs) if len(outputs) > 1 else outputs[0]
 
     @staticmethod
     @once_differentiable
     def backward(ctx, *grads):
-        spec, _, out_shape, last_shape = ctx.layout
+        (n, m, has_init, has_readout), params = ctx.args
         tensors = ctx.saved_tensors
-        dtype = np.float64 if spec["f64"] else np.float32
-        gout = (np.zeros(out_shape, dtype) if grads[0] is None else
-                _numpy(grads[0]))
-        gfinal = (_numpy(grads[1]) if spec["final_state"] and
-                  grads[1] is not None else None)
-        result = api._gradients(spec, [_numpy(t) for t in tensors], gout,
-                                gfinal, last_shape)
+        transition, b = list(tensors[:n]), list(tensors[n:n + m])
+        rest = iter(tensors[n + m:])
+        init = next(rest) if has_init else None
+        readout = next(rest) if has_readout else None
+        result = _scan_backward(transition, b, init, readout, grads[0],
+                                grads[1] if len(grads) > 1 else None,
+                                *params)
         return (None,) + tuple(
-            _torch.from_numpy(g) if needed else None
+            g if needed else None
             for g, needed in zip(result, ctx.needs_input_grad[1:]))
+
+
+def _scan_function(transition, b, init, readout, structure, reverse, matrix,
+                   return_final_state, schedule, chunk_size):
+    """recurrence::scan where torch has no custom_op: the autograd
+    function."""
+    counts = (len(transition), len(b), init is not None, readout is not None)
+    params = (structure, reverse, matrix, return_final_state, schedule,
+              chunk_size)
+    out = _Scan.apply((counts, params), *_operands(transition, b, init,
+                                                   readout))
+    return list(out) if isinstance(out, tuple) else [out]
 
 
 def scan(a, b, *, structure="diagonal", init=None, reverse=False,
@@ -106,17 +188,24 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
              if x is not None]
     tensors += [_check_tensor(n, x, dtype) for n, x in extra]
 
-    arrays = [_numpy(t) for t in tensors]
+    init_t = dict(extra).get("init")
+    readout_t = dict(extra).get("readout")
     count = len(transitions)
-    a_np = (None if a is None else tuple(arrays[:count])
-            if len(operands) > 1 else arrays[0])
-    b_np = (tuple(arrays[count:count + 2]) if factored else arrays[count])
-    rest = dict(zip([n for n, _ in extra], arrays[count + len(inputs):]))
-    spec, sizes, _, out_shape, last_shape = api._prepare(
-        a_np, b_np, structure, rest.get("init"), reverse, schedule,
-        chunk_size, rest.get("readout"), return_final_state, matrix)
+    params = (structure, bool(reverse), bool(matrix),
+              bool(return_final_state), schedule, chunk_size)
     if out is None and final_state_out is None:
-        return _Scan.apply((spec, sizes, out_shape, last_shape), *tensors)
+        if chunk_size is not None and (isinstance(chunk_size, bool) or
+                                       not isinstance(chunk_size, int) or
+                                       chunk_size < 1):
+            raise ValueError(f"chunk_size: expected a positive int, got "
+                             f"{chunk_size!r}")
+        results = _scan_op(tensors[:count], tensors[count:count + len(
+            inputs)], init_t, readout_t, *params[:-1], chunk_size or 0)
+        return tuple(results) if return_final_state else results[0]
+    spec, out_shape, last_shape = _layout(
+        tensors[:count], tensors[count:count + len(inputs)], init_t,
+        readout_t, *params)
+    arrays = [_numpy(t) for t in tensors]
     if _torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise ValueError("out=: functions with out= arguments don't support "
                          "automatic differentiation, but one of the "
@@ -310,56 +399,125 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
 # torch.library registration
 #===------------------------------------------------------------------------===#
 
-def _register():
-    """Defines recurrence::scan and the models (CPU and Autograd kernels,
-    which run the functions above)."""
-    library = getattr(_torch, "library", None)
-    if library is None or not hasattr(library, "Library"):
-        return None
-    lib = library.Library("recurrence", "DEF")
-    lib.define("scan(Tensor[] transition, Tensor b, Tensor? init, "
-               "Tensor? readout, str structure, bool reverse, bool matrix, "
-               "bool return_final_state, str schedule) -> Tensor[]")
+_SCAN_SCHEMA = ("(Tensor[] transition, Tensor[] b, Tensor? init, "
+                "Tensor? readout, str structure, bool reverse, bool matrix, "
+                "bool return_final_state, str schedule, int chunk_size) -> "
+                "Tensor[]")
 
-    def kernel(transition, b, init, readout, structure, reverse, matrix,
-               return_final_state, schedule):
-        operands = api._structure(structure)["operands"]
-        a = (None if not transition else tuple(transition)
-             if len(operands) > 1 else transition[0])
-        out = scan(a, b, structure=structure, init=init, reverse=reverse,
-                   schedule=schedule, readout=readout,
-                   return_final_state=return_final_state,
-                   matrix=matrix or None)
-        return list(out) if return_final_state else [out]
+# The models, with their keyword arguments as the schema's.
+_MODELS = {
+    "linear_attention": ("Tensor q, Tensor k, Tensor v, str feature_map, "
+                         "bool normalize, float eps", "linear_attention",
+                         ["feature_map", "normalize", "eps"]),
+    "delta_rule": ("Tensor q, Tensor k, Tensor v, Tensor beta, Tensor? gate, "
+                   "Tensor? init", "delta_rule", ["gate", "init"]),
+    "selective_ssm": ("Tensor x, Tensor delta, Tensor A, Tensor B, Tensor C, "
+                      "Tensor? D, Tensor? init", "selective_ssm", ["init"]),
+    "hlru": ("Tensor gates, Tensor v, Tensor? init", "hlru", ["init"]),
+    "bdlru": ("Tensor gates, Tensor v, Tensor? init", "bdlru", ["init"]),
+}
 
-    lib.impl("scan", kernel, "CPU")
-    lib.impl("scan", kernel, "Autograd")
 
-    # The models, with their keyword arguments as the schema's.
-    models = {
-        "linear_attention": ("Tensor q, Tensor k, Tensor v, str feature_map, "
-                             "bool normalize, float eps", linear_attention,
-                             ["feature_map", "normalize", "eps"]),
-        "delta_rule": ("Tensor q, Tensor k, Tensor v, Tensor beta, "
-                       "Tensor? gate, Tensor? init", delta_rule,
-                       ["gate", "init"]),
-        "selective_ssm": ("Tensor x, Tensor delta, Tensor A, Tensor B, "
-                          "Tensor C, Tensor? D, Tensor? init", selective_ssm,
-                          ["init"]),
-        "hlru": ("Tensor gates, Tensor v, Tensor? init", hlru, ["init"]),
-        "bdlru": ("Tensor gates, Tensor v, Tensor? init", bdlru, ["init"]),
-    }
-    for name, (schema, function, keywords) in models.items():
+def _define_models(lib, dispatch_keys):
+    for name, (schema, function, keywords) in _MODELS.items():
         lib.define(f"{name}({schema}) -> Tensor")
 
-        def model_kernel(*args, function=function, keywords=keywords):
+        def model_kernel(*args, function=globals()[function],
+                         keywords=keywords):
             positional = args[:len(args) - len(keywords)]
             named = dict(zip(keywords, args[len(positional):]))
             return function(*positional, **named)
 
-        lib.impl(name, model_kernel, "CPU")
-        lib.impl(name, model_kernel, "Autograd")
-    return lib
+        for key in dispatch_keys:
+            lib.impl(name, model_kernel, key)
 
 
-_library = _register()
+def _register_custom_ops():
+    """torch >= 2.4: recurrence::scan and recurrence::scan_backward as
+    custom ops with fake (shape) functions and an autograd formula, so that
+    torch.compile traces them without a graph break. The models are
+    composite: they decompose into scan and torch's own ops."""
+    from typing import List, Optional
+    Tensor = _torch.Tensor
+    library = _torch.library
+
+    @library.custom_op("recurrence::scan", mutates_args=())
+    def scan_op(transition: List[Tensor], b: List[Tensor],
+                init: Optional[Tensor], readout: Optional[Tensor],
+                structure: str, reverse: bool, matrix: bool,
+                return_final_state: bool, schedule: str,
+                chunk_size: int) -> List[Tensor]:
+        return _scan_forward(transition, b, init, readout, structure,
+                             reverse, matrix, return_final_state, schedule,
+                             chunk_size)
+
+    @scan_op.register_fake
+    def _(transition, b, init, readout, structure, reverse, matrix,
+          return_final_state, schedule, chunk_size):
+        _, out_shape, last_shape = _layout(
+            transition, b, init, readout, structure, reverse, matrix,
+            return_final_state, schedule, chunk_size)
+        shapes = [out_shape] + ([last_shape] if return_final_state else [])
+        return [b[0].new_empty(tuple(shape)) for shape in shapes]
+
+    @library.custom_op("recurrence::scan_backward", mutates_args=())
+    def scan_backward_op(transition: List[Tensor], b: List[Tensor],
+                         init: Optional[Tensor], readout: Optional[Tensor],
+                         grad_out: Optional[Tensor],
+                         grad_final: Optional[Tensor], structure: str,
+                         reverse: bool, matrix: bool,
+                         return_final_state: bool, schedule: str,
+                         chunk_size: int) -> List[Tensor]:
+        return _scan_backward(transition, b, init, readout, grad_out,
+                              grad_final, structure, reverse, matrix,
+                              return_final_state, schedule, chunk_size)
+
+    @scan_backward_op.register_fake
+    def _(transition, b, init, readout, grad_out, grad_final, *params):
+        _layout(transition, b, init, readout, *params)
+        return [t.new_empty(t.shape) for t in _operands(transition, b, init,
+                                                        readout)]
+
+    def setup_context(ctx, inputs, output):
+        transition, b, init, readout = inputs[:4]
+        ctx.counts = (len(transition), len(b), init is not None,
+                      readout is not None)
+        ctx.params = inputs[4:]
+        ctx.save_for_backward(*_operands(transition, b, init, readout))
+
+    def backward(ctx, grads):
+        n, m, has_init, has_readout = ctx.counts
+        tensors = ctx.saved_tensors
+        transition, b = list(tensors[:n]), list(tensors[n:n + m])
+        rest = iter(tensors[n + m:])
+        init = next(rest) if has_init else None
+        readout = next(rest) if has_readout else None
+        result = _torch.ops.recurrence.scan_backward(
+            transition, b, init, readout, grads[0],
+            grads[1] if len(grads) > 1 else None, *ctx.params)
+        return _split_grads(result, transition, b, init, readout) + (
+            None,) * len(ctx.params)
+
+    scan_op.register_autograd(backward, setup_context=setup_context)
+    lib = library.Library("recurrence", "FRAGMENT")
+    _define_models(lib, ["CompositeImplicitAutograd"])
+    return lib, _torch.ops.recurrence.scan
+
+
+def _register_legacy():
+    """Older torch: recurrence::scan and the models with CPU and Autograd
+    kernels that run the functions above."""
+    library = getattr(_torch, "library", None)
+    if library is None or not hasattr(library, "Library"):
+        return None, _scan_function
+    lib = library.Library("recurrence", "DEF")
+    lib.define("scan" + _SCAN_SCHEMA)
+    lib.impl("scan", _scan_function, "CPU")
+    lib.impl("scan", _scan_function, "Autograd")
+    _define_models(lib, ["CPU", "Autograd"])
+    return lib, _scan_function
+
+
+_library, _scan_op = (_register_custom_ops()
+                      if hasattr(getattr(_torch, "library", None),
+                                 "custom_op") else _register_legacy())

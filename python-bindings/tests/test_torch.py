@@ -280,8 +280,8 @@ def test_library_op_runs_and_differentiates():
     rng = np.random.default_rng(26)
     a = tensors(rng.uniform(-0.9, 0.9, (2, 5, 3)))
     b = randn(rng, 2, 5, 3)
-    (h,) = torch.ops.recurrence.scan([a], b, None, None, "diagonal", False,
-                                     False, False, "auto")
+    (h,) = torch.ops.recurrence.scan([a], [b], None, None, "diagonal",
+                                     False, False, False, "auto", 0)
     an, bn = a.detach().numpy(), b.detach().numpy()
     want, _ = reference.scan("diagonal", an, bn)
     np.testing.assert_allclose(h.detach().numpy(), want, rtol=1e-12)
