@@ -159,38 +159,6 @@ char *recurrenceFitStructure(const char *requestText, char **error) {
 }
 
 namespace {
-/// A spec and sizes read from JSON text, or the message why not.
-struct SpecAndSizes {
-  ScanSpec spec;
-  ScanSizes sizes;
-  std::string error;
-
-  SpecAndSizes(const char *specText, const char *sizesText) {
-    llvm::Expected<Object> specObject = parseObject(specText, "scan spec");
-    llvm::Expected<Object> sizesObject = parseObject(sizesText, "sizes");
-    if (!specObject || !sizesObject) {
-      error = specObject ? llvm::toString(sizesObject.takeError())
-                         : llvm::toString(specObject.takeError());
-      if (!sizesObject)
-        llvm::consumeError(sizesObject.takeError());
-      return;
-    }
-    llvm::Expected<ScanSpec> readSpec = scanSpecFrom(*specObject);
-    llvm::Expected<ScanSizes> readSizes = scanSizesFrom(*sizesObject);
-    if (!readSpec)
-      error = llvm::toString(readSpec.takeError());
-    else
-      spec = *readSpec;
-    if (!readSizes) {
-      std::string message = llvm::toString(readSizes.takeError());
-      if (error.empty())
-        error = message;
-    } else {
-      sizes = *readSizes;
-    }
-  }
-};
-
 Array jsonList(ArrayRef<int64_t> values) {
   Array list;
   for (int64_t value : values)
@@ -201,43 +169,40 @@ Array jsonList(ArrayRef<int64_t> values) {
 
 char *recurrenceScanShapes(const char *specText, const char *sizesText,
                            char **error) {
-  SpecAndSizes input(specText, sizesText);
-  if (!input.error.empty())
-    return fail(error, input.error);
+  llvm::Expected<ScanSpec> spec = readScanSpec(specText);
+  if (!spec)
+    return fail(error, llvm::toString(spec.takeError()));
+  llvm::Expected<ScanSizes> sizes = readScanSizes(sizesText);
+  if (!sizes)
+    return fail(error, llvm::toString(sizes.takeError()));
   auto guard = lock();
   Diagnostics diagnostics;
-  RecurrenceStructureInterface structure = input.spec.structureIn(&context());
+  RecurrenceStructureInterface structure = spec->structureIn(&context());
   if (!structure)
     return fail(error, diagnostics.text);
   Array operands;
-  for (const ScanOperand &operand :
-       scanOperands(structure, input.spec, input.sizes))
+  for (const ScanOperand &operand : scanOperands(structure, *spec, *sizes))
     operands.push_back(jsonList(operand.shape));
-  return toJson(Object{
-      {"operands", std::move(operands)},
-      {"output", jsonList(scanOutputShape(structure, input.spec, input.sizes))},
-      {"final_state",
-       jsonList(scanFinalStateShape(structure, input.spec, input.sizes))}});
+  return toJson(
+      Object{{"operands", std::move(operands)},
+             {"output", jsonList(scanOutputShape(structure, *spec, *sizes))},
+             {"final_state",
+              jsonList(scanFinalStateShape(structure, *spec, *sizes))}});
 }
 
 /// The verified module of a spec at static sizes; null with *error set.
-static OwningOpRef<ModuleOp> staticScan(const SpecAndSizes &input,
-                                        char **error) {
-  if (!input.error.empty())
-    return fail(error, input.error);
-  Diagnostics diagnostics;
-  OwningOpRef<ModuleOp> module =
-      buildScanModule(&context(), input.spec, "scan", &input.sizes);
-  if (!module || failed(verify(*module)))
-    return fail(error, diagnostics.text);
-  return module;
+static OwningOpRef<ModuleOp> staticScan(const char *specText,
+                                        const char *sizesText, char **error) {
+  llvm::Expected<ScanSizes> sizes = readScanSizes(sizesText);
+  if (!sizes)
+    return fail(error, llvm::toString(sizes.takeError()));
+  return buildVerifiedScan(specText, &*sizes, error);
 }
 
 char *recurrenceScanIR(const char *specText, const char *sizesText,
                        char **error) {
-  SpecAndSizes input(specText, sizesText);
   auto guard = lock();
-  OwningOpRef<ModuleOp> module = staticScan(input, error);
+  OwningOpRef<ModuleOp> module = staticScan(specText, sizesText, error);
   if (!module)
     return nullptr;
   std::string text;
@@ -248,9 +213,8 @@ char *recurrenceScanIR(const char *specText, const char *sizesText,
 
 char *recurrenceExplain(const char *specText, const char *sizesText,
                         const char *target, int64_t cores, char **error) {
-  SpecAndSizes input(specText, sizesText);
   auto guard = lock();
-  OwningOpRef<ModuleOp> module = staticScan(input, error);
+  OwningOpRef<ModuleOp> module = staticScan(specText, sizesText, error);
   if (!module)
     return nullptr;
   std::optional<TargetModel> model = TargetModel::get(

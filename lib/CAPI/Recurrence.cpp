@@ -77,28 +77,10 @@ RecurrenceCompiled *recurrenceCompile(const char *ir, const char *entry,
       error);
 }
 
-/// The module a scan spec builds, verified; null with *error set.
-static OwningOpRef<ModuleOp>
-verifiedScan(const char *specText, const ScanSizes *sizes, char **error) {
-  llvm::Expected<llvm::json::Object> object =
-      parseObject(specText, "scan spec");
-  if (!object)
-    return fail(error, llvm::toString(object.takeError()));
-  llvm::Expected<ScanSpec> spec = scanSpecFrom(*object);
-  if (!spec)
-    return fail(error, llvm::toString(spec.takeError()));
-  Diagnostics diagnostics;
-  OwningOpRef<ModuleOp> module =
-      buildScanModule(&context(), *spec, "scan", sizes);
-  if (!module || failed(verify(*module)))
-    return fail(error, diagnostics.text);
-  return module;
-}
-
 RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
                                           char **error) {
   auto guard = lock();
-  OwningOpRef<ModuleOp> module = verifiedScan(spec, nullptr, error);
+  OwningOpRef<ModuleOp> module = buildVerifiedScan(spec, nullptr, error);
   if (!module)
     return nullptr;
   if (!gradient)
@@ -115,11 +97,7 @@ RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
 
 RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
   auto guard = lock();
-  llvm::Expected<llvm::json::Object> object =
-      parseObject(specText, "model spec");
-  if (!object)
-    return fail(error, llvm::toString(object.takeError()));
-  llvm::Expected<ModelSpec> spec = modelSpecFrom(*object);
+  llvm::Expected<ModelSpec> spec = readModelSpec(specText);
   if (!spec)
     return fail(error, llvm::toString(spec.takeError()));
   Diagnostics diagnostics;

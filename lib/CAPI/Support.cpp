@@ -11,7 +11,9 @@
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Runtime/CompileCache.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -147,7 +149,7 @@ struct Reader {
 };
 } // namespace
 
-llvm::Expected<ScanSpec> capi::scanSpecFrom(const Object &object) {
+static llvm::Expected<ScanSpec> scanSpecFrom(const Object &object) {
   Reader read{object, "scan spec", {}};
   ScanSpec spec;
   spec.structure = read.string("structure", spec.structure);
@@ -167,7 +169,7 @@ llvm::Expected<ScanSpec> capi::scanSpecFrom(const Object &object) {
   return read.done(spec);
 }
 
-llvm::Expected<ModelSpec> capi::modelSpecFrom(const Object &object) {
+static llvm::Expected<ModelSpec> modelSpecFrom(const Object &object) {
   Reader read{object, "model spec", {}};
   ModelSpec spec;
   spec.model = read.string("model", "");
@@ -186,7 +188,7 @@ llvm::Expected<ModelSpec> capi::modelSpecFrom(const Object &object) {
   return read.done(spec);
 }
 
-llvm::Expected<ScanSizes> capi::scanSizesFrom(const Object &object) {
+static llvm::Expected<ScanSizes> scanSizesFrom(const Object &object) {
   Reader read{object, "sizes", {}};
   ScanSizes sizes;
   sizes.batch = read.integers("batch");
@@ -194,6 +196,42 @@ llvm::Expected<ScanSizes> capi::scanSizesFrom(const Object &object) {
   sizes.size = read.integer("size", sizes.size);
   sizes.columns = read.integer("columns", sizes.columns);
   return read.done(sizes);
+}
+
+/// Parses `text` as the JSON object named `what` and reads it with `read`.
+template <typename T>
+static llvm::Expected<T> readJson(const char *text, llvm::StringRef what,
+                                  llvm::Expected<T> (*read)(const Object &)) {
+  llvm::Expected<Object> object = capi::parseObject(text, what);
+  if (!object)
+    return object.takeError();
+  return read(*object);
+}
+
+llvm::Expected<ScanSpec> capi::readScanSpec(const char *text) {
+  return readJson(text, "scan spec", scanSpecFrom);
+}
+
+llvm::Expected<ModelSpec> capi::readModelSpec(const char *text) {
+  return readJson(text, "model spec", modelSpecFrom);
+}
+
+llvm::Expected<ScanSizes> capi::readScanSizes(const char *text) {
+  return readJson(text, "sizes", scanSizesFrom);
+}
+
+OwningOpRef<ModuleOp> capi::buildVerifiedScan(const char *specText,
+                                              const ScanSizes *sizes,
+                                              char **error) {
+  llvm::Expected<ScanSpec> spec = readScanSpec(specText);
+  if (!spec)
+    return fail(error, llvm::toString(spec.takeError()));
+  Diagnostics diagnostics;
+  OwningOpRef<ModuleOp> module =
+      buildScanModule(&context(), *spec, "scan", sizes);
+  if (!module || failed(verify(*module)))
+    return fail(error, diagnostics.text);
+  return module;
 }
 
 JitOptions capi::jitOptions() {

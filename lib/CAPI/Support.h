@@ -59,11 +59,16 @@ struct Diagnostics {
 llvm::Expected<llvm::json::Object> parseObject(const char *text,
                                                llvm::StringRef what);
 
-/// Specs and sizes read from JSON (keys as in the C header); missing keys
-/// keep the defaults.
-llvm::Expected<ScanSpec> scanSpecFrom(const llvm::json::Object &object);
-llvm::Expected<ModelSpec> modelSpecFrom(const llvm::json::Object &object);
-llvm::Expected<ScanSizes> scanSizesFrom(const llvm::json::Object &object);
+/// Specs and sizes read from JSON text (keys as in the C header); missing
+/// keys keep the defaults.
+llvm::Expected<ScanSpec> readScanSpec(const char *text);
+llvm::Expected<ModelSpec> readModelSpec(const char *text);
+llvm::Expected<ScanSizes> readScanSizes(const char *text);
+
+/// The verified module of one scan (static `sizes`, or dynamic shapes when
+/// null); null with *error set. Hold the lock.
+OwningOpRef<ModuleOp> buildVerifiedScan(const char *spec,
+                                        const ScanSizes *sizes, char **error);
 
 /// How the C API compiles: for this machine, through the persistent
 /// compile cache (CompileCache.h).

@@ -128,6 +128,16 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
   return signature;
 }
 
+/// The functions of our own that generated code may call, for both JITs.
+static llvm::orc::SymbolMap
+runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  symbols[interner("memrefCopy")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
+      llvm::JITSymbolFlags::Exported};
+  return symbols;
+}
+
 /// A signature as JSON, and back, for the compile cache.
 static llvm::json::Value signatureToJson(const JitModule::Signature &s) {
   auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
@@ -268,13 +278,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   if (!engine)
     return engine.takeError();
   jit->engine = std::move(*engine);
-  jit->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  jit->engine->registerSymbols(runtimeSymbols);
   // Look each entry up now: a lookup per call would cost more than a small
   // scan.
   for (auto &[name, signature] : jit->signatures) {
@@ -333,12 +337,9 @@ llvm::Error JitModule::load(StringRef object) {
   if (!openmpGenerator)
     return openmpGenerator.takeError();
   dylib.addGenerator(std::move(*openmpGenerator));
-  llvm::orc::SymbolMap symbols;
-  symbols[loaded->mangleAndIntern("memrefCopy")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
-      llvm::JITSymbolFlags::Exported};
-  if (llvm::Error error =
-          dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+  if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(
+          runtimeSymbols(llvm::orc::MangleAndInterner(
+              loaded->getExecutionSession(), loaded->getDataLayout())))))
     return error;
   if (llvm::Error error = loaded->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(object, "cached kernel")))

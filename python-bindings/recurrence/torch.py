@@ -101,13 +101,21 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
     return [_torch.from_numpy(g) for g in grads]
 
 
+def _unpack(tensors, counts):
+    """The op's tensor inputs from their flat list: (transition, b, init,
+    readout), with counts (len(transition), len(b), has init, has
+    readout)."""
+    n, m, has_init, has_readout = counts
+    rest = iter(tensors[n + m:])
+    return (list(tensors[:n]), list(tensors[n:n + m]),
+            next(rest) if has_init else None,
+            next(rest) if has_readout else None)
+
+
 def _split_grads(grads, transition, b, init, readout):
     """The per-operand gradient list, arranged as the op's inputs."""
-    n, m = len(transition), len(b)
-    rest = iter(grads[n + m:])
-    return (list(grads[:n]), list(grads[n:n + m]),
-            None if init is None else next(rest),
-            None if readout is None else next(rest))
+    return _unpack(grads, (len(transition), len(b), init is not None,
+                           readout is not None))
 
 
 class _Scan(_torch.autograd.Function):
@@ -116,11 +124,8 @@ class _Scan(_torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, args, *tensors):
-        (n, m, has_init, has_readout), params = args
-        transition, b = list(tensors[:n]), list(tensors[n:n + m])
-        rest = iter(tensors[n + m:])
-        init = next(rest) if has_init else None
-        readout = next(rest) if has_readout else None
+        counts, params = args
+        transition, b, init, readout = _unpack(tensors, counts)
         ctx.args = args
         ctx.save_for_backward(*tensors)
         outputs = _scan_forward(transition, b, init, readout, *params)
@@ -129,12 +134,8 @@ class _Scan(_torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, *grads):
-        (n, m, has_init, has_readout), params = ctx.args
-        tensors = ctx.saved_tensors
-        transition, b = list(tensors[:n]), list(tensors[n:n + m])
-        rest = iter(tensors[n + m:])
-        init = next(rest) if has_init else None
-        readout = next(rest) if has_readout else None
+        counts, params = ctx.args
+        transition, b, init, readout = _unpack(ctx.saved_tensors, counts)
         result = _scan_backward(transition, b, init, readout, grads[0],
                                 grads[1] if len(grads) > 1 else None,
                                 *params)
@@ -486,12 +487,8 @@ def _register_custom_ops():
         ctx.save_for_backward(*_operands(transition, b, init, readout))
 
     def backward(ctx, grads):
-        n, m, has_init, has_readout = ctx.counts
-        tensors = ctx.saved_tensors
-        transition, b = list(tensors[:n]), list(tensors[n:n + m])
-        rest = iter(tensors[n + m:])
-        init = next(rest) if has_init else None
-        readout = next(rest) if has_readout else None
+        transition, b, init, readout = _unpack(ctx.saved_tensors,
+                                               ctx.counts)
         result = _torch.ops.recurrence.scan_backward(
             transition, b, init, readout, grads[0],
             grads[1] if len(grads) > 1 else None, *ctx.params)
