@@ -156,7 +156,8 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
     inputs.push_back(std::move(values));
   }
   for (auto [operand, values] : llvm::zip(layout, inputs))
-    args.push_back(BufferView::contiguous(values.data(), 32, operand.shape));
+    args.push_back(
+        BufferView::contiguous(values.data(), ElementType::F32, operand.shape));
   std::vector<int64_t> outShape = scanOutputShape(structure, c.spec, c.sizes);
   std::vector<float> out(count(outShape)), expected(count(outShape));
   bytes += 4.0 * out.size();
@@ -197,7 +198,8 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
                    << " error=" << llvm::toString(jit.takeError()) << "\n";
       continue;
     }
-    BufferView result = BufferView::contiguous(out.data(), 32, outShape);
+    BufferView result =
+        BufferView::contiguous(out.data(), ElementType::F32, outShape);
     auto call = [&] {
       if (llvm::Error error = (*jit)->call("scan", args, {result}))
         llvm::report_fatal_error(llvm::Twine(llvm::toString(std::move(error))));

@@ -39,14 +39,21 @@ RECURRENCE_EXPORT void recurrenceRegisterPasses(void);
 
 /* Parses `ir`, runs `pipeline` ("builtin.module(...)", a bare pass list, or
  * "" to only parse and verify) and returns the resulting IR. */
-RECURRENCE_EXPORT char *recurrenceRunPipeline(const char *ir,
-                                              const char *pipeline,
-                                              char **error);
+RECURRENCE_EXPORT char *
+recurrenceRunPipeline(const char *ir, const char *pipeline, char **error);
+
+/* The element types of buffers. */
+enum {
+  RECURRENCE_F32 = 0,
+  RECURRENCE_F64 = 1,
+  RECURRENCE_F16 = 2,
+  RECURRENCE_BF16 = 3
+};
 
 /* A strided view of caller memory; strides count elements. */
 typedef struct RecurrenceBuffer {
   void *data;
-  int32_t elementBits; /* 32 or 64 */
+  int32_t dtype; /* RECURRENCE_F32, ... */
   int32_t rank;
   const int64_t *sizes;
   const int64_t *strides;
@@ -61,7 +68,9 @@ recurrenceCompile(const char *ir, const char *entry, char **error);
 /* Builds and compiles one recurrence.scan on dynamic shapes, from a scan
  * spec: {"structure": "diagonal", "param": 0, "schedule": "auto",
  * "chunk_size": 0, "matrix", "per_element", "factored", "reverse", "init",
- * "readout", "final_state", "f64": false, "batch_rank": 1}. With `gradient`
+ * "readout", "final_state", "f64": false, "operand_type": "" | "bf16" |
+ * "f16" (narrower operands and output, the state in f32 or f64),
+ * "batch_rank": 1}. With `gradient`
  * non-zero it compiles instead the gradient that -recurrence-differentiate
  * derives: (operands..., output cotangent[, final-state cotangent]) -> one
  * gradient per operand. */
@@ -76,8 +85,9 @@ recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileModel(const char *spec,
                                                              char **error);
 
-/* The compiled entry's signature: {"args": [[sizes]], "arg_bits": [..],
- * "results": [[sizes]], "result_bits": [..]}, -1 for a dynamic size. */
+/* The compiled entry's signature: {"args": [[sizes]], "arg_types": ["f32",
+ * "bf16", ..], "results": [[sizes]], "result_types": [..]}, -1 for a dynamic
+ * size. */
 RECURRENCE_EXPORT char *recurrenceSignature(const RecurrenceCompiled *compiled,
                                             char **error);
 

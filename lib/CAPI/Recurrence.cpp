@@ -113,33 +113,13 @@ char *recurrenceSignature(const RecurrenceCompiled *compiled, char **error) {
     return fail(error, "recurrenceSignature: no compiled function");
   const JitModule::Signature *signature =
       compiled->jit->getSignature(compiled->entry);
-  auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
-    llvm::json::Array list;
-    for (const std::vector<int64_t> &shape : all) {
-      llvm::json::Array sizes;
-      for (int64_t size : shape)
-        sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
-      list.push_back(std::move(sizes));
-    }
-    return list;
-  };
-  auto bits = [](const std::vector<unsigned> &all) {
-    llvm::json::Array list;
-    for (unsigned b : all)
-      list.push_back(static_cast<int64_t>(b));
-    return list;
-  };
-  return toJson(
-      llvm::json::Object{{"args", shapes(signature->args)},
-                         {"arg_bits", bits(signature->argBits)},
-                         {"results", shapes(signature->results)},
-                         {"result_bits", bits(signature->resultBits)}});
+  return toJson(signature->toJson());
 }
 
 static BufferView viewOf(const RecurrenceBuffer &buffer) {
   BufferView view;
   view.data = buffer.data;
-  view.elementBits = static_cast<unsigned>(buffer.elementBits);
+  view.dtype = static_cast<ElementType>(buffer.dtype);
   view.sizes.assign(buffer.sizes, buffer.sizes + buffer.rank);
   view.strides.assign(buffer.strides, buffer.strides + buffer.rank);
   return view;
@@ -156,6 +136,16 @@ int recurrenceCall(RecurrenceCompiled *compiled, const RecurrenceBuffer *args,
       (numResults && !results)) {
     fail(error, "recurrenceCall: bad argument or result arrays");
     return 1;
+  }
+  for (int32_t i = 0; i < numArgs + numResults; ++i) {
+    int32_t dtype = i < numArgs ? args[i].dtype : results[i - numArgs].dtype;
+    if (dtype < RECURRENCE_F32 || dtype > RECURRENCE_BF16) {
+      fail(error, "recurrenceCall: " +
+                      std::string(i < numArgs ? "argument" : "result") + " #" +
+                      std::to_string(i < numArgs ? i : i - numArgs) +
+                      ": unknown dtype " + std::to_string(dtype));
+      return 1;
+    }
   }
   std::vector<BufferView> argViews, resultViews;
   for (int32_t i = 0; i < numArgs; ++i)

@@ -165,6 +165,11 @@ static llvm::Expected<ScanSpec> scanSpecFrom(const Object &object) {
   spec.readout = read.boolean("readout", spec.readout);
   spec.finalState = read.boolean("final_state", spec.finalState);
   spec.f64 = read.boolean("f64", spec.f64);
+  spec.operandType = read.string("operand_type", spec.operandType);
+  if (!spec.operandType.empty() && spec.operandType != "bf16" &&
+      spec.operandType != "f16" && read.error.empty())
+    read.error = "scan spec: unknown operand type '" + spec.operandType +
+                 "' (bf16, f16, or none)";
   spec.batchRank = read.integer("batch_rank", spec.batchRank);
   return read.done(spec);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Reference/ScanReference.h"
+#include "recurrence/Runtime/HostBuffer.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -498,9 +499,11 @@ mlir::recurrence::randomScanOperands(const ScanSpec &spec,
       for (double &value : values)
         value = uniform(engine, -scale, scale);
     }
-    if (!spec.f64)
-      for (double &value : values)
-        value = static_cast<double>(static_cast<float>(value));
+    ElementType type = spec.f64 ? ElementType::F64 : ElementType::F32;
+    if (!spec.operandType.empty() && operand.role != OperandRole::Init)
+      type = *elementTypeNamed(spec.operandType);
+    for (double &value : values)
+      value = roundTo(type, value);
   }
   return operands;
 }

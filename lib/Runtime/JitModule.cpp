@@ -42,11 +42,50 @@ using namespace mlir::recurrence;
 
 JitModule::~JitModule() = default;
 
-BufferView BufferView::contiguous(void *data, unsigned elementBits,
+unsigned mlir::recurrence::elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return 4;
+  case ElementType::F64:
+    return 8;
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  }
+  llvm_unreachable("unknown element type");
+}
+
+StringRef mlir::recurrence::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F64:
+    return "f64";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown element type");
+}
+
+std::optional<ElementType> mlir::recurrence::elementTypeOf(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF64())
+    return ElementType::F64;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  return std::nullopt;
+}
+
+BufferView BufferView::contiguous(void *data, ElementType dtype,
                                   std::vector<int64_t> sizes) {
   BufferView view;
   view.data = data;
-  view.elementBits = elementBits;
+  view.dtype = dtype;
   view.strides.assign(sizes.size(), 1);
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 2; i >= 0; --i)
     view.strides[i] = view.strides[i + 1] * std::max<int64_t>(sizes[i + 1], 1);
@@ -108,22 +147,26 @@ static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
 static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
   JitModule::Signature signature;
   auto add = [&](TypeRange types, std::vector<std::vector<int64_t>> &shapes,
-                 std::vector<unsigned> &bits, StringRef what) -> llvm::Error {
+                 std::vector<ElementType> &elements,
+                 StringRef what) -> llvm::Error {
     for (Type type : types) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      if (!tensor || !isa<FloatType>(tensor.getElementType()))
+      std::optional<ElementType> element =
+          tensor ? elementTypeOf(tensor.getElementType()) : std::nullopt;
+      if (!element)
         return makeError("entry '" + entry.getName() + "' has a " + what +
-                         " that is not a ranked float tensor");
+                         " that is not a ranked tensor of f32, f64, f16 or "
+                         "bf16");
       shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
-      bits.push_back(tensor.getElementTypeBitWidth());
+      elements.push_back(*element);
     }
     return llvm::Error::success();
   };
   if (llvm::Error error = add(entry.getArgumentTypes(), signature.args,
-                              signature.argBits, "argument"))
+                              signature.argTypes, "argument"))
     return std::move(error);
   if (llvm::Error error = add(entry.getResultTypes(), signature.results,
-                              signature.resultBits, "result"))
+                              signature.resultTypes, "result"))
     return std::move(error);
   return signature;
 }
@@ -139,27 +182,64 @@ runtimeSymbols(llvm::orc::MangleAndInterner interner) {
 }
 
 /// A signature as JSON, and back, for the compile cache.
-static llvm::json::Value signatureToJson(const JitModule::Signature &s) {
-  auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
-    llvm::json::Array list;
-    for (const std::vector<int64_t> &shape : all)
-      list.push_back(llvm::json::Array(shape));
-    return list;
-  };
-  return llvm::json::Object{{"args", shapes(s.args)},
-                            {"results", shapes(s.results)},
-                            {"arg_bits", llvm::json::Array(s.argBits)},
-                            {"result_bits", llvm::json::Array(s.resultBits)}};
+std::optional<ElementType> mlir::recurrence::elementTypeNamed(StringRef name) {
+  for (ElementType type : {ElementType::F32, ElementType::F64, ElementType::F16,
+                           ElementType::BF16})
+    if (elementTypeName(type) == name)
+      return type;
+  return std::nullopt;
 }
 
-static bool signatureFromJson(const llvm::json::Value &value,
-                              JitModule::Signature &s) {
+llvm::json::Value JitModule::Signature::toJson() const {
+  auto shapes = [](const std::vector<std::vector<int64_t>> &all) {
+    llvm::json::Array list;
+    for (const std::vector<int64_t> &shape : all) {
+      llvm::json::Array sizes;
+      for (int64_t size : shape)
+        sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
+      list.push_back(std::move(sizes));
+    }
+    return list;
+  };
+  auto names = [](const std::vector<ElementType> &all) {
+    llvm::json::Array list;
+    for (ElementType type : all)
+      list.push_back(elementTypeName(type));
+    return list;
+  };
+  return llvm::json::Object{{"args", shapes(args)},
+                            {"arg_types", names(argTypes)},
+                            {"results", shapes(results)},
+                            {"result_types", names(resultTypes)}};
+}
+
+std::optional<JitModule::Signature>
+JitModule::Signature::fromJson(const llvm::json::Value &value) {
+  Signature s;
+  std::vector<std::string> argNames, resultNames;
   llvm::json::Path::Root root;
   llvm::json::ObjectMapper mapper(value, root);
-  return mapper && mapper.map("args", s.args) &&
-         mapper.map("results", s.results) &&
-         mapper.map("arg_bits", s.argBits) &&
-         mapper.map("result_bits", s.resultBits);
+  if (!mapper || !mapper.map("args", s.args) ||
+      !mapper.map("results", s.results) || !mapper.map("arg_types", argNames) ||
+      !mapper.map("result_types", resultNames))
+    return std::nullopt;
+  auto read = [](ArrayRef<std::string> names, std::vector<ElementType> &types) {
+    for (const std::string &name : names) {
+      std::optional<ElementType> type = elementTypeNamed(name);
+      if (!type)
+        return false;
+      types.push_back(*type);
+    }
+    return true;
+  };
+  if (!read(argNames, s.argTypes) || !read(resultNames, s.resultTypes))
+    return std::nullopt;
+  for (auto *shapes : {&s.args, &s.results})
+    for (std::vector<int64_t> &shape : *shapes)
+      for (int64_t &size : shape)
+        if (size == -1)
+          size = ShapedType::kDynamic;
+  return s;
 }
 
 /// The symbol of the packed entry point of `entry`'s wrapper: the
@@ -224,7 +304,11 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
         const llvm::json::Object *object =
             complete ? metadata->getAsObject() : nullptr;
         const llvm::json::Value *entry = object ? object->get(name) : nullptr;
-        complete = entry && signatureFromJson(*entry, jit->signatures[name]);
+        std::optional<Signature> signature =
+            entry ? Signature::fromJson(*entry) : std::nullopt;
+        complete = signature.has_value();
+        if (complete)
+          jit->signatures[name] = *signature;
       }
       if (complete) {
         if (llvm::Error error = jit->load(cached->object))
@@ -300,7 +384,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
       if (auto buffer = llvm::MemoryBuffer::getFile(object)) {
         llvm::json::Object metadata;
         for (auto &[name, signature] : jit->signatures)
-          metadata[name] = signatureToJson(signature);
+          metadata[name] = signature.toJson();
         std::string metadataText;
         llvm::raw_string_ostream metadataStream(metadataText);
         metadataStream << llvm::json::Value(std::move(metadata));
@@ -380,7 +464,7 @@ const JitModule::Signature *JitModule::getSignature(StringRef entry) const {
 /// Checks one buffer against the signature and packs its memref descriptor:
 /// {allocated, aligned, offset, sizes..., strides...}.
 static llvm::Error packDescriptor(const BufferView &view,
-                                  ArrayRef<int64_t> shape, unsigned bits,
+                                  ArrayRef<int64_t> shape, ElementType dtype,
                                   const Twine &what,
                                   std::vector<int64_t> &descriptor) {
   if (view.sizes.size() != shape.size() || view.strides.size() != shape.size())
@@ -389,9 +473,9 @@ static llvm::Error packDescriptor(const BufferView &view,
   if (!shapesCompatible(view.sizes, shape))
     return makeError(what + ": expected shape " + formatShape(shape) +
                      ", got " + formatShape(view.sizes));
-  if (view.elementBits != bits)
-    return makeError(what + ": expected " + Twine(bits) +
-                     "-bit elements, got " + Twine(view.elementBits));
+  if (view.dtype != dtype)
+    return makeError(what + ": expected " + elementTypeName(dtype) +
+                     " elements, got " + elementTypeName(view.dtype));
   auto address = reinterpret_cast<intptr_t>(view.data);
   descriptor = {address, address, 0};
   llvm::append_range(descriptor, view.sizes);
@@ -413,7 +497,7 @@ bool BufferView::isContiguous() const {
 
 /// Copies between a strided view and a contiguous buffer, either way.
 static void copyStrided(const BufferView &view, char *packed, bool toPacked) {
-  size_t bytes = view.elementBits / 8;
+  size_t bytes = elementBytes(view.dtype);
   int64_t rank = view.sizes.size();
   int64_t total = 1;
   for (int64_t size : view.sizes)
@@ -452,11 +536,11 @@ struct StagedView {
     int64_t total = 1;
     for (int64_t size : original.sizes)
       total *= size;
-    packed.resize(total * (original.elementBits / 8));
+    packed.resize(total * elementBytes(original.dtype));
     if (copyIn)
       copyStrided(original, packed.data(), /*toPacked=*/true);
-    view = BufferView::contiguous(packed.data(), original.elementBits,
-                                  original.sizes);
+    view =
+        BufferView::contiguous(packed.data(), original.dtype, original.sizes);
   }
 
   void copyOut() {
@@ -480,12 +564,12 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
   std::vector<std::vector<int64_t>> descriptors(args.size() + results.size());
   for (auto [i, view] : llvm::enumerate(args))
     if (llvm::Error error =
-            packDescriptor(view, signature->args[i], signature->argBits[i],
+            packDescriptor(view, signature->args[i], signature->argTypes[i],
                            "argument #" + Twine(i), descriptors[i]))
       return error;
   for (auto [i, view] : llvm::enumerate(results))
     if (llvm::Error error = packDescriptor(
-            view, signature->results[i], signature->resultBits[i],
+            view, signature->results[i], signature->resultTypes[i],
             "result #" + Twine(i), descriptors[args.size() + i]))
       return error;
   // Strided views go through contiguous copies.

@@ -34,6 +34,8 @@ std::string ScanSpec::describe() const {
   if (finalState)
     text += ".final";
   text += f64 ? ".f64" : ".f32";
+  if (!operandType.empty())
+    text += "." + operandType;
   text += ".batch" + std::to_string(batchRank);
   if (schedule != ScheduleKind::Auto)
     text += "." + stringifyScheduleKind(schedule).str();
@@ -60,7 +62,9 @@ ScanSpec ScanSpec::fromOp(ScanOp op) {
   spec.init = op.getInit() != nullptr;
   spec.readout = op.getReadout() != nullptr;
   spec.finalState = op.getFinalState() != nullptr;
-  spec.f64 = op.getElementType().isF64();
+  spec.f64 = op.getStateType().isF64();
+  if (op.getOperandType() != op.getStateType())
+    llvm::raw_string_ostream(spec.operandType) << op.getOperandType();
   spec.batchRank = op.getBatchRank();
   spec.perElement = op.hasPerElementTransition();
   return spec;
@@ -182,19 +186,30 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
 
-  Type element = spec.f64 ? Type(b.getF64Type()) : Type(b.getF32Type());
+  Type stateType = spec.f64 ? Type(b.getF64Type()) : Type(b.getF32Type());
+  Type operandType = stateType;
+  if (spec.operandType == "bf16")
+    operandType = b.getBF16Type();
+  else if (spec.operandType == "f16")
+    operandType = b.getF16Type();
+  else if (!spec.operandType.empty())
+    return emitError(loc) << "unknown operand type '" << spec.operandType
+                          << "' (bf16 or f16)",
+           nullptr;
   ScanDims dims = dimsFor(structure, spec, sizes);
-  auto tensorOf = [&](ArrayRef<int64_t> shape) -> Type {
+  auto tensorOf = [&](ArrayRef<int64_t> shape, Type element) -> Type {
     return RankedTensorType::get(shape, element);
   };
   std::vector<ScanOperand> operands = operandsFor(spec, dims);
   SmallVector<Type> argTypes;
   for (const ScanOperand &operand : operands)
-    argTypes.push_back(tensorOf(operand.shape));
+    argTypes.push_back(tensorOf(operand.shape, operand.role == OperandRole::Init
+                                                   ? stateType
+                                                   : operandType));
   SmallVector<Type> resultTypes = {
-      tensorOf(dims.perStep(dims.outputStep(spec.readout)))};
+      tensorOf(dims.perStep(dims.outputStep(spec.readout)), operandType)};
   if (spec.finalState)
-    resultTypes.push_back(tensorOf(dims.perBatch(dims.stateStep())));
+    resultTypes.push_back(tensorOf(dims.perBatch(dims.stateStep()), stateType));
 
   auto func = func::FuncOp::create(b, loc, name,
                                    b.getFunctionType(argTypes, resultTypes));
@@ -209,7 +224,8 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
   auto scan = ScanOp::create(
       b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
       structure, schedule, spec.matrix, spec.reverse, in.transition, in.input,
-      in.key, in.value, in.init, in.readout, ValueRange());
+      in.key, in.value, in.init, in.readout, ValueRange(),
+      operandType == stateType ? TypeAttr() : TypeAttr::get(stateType));
   func::ReturnOp::create(b, loc, scan->getResults());
   return module;
 }

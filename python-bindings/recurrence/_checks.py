@@ -3,17 +3,27 @@ ValueError messages instead of crashes or silent broadcasting."""
 
 import numpy as np
 
-FLOAT_TYPES = (np.float32, np.float64)
+from ._recurrence import ml_dtypes
+
+# float32 and float64; float16 and (with ml_dtypes) bfloat16 operands run
+# with a float32 state.
+FLOAT_TYPES = (np.float32, np.float64, np.float16) + (
+    (ml_dtypes.bfloat16,) if ml_dtypes else ())
+NARROW_TYPES = {np.dtype(np.float16): "f16"}
+if ml_dtypes:
+    NARROW_TYPES[np.dtype(ml_dtypes.bfloat16)] = "bf16"
 
 
 def as_float_array(name, value, dtype=None):
-    """Returns `value` as a float32/float64 ndarray of the given dtype."""
+    """Returns `value` as a float ndarray of the given dtype."""
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{name}: expected a numpy.ndarray, got "
                         f"{type(value).__name__}")
+    if dtype is not None and value.dtype == np.dtype(dtype):
+        return value
     if value.dtype.type not in FLOAT_TYPES:
-        raise TypeError(f"{name}: expected dtype float32 or float64, got "
-                        f"{value.dtype}")
+        raise TypeError(f"{name}: expected dtype float32, float64, float16 "
+                        f"or bfloat16, got {value.dtype}")
     if dtype is not None and value.dtype != dtype:
         raise TypeError(f"{name}: expected dtype {np.dtype(dtype)} like the "
                         f"other arguments, got {value.dtype}")

@@ -16,10 +16,24 @@ import numpy as np
 _c_char_pp = ctypes.POINTER(ctypes.c_void_p)  # char **error
 
 
-# RecurrenceBuffer: {void *data; int32_t elementBits, rank; const int64_t
+# RecurrenceBuffer: {void *data; int32_t dtype, rank; const int64_t
 # *sizes, *strides;}, packed with struct (faster than ctypes.Structure).
 _BUFFER = struct.Struct("=QiiQQ")
 _BUFFER_SIZE = _BUFFER.size
+
+try:  # NumPy has no bfloat16; ml_dtypes adds one where it is installed.
+    import ml_dtypes
+    BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:
+    ml_dtypes = None
+    BFLOAT16 = np.dtype(np.uint16)  # raw bf16 bits
+
+# The element types of the C API (RECURRENCE_F32, ...) by their MLIR names,
+# with the NumPy dtype that holds each.
+DTYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+          "f16": np.dtype(np.float16), "bf16": BFLOAT16}
+_CODES = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3}
+_CODE_OF_DTYPE = {DTYPES[name]: code for name, code in _CODES.items()}
 
 
 def _library_path():
@@ -145,11 +159,11 @@ class Compiled:
         self._handle = handle
         self._destroy = _lib.recurrenceDestroy
         s = _query(_lib.recurrenceSignature, ctypes.c_void_p(handle))
-        self._signature = ([tuple(x) for x in s["args"]], s["arg_bits"],
+        self._signature = ([tuple(x) for x in s["args"]],
+                           [DTYPES[t] for t in s["arg_types"]],
                            [tuple(x) for x in s["results"]],
-                           s["result_bits"])
-        self._result_dtypes = [np.float64 if bits == 64 else np.float32
-                               for bits in s["result_bits"]]
+                           [DTYPES[t] for t in s["result_types"]])
+        self._result_dtypes = self._signature[3]
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -157,8 +171,8 @@ class Compiled:
             self._destroy(handle)
 
     def signature(self):
-        """(argument shapes, argument bits, result shapes, result bits),
-        with -1 for a dynamic size."""
+        """(argument shapes, argument dtypes, result shapes, result
+        dtypes), with -1 for a dynamic size."""
         return self._signature
 
     def __call__(self, args, result_shapes, outs=()):
@@ -182,14 +196,17 @@ class Compiled:
         for array in arrays:
             rank, itemsize = array.ndim, array.itemsize
             at = block_meta + 8 * len(meta)
-            fields.append((array.ctypes.data, 8 * itemsize, rank, at,
-                           at + 8 * rank))
+            code = _CODE_OF_DTYPE.get(array.dtype)
+            if code is None:
+                raise TypeError(f"expected arrays of float32, float64, "
+                                f"float16 or bfloat16, got {array.dtype}")
+            fields.append((array.ctypes.data, code, rank, at, at + 8 * rank))
             meta.extend(array.shape)
             meta.extend([stride // itemsize for stride in array.strides])
         block = ctypes.create_string_buffer(block_meta + 8 * len(meta))
         base = ctypes.addressof(block)
-        for index, (data, bits, rank, sizes, strides) in enumerate(fields):
-            _BUFFER.pack_into(block, index * _BUFFER_SIZE, data or 0, bits,
+        for index, (data, code, rank, sizes, strides) in enumerate(fields):
+            _BUFFER.pack_into(block, index * _BUFFER_SIZE, data or 0, code,
                               rank, base + sizes, base + strides)
         struct.pack_into(f"{len(meta)}q", block, block_meta, *meta)
         error = ctypes.c_void_p()

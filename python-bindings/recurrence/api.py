@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _recurrence
-from ._checks import (as_float_array, check_choice, check_out, check_rank,
+from ._checks import (NARROW_TYPES, as_float_array, check_choice, check_out, check_rank,
                       check_shape, unaliased)
 
 SCHEDULES = ("auto", "sequential", "chunked", "scan")
@@ -141,6 +141,10 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
         b = as_float_array("b", b, dtype)
         inputs = [b]
     dtype = b.dtype
+    # Narrower operands keep a float32 state: init and the final state are
+    # float32, the output has the operands' dtype.
+    narrow = NARROW_TYPES.get(dtype)
+    state_dtype = np.dtype(np.float32) if narrow else dtype
     if chunk_size is not None:
         if not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size: expected a positive int, got "
@@ -181,6 +185,8 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
                 init=init is not None, readout=readout is not None,
                 final_state=bool(return_final_state),
                 f64=dtype == np.float64, batch_rank=rank)
+    if narrow:
+        spec["operand_type"] = narrow
     source = arrays[0] if arrays else b
     sizes = dict(batch=list(source.shape[:rank]), steps=source.shape[rank],
                  size=size, columns=columns)
@@ -188,7 +194,7 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
     operands = arrays + inputs
     if init is not None:
         names.append("init")
-        operands.append(as_float_array("init", init, dtype))
+        operands.append(as_float_array("init", init, state_dtype))
     if readout is not None:
         names.append("readout")
         operands.append(as_float_array("readout", readout, dtype))
@@ -284,9 +290,9 @@ def step(a, b, state, *, structure="diagonal", readout=None, matrix=None,
                     for x in flat]
     y_out = None if out is None else check_out("out", np.expand_dims(
         out, axis) if isinstance(out, np.ndarray) else out, out_shape,
-        spec_dtype(spec))
+        spec_dtypes(spec)[0])
     state_out = check_out("state_out", state_out, last_shape,
-                          spec_dtype(spec))
+                          spec_dtypes(spec)[1])
     if y_out is not None and state_out is not None and np.may_share_memory(
             y_out, state_out):
         raise ValueError("state_out: must not overlap out")
@@ -296,8 +302,11 @@ def step(a, b, state, *, structure="diagonal", readout=None, matrix=None,
     return np.squeeze(h, axis) if y_out is None else out, last
 
 
-def spec_dtype(spec):
-    return np.float64 if spec["f64"] else np.float32
+def spec_dtypes(spec):
+    """The dtypes of the output and of the state of the scan of `spec`."""
+    state = np.dtype(np.float64 if spec["f64"] else np.float32)
+    narrow = spec.get("operand_type")
+    return (_recurrence.DTYPES[narrow] if narrow else state), state
 
 
 def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
@@ -357,8 +366,8 @@ class Compiled:
     def __init__(self, native, entry):
         self._native = native
         self.entry = entry
-        (self.arg_shapes, self.arg_bits, self.result_shapes,
-         self.result_bits) = native.signature()
+        (self.arg_shapes, self.arg_dtypes, self.result_shapes,
+         self.result_dtypes) = native.signature()
 
     def __call__(self, *args, result_shapes=None, outs=None):
         """Runs the function; `outs` (one array or None per result, with
@@ -367,10 +376,9 @@ class Compiled:
             raise TypeError(f"{self.entry}: expected {len(self.arg_shapes)} "
                             f"arguments, got {len(args)}")
         arrays = []
-        for i, (arg, shape, bits) in enumerate(
-                zip(args, self.arg_shapes, self.arg_bits)):
-            arg = as_float_array(f"argument {i}", arg,
-                                 np.float64 if bits == 64 else np.float32)
+        for i, (arg, shape, dtype) in enumerate(
+                zip(args, self.arg_shapes, self.arg_dtypes)):
+            arg = as_float_array(f"argument {i}", arg, dtype)
             if arg.ndim != len(shape) or any(
                     want not in (-1, got) for want, got in zip(shape,
                                                                arg.shape)):
@@ -386,10 +394,9 @@ class Compiled:
         if len(outs) > len(shapes):
             raise ValueError(f"{self.entry}: {len(outs)} outs for "
                              f"{len(shapes)} results")
-        for i, (out, shape, bits) in enumerate(
-                zip(outs, shapes, self.result_bits)):
-            check_out(f"outs[{i}]", out, tuple(shape),
-                      np.float64 if bits == 64 else np.float32)
+        for i, (out, shape, dtype) in enumerate(
+                zip(outs, shapes, self.result_dtypes)):
+            check_out(f"outs[{i}]", out, tuple(shape), dtype)
         results = self._native(unaliased(arrays, outs),
                                [list(s) for s in shapes], outs)
         return results[0] if len(results) == 1 else tuple(results)

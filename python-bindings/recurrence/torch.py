@@ -16,19 +16,30 @@ import numpy as np
 import torch as _torch
 from torch.autograd.function import once_differentiable
 
-from . import api
+from . import _recurrence, api
 
 __all__ = ["scan", "step", "linear_attention", "delta_rule", "selective_ssm",
            "normalize_gates", "hlru", "bdlru"]
 
 
-def _check_tensor(name, value, dtype=None):
+# float16 and bfloat16 operands run with a float32 state (init and final
+# state float32, the output in the operands' dtype).
+_NARROW = {_torch.float16: "f16", _torch.bfloat16: "bf16"}
+
+
+def _check_tensor(name, value, dtype=None, narrow=False):
     if not isinstance(value, _torch.Tensor):
         raise TypeError(f"{name}: expected a torch.Tensor, got "
                         f"{type(value).__name__}")
-    if value.dtype not in (_torch.float32, _torch.float64):
-        raise TypeError(f"{name}: expected dtype torch.float32 or "
-                        f"torch.float64, got {value.dtype}")
+    if value.dtype not in (_torch.float32, _torch.float64, _torch.float16,
+                           _torch.bfloat16):
+        raise TypeError(f"{name}: expected dtype torch.float32, "
+                        f"torch.float64, torch.float16 or torch.bfloat16, "
+                        f"got {value.dtype}")
+    if value.dtype in _NARROW and not narrow:
+        raise TypeError(f"{name}: {value.dtype} tensors are taken by "
+                        f"recurrence.torch.scan only; expected torch.float32 "
+                        f"or torch.float64")
     if dtype is not None and value.dtype != dtype:
         raise TypeError(f"{name}: expected dtype {dtype} like the other "
                         f"arguments, got {value.dtype}")
@@ -38,14 +49,36 @@ def _check_tensor(name, value, dtype=None):
     return value
 
 
+def _state_dtype(dtype):
+    """The dtype of init and the final state for operands of `dtype`."""
+    return _torch.float32 if dtype in _NARROW else dtype
+
+
 def _numpy(tensor):
-    return tensor.detach().numpy()
+    """The tensor's memory as an array; bfloat16 (which NumPy lacks) as
+    recurrence's bf16 dtype (ml_dtypes', or raw uint16 bits)."""
+    tensor = tensor.detach()
+    if tensor.dtype == _torch.bfloat16:
+        return tensor.view(_torch.int16).numpy().view(_recurrence.BFLOAT16)
+    return tensor.numpy()
+
+
+def _tensor(array):
+    """The inverse of _numpy for a result the compiled code wrote."""
+    if array.dtype == _recurrence.BFLOAT16:
+        return _torch.from_numpy(array.view(np.int16)).view(_torch.bfloat16)
+    return _torch.from_numpy(array)
+
+
+_DUMMY_DTYPES = {_torch.float64: np.float64, _torch.float32: np.float32,
+                 # bfloat16 checks as float16, which has its width
+                 _torch.float16: np.float16, _torch.bfloat16: np.float16}
 
 
 def _dummy(tensor):
     """An array with the shape and dtype of `tensor` and no data, for the
     shape checks (which also run on fake tensors, under torch.compile)."""
-    dtype = np.float64 if tensor.dtype == _torch.float64 else np.float32
+    dtype = _DUMMY_DTYPES[tensor.dtype]
     return np.lib.stride_tricks.as_strided(
         np.zeros(1, dtype), tuple(int(s) for s in tensor.shape),
         (0,) * tensor.dim())
@@ -65,6 +98,8 @@ def _layout(transition, b, init, readout, structure, reverse, matrix,
         schedule, chunk_size or None,
         None if readout is None else _dummy(readout), return_final_state,
         matrix or None)
+    if b[0].dtype in _NARROW:
+        spec["operand_type"] = _NARROW[b[0].dtype]
     return spec, out_shape, last_shape
 
 
@@ -81,7 +116,7 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
     results = api._run(spec, [_numpy(t) for t in _operands(
         transition, b, init, readout)], out_shape, last_shape)
-    return [_torch.from_numpy(r) for r in results]
+    return [_tensor(r) for r in results]
 
 
 def _scan_backward(transition, b, init, readout, grad_out, grad_final,
@@ -91,14 +126,14 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
     spec, out_shape, last_shape = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
-    dtype = np.float64 if spec["f64"] else np.float32
+    dtype = api.spec_dtypes(spec)[0]
     gout = (np.zeros(out_shape, dtype) if grad_out is None else
-            _numpy(grad_out))
+            _numpy(grad_out.to(b[0].dtype)))
     gfinal = (_numpy(grad_final) if spec["final_state"] and
               grad_final is not None else None)
     grads = api._gradients(spec, [_numpy(t) for t in _operands(
         transition, b, init, readout)], gout, gfinal, last_shape)
-    return [_torch.from_numpy(g) for g in grads]
+    return [_tensor(g) for g in grads]
 
 
 def _unpack(tensors, counts):
@@ -168,7 +203,7 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     transitions = ([] if a is None else list(a) if isinstance(a, (tuple, list))
                    else [a])
     operands = api._structure(structure)["operands"]
-    tensors = [_check_tensor(n, x)
+    tensors = [_check_tensor(n, x, narrow=True)
                for n, x in zip(operands or ["a"], transitions)]
     if isinstance(a, (tuple, list)) and len(operands) < 2:
         raise TypeError(f"a: expected a tensor for structure '{structure}'")
@@ -183,11 +218,12 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     inputs = list(b) if factored else [b]
     dtype = tensors[0].dtype if tensors else None
     for name, x in zip(["k", "v"] if factored else ["b"], inputs):
-        tensors.append(_check_tensor(name, x, dtype))
+        tensors.append(_check_tensor(name, x, dtype, narrow=True))
         dtype = tensors[-1].dtype
     extra = [(n, x) for n, x in (("init", init), ("readout", readout))
              if x is not None]
-    tensors += [_check_tensor(n, x, dtype) for n, x in extra]
+    tensors += [_check_tensor(n, x, _state_dtype(dtype) if n == "init"
+                              else dtype, narrow=True) for n, x in extra]
 
     init_t = dict(extra).get("init")
     readout_t = dict(extra).get("readout")
@@ -218,7 +254,8 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
                                 ("final_state_out", final_state_out,
                                  last_shape)):
         if tensor is not None:
-            _check_tensor(name, tensor, dtype)
+            _check_tensor(name, tensor, dtype if name == "out" else
+                          _state_dtype(dtype), narrow=True)
             _check_shape(name, tensor, shape)
             if tensor.requires_grad:
                 raise ValueError(f"{name}: an out= tensor must not require "
@@ -237,7 +274,7 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
         if t is not None and bump is not None:
             bump(t)
     # The out= tensors, and new tensors for results not asked for in place.
-    tensors = tuple(t if t is not None else _torch.from_numpy(r)
+    tensors = tuple(t if t is not None else _tensor(r)
                     for r, t in zip(results, outs))
     return tensors if return_final_state else tensors[0]
 
@@ -459,7 +496,9 @@ def _register_custom_ops():
             transition, b, init, readout, structure, reverse, matrix,
             return_final_state, schedule, chunk_size)
         shapes = [out_shape] + ([last_shape] if return_final_state else [])
-        return [b[0].new_empty(tuple(shape)) for shape in shapes]
+        dtypes = [b[0].dtype, _state_dtype(b[0].dtype)]
+        return [b[0].new_empty(tuple(shape), dtype=dtype)
+                for shape, dtype in zip(shapes, dtypes)]
 
     @library.custom_op("recurrence::scan_backward", mutates_args=())
     def scan_backward_op(transition: List[Tensor], b: List[Tensor],

@@ -20,7 +20,7 @@ def test_dtypes_and_types():
     a = np.zeros((2, 5, 3))
     with pytest.raises(TypeError, match="b: expected dtype float64"):
         rec.scan(a, np.zeros((2, 5, 3), np.float32))
-    with pytest.raises(TypeError, match="expected dtype float32 or float64"):
+    with pytest.raises(TypeError, match="expected dtype float32, float64, float16 or bfloat16"):
         rec.scan(a.astype(np.int32), a)
     with pytest.raises(TypeError, match="numpy.ndarray"):
         rec.scan([[0.0]], a)

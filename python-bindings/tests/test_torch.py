@@ -343,7 +343,7 @@ def test_errors():
         rt.scan(a, np.zeros((2, 4, 3)))
     with pytest.raises(TypeError, match="b: expected dtype torch.float64"):
         rt.scan(a, torch.zeros((2, 4, 3), dtype=torch.float32))
-    with pytest.raises(TypeError, match="dtype torch.float32 or"):
+    with pytest.raises(TypeError, match="dtype torch.float32, torch.float64, torch.float16 or"):
         rt.scan(a.long(), a)
     with pytest.raises(ValueError, match=r"b: expected shape \(2, 4, 3\), "
                        r"got \(2, 4, 5\)"):

@@ -9,6 +9,8 @@
 // h = 1, 1.5, 1.75 for a = 0.5 and 1, 1.25, 1.3125 for a = 0.25.
 // CHECK: states: 1 1 1.5 1.25 1.75 1.3125
 // CHECK: bad buffer: argument #1: expected rank 2, got 1
+// CHECK: bf16 buffer: argument #1: expected f64 elements, got bf16
+// CHECK: unknown dtype: recurrenceCall: argument #1: unknown dtype 7
 // The adjoint mu_t = a_{t+1} mu_{t+1} + 1 is 1.75, 1.5, 1 (a = 0.5) and
 // 1.3125, 1.25, 1 (a = 0.25); db_t = mu_t and da_t = mu_t h_{t-1}, h_0 = 0.
 // CHECK: da: 0 0 1.5 1.25 1.5 1.25
@@ -17,7 +19,7 @@
 // CHECK-NEXT: loc("-":1:13): expected
 // A scan from a JSON spec (reversed, f64, no batch dim): its signature and
 // the same states run backwards.
-// CHECK: signature: {"arg_bits":[64,64],"args":{{\[\[}}-1,-1],[-1,-1]],"result_bits":[64],"results":{{\[\[}}-1,-1]]}
+// CHECK: signature: {"arg_types":["f64","f64"],"args":{{\[\[}}-1,-1],[-1,-1]],"result_types":["f64"],"results":{{\[\[}}-1,-1]]}
 // CHECK: reversed: 1.75 1.3125 1.5 1.25 1 1
 // block_diagonal steps [3, 2, 2] with an input of 6: m = 2, N = 6.
 // CHECK: fit: {"param":2,"size":6}

@@ -23,10 +23,12 @@ int main() {
     return 1;
   }
   float a[3] = {0.5f, 0.5f, 0.5f}, b[3] = {1, 1, 1}, h[3] = {0, 0, 0};
-  std::vector<BufferView> args = {BufferView::contiguous(a, 32, {1, 3, 1}),
-                                  BufferView::contiguous(b, 32, {1, 3, 1})};
+  std::vector<BufferView> args = {
+      BufferView::contiguous(a, ElementType::F32, {1, 3, 1}),
+      BufferView::contiguous(b, ElementType::F32, {1, 3, 1})};
   if (llvm::Error error = (*jit)->call(
-          "scan", args, {BufferView::contiguous(h, 32, {1, 3, 1})})) {
+          "scan", args,
+          {BufferView::contiguous(h, ElementType::F32, {1, 3, 1})})) {
     std::printf("consumer-cxx: %s\n", llvm::toString(std::move(error)).c_str());
     return 1;
   }

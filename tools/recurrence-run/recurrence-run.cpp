@@ -22,7 +22,7 @@
 
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Reference/ScanReference.h"
-#include "recurrence/Runtime/JitModule.h"
+#include "recurrence/Runtime/HostBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -118,6 +118,11 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   return count;
 }
 
+/// The buffer element type of a tensor type that recurrence-run accepts.
+ElementType dtypeOf(Type type) {
+  return *elementTypeOf(cast<RankedTensorType>(type).getElementType());
+}
+
 /// Random inputs; an argument used as a scan's transition is drawn from the
 /// range that keeps that transition contractive.
 std::vector<Array> randomArguments(func::FuncOp func) {
@@ -137,38 +142,20 @@ std::vector<Array> randomArguments(func::FuncOp func) {
     Array values(numElements(type.getShape()));
     for (double &value : values) {
       value = uniform(engine);
-      if (type.getElementType().isF32())
-        value = static_cast<double>(static_cast<float>(value));
+      value = roundTo(dtypeOf(type), value);
     }
     args.push_back(std::move(values));
   }
   return args;
 }
 
-/// A buffer in the element type of a tensor.
-struct Buffer {
-  unsigned bits;
-  std::vector<float> f32;
-  std::vector<double> f64;
-  std::vector<int64_t> shape;
-
-  Buffer(RankedTensorType type, const Array &values)
-      : bits(type.getElementTypeBitWidth()),
-        shape(type.getShape().begin(), type.getShape().end()) {
-    if (bits == 64)
-      f64 = values;
-    else
-      f32.assign(values.begin(), values.end());
-  }
-  BufferView view() {
-    void *data = bits == 64 ? static_cast<void *>(f64.data())
-                            : static_cast<void *>(f32.data());
-    return BufferView::contiguous(data, bits, shape);
-  }
-  Array values() const {
-    return bits == 64 ? f64 : Array(f32.begin(), f32.end());
-  }
-};
+/// A buffer of `type` holding `values`.
+HostBuffer bufferOf(Type type, const Array &values) {
+  auto tensor = cast<RankedTensorType>(type);
+  return HostBuffer(dtypeOf(type),
+                    {tensor.getShape().begin(), tensor.getShape().end()},
+                    values);
+}
 
 func::FuncOp findEntry(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
@@ -187,24 +174,24 @@ double elapsedMs(std::chrono::steady_clock::time_point since) {
 FailureOr<std::vector<Array>> runJit(JitModule &jit, StringRef name,
                                      TypeRange argTypes, TypeRange resultTypes,
                                      ArrayRef<Array> args) {
-  std::vector<Buffer> inputs, outputs;
+  std::vector<HostBuffer> inputs, outputs;
   std::vector<BufferView> argViews, resultViews;
   for (auto [type, values] : llvm::zip(argTypes, args))
-    inputs.emplace_back(cast<RankedTensorType>(type), values);
-  for (Type type : resultTypes) {
-    auto tensor = cast<RankedTensorType>(type);
-    outputs.emplace_back(tensor, Array(numElements(tensor.getShape()), NAN));
-  }
-  for (Buffer &buffer : inputs)
+    inputs.push_back(bufferOf(type, values));
+  for (Type type : resultTypes)
+    outputs.push_back(bufferOf(
+        type,
+        Array(numElements(cast<RankedTensorType>(type).getShape()), NAN)));
+  for (HostBuffer &buffer : inputs)
     argViews.push_back(buffer.view());
-  for (Buffer &buffer : outputs)
+  for (HostBuffer &buffer : outputs)
     resultViews.push_back(buffer.view());
   if (llvm::Error error = jit.call(name, argViews, resultViews)) {
     llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
     return failure();
   }
   std::vector<Array> results;
-  for (Buffer &buffer : outputs)
+  for (HostBuffer &buffer : outputs)
     results.push_back(buffer.values());
   return results;
 }
@@ -347,9 +334,9 @@ int main(int argc, char **argv) {
                                             entry.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() ||
-        !(tensor.getElementType().isF32() || tensor.getElementType().isF64()))
-      return entry.emitError("recurrence-run needs static f32/f64 tensors, "
-                             "got ")
+        !elementTypeOf(tensor.getElementType()))
+      return entry.emitError("recurrence-run needs static tensors of f32, "
+                             "f64, f16 or bf16, got ")
                  << type,
              1;
   }
@@ -396,15 +383,19 @@ int main(int argc, char **argv) {
 
   bool ok = true;
   for (auto [index, got] : llvm::enumerate(*results)) {
-    unsigned bits =
-        cast<RankedTensorType>(resultTypes[index]).getElementTypeBitWidth();
+    // Relative to the largest reference value, by the result's precision.
+    ElementType dtype = dtypeOf(resultTypes[index]);
     double worst = 0.0, scale = 0.0;
     for (size_t i = 0; i < got.size(); ++i) {
       double error = std::fabs(got[i] - want[index][i]);
       worst = std::isnan(error) ? INFINITY : std::max(worst, error);
       scale = std::max(scale, std::fabs(want[index][i]));
     }
-    double tolerance = (bits == 64 ? 1e-10 : 2e-4) * (1.0 + scale);
+    double tolerance = (dtype == ElementType::F64   ? 1e-10
+                        : dtype == ElementType::F32 ? 2e-4
+                        : dtype == ElementType::F16 ? 2e-3
+                                                    : 1.6e-2) *
+                       (1.0 + scale);
     bool pass = worst <= tolerance;
     ok &= pass;
     llvm::outs() << llvm::format(

@@ -42,9 +42,9 @@ int main(void) {
   double b[6] = {1, 1, 1, 1, 1, 1};
   double h[6] = {0};
   int64_t sizes[2] = {3, 2}, strides[2] = {2, 1};
-  RecurrenceBuffer args[2] = {{a, 64, 2, sizes, strides},
-                              {b, 64, 2, sizes, strides}};
-  RecurrenceBuffer result = {h, 64, 2, sizes, strides};
+  RecurrenceBuffer args[2] = {{a, RECURRENCE_F64, 2, sizes, strides},
+                              {b, RECURRENCE_F64, 2, sizes, strides}};
+  RecurrenceBuffer result = {h, RECURRENCE_F64, 2, sizes, strides};
   if (recurrenceCall(compiled, args, 2, &result, 1, &error)) {
     printf("call error: %s\n", error);
     return 1;
@@ -55,10 +55,25 @@ int main(void) {
   printf("\n");
 
   /* A buffer of the wrong rank is refused, with the reason. */
-  RecurrenceBuffer bad = {b, 64, 1, sizes, strides};
+  RecurrenceBuffer bad = {b, RECURRENCE_F64, 1, sizes, strides};
   RecurrenceBuffer badArgs[2] = {args[0], bad};
   if (recurrenceCall(compiled, badArgs, 2, &result, 1, &error)) {
     printf("bad buffer: %s\n", error);
+    recurrenceFree(error);
+    error = NULL;
+  }
+  /* So is a buffer of another element type, and an unknown dtype. */
+  RecurrenceBuffer narrow = {b, RECURRENCE_BF16, 2, sizes, strides};
+  RecurrenceBuffer unknown = {b, 7, 2, sizes, strides};
+  RecurrenceBuffer narrowArgs[2] = {args[0], narrow};
+  RecurrenceBuffer unknownArgs[2] = {args[0], unknown};
+  if (recurrenceCall(compiled, narrowArgs, 2, &result, 1, &error)) {
+    printf("bf16 buffer: %s\n", error);
+    recurrenceFree(error);
+    error = NULL;
+  }
+  if (recurrenceCall(compiled, unknownArgs, 2, &result, 1, &error)) {
+    printf("unknown dtype: %s\n", error);
     recurrenceFree(error);
     error = NULL;
   }
@@ -80,10 +95,10 @@ int main(void) {
   }
   double ones[6] = {1, 1, 1, 1, 1, 1};
   double da[6] = {0}, db[6] = {0};
-  RecurrenceBuffer gradArgs[3] = {args[0], args[1],
-                                  {ones, 64, 2, sizes, strides}};
-  RecurrenceBuffer grads[2] = {{da, 64, 2, sizes, strides},
-                               {db, 64, 2, sizes, strides}};
+  RecurrenceBuffer gradArgs[3] = {
+      args[0], args[1], {ones, RECURRENCE_F64, 2, sizes, strides}};
+  RecurrenceBuffer grads[2] = {{da, RECURRENCE_F64, 2, sizes, strides},
+                               {db, RECURRENCE_F64, 2, sizes, strides}};
   if (recurrenceCall(grad, gradArgs, 3, grads, 2, &error)) {
     printf("call error: %s\n", error);
     return 1;
@@ -106,8 +121,7 @@ int main(void) {
   RecurrenceCompiled *fromSpec = recurrenceCompileScan(
       "{\"structure\": \"diagonal\", \"reverse\": true, \"f64\": true, "
       "\"batch_rank\": 0}",
-      0,
-      &error);
+      0, &error);
   if (!fromSpec) {
     printf("spec failed: %s\n", error);
     return 1;
@@ -134,8 +148,7 @@ int main(void) {
   recurrenceFree(fit);
   char *shapes = recurrenceScanShapes(
       "{\"structure\": \"dplr\", \"param\": 2, \"init\": true}",
-      "{\"batch\": [5], \"steps\": 7, \"size\": 4, \"columns\": 1}",
-      &error);
+      "{\"batch\": [5], \"steps\": 7, \"size\": 4, \"columns\": 1}", &error);
   printf("shapes: %s\n", shapes);
   recurrenceFree(shapes);
   if (!recurrenceCompileScan("{\"schedule\": \"fast\"}", 0, &error)) {

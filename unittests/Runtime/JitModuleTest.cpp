@@ -41,9 +41,9 @@ TEST_F(JitModuleTest, RunsOnStridedBuffers) {
   std::vector<float> a = {0.5f,  -1, 0.25f, -1, 0.5f,  -1,
                           0.25f, -1, 0.5f,  -1, 0.25f, -1};
   std::vector<float> b(6, 1.0f), h(6, 0.0f);
-  BufferView aView{a.data(), 32, {3, 2}, {4, 2}};
-  BufferView bView = BufferView::contiguous(b.data(), 32, {3, 2});
-  BufferView hView = BufferView::contiguous(h.data(), 32, {3, 2});
+  BufferView aView{a.data(), ElementType::F32, {3, 2}, {4, 2}};
+  BufferView bView = BufferView::contiguous(b.data(), ElementType::F32, {3, 2});
+  BufferView hView = BufferView::contiguous(h.data(), ElementType::F32, {3, 2});
   ASSERT_EQ(errorOf((*jit)->call("scan", {aView, bView}, {hView})), "");
   EXPECT_EQ(h, (std::vector<float>{1, 1, 1.5f, 1.25f, 1.75f, 1.3125f}));
 }
@@ -53,10 +53,14 @@ TEST_F(JitModuleTest, RejectsWrongBuffers) {
   ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
   std::vector<float> data(64, 0.0f);
   std::vector<double> wide(64, 0.0);
-  BufferView good = BufferView::contiguous(data.data(), 32, {4, 3});
-  BufferView otherShape = BufferView::contiguous(data.data(), 32, {4, 2});
-  BufferView rank3 = BufferView::contiguous(data.data(), 32, {1, 4, 3});
-  BufferView f64 = BufferView::contiguous(wide.data(), 64, {4, 3});
+  BufferView good =
+      BufferView::contiguous(data.data(), ElementType::F32, {4, 3});
+  BufferView otherShape =
+      BufferView::contiguous(data.data(), ElementType::F32, {4, 2});
+  BufferView rank3 =
+      BufferView::contiguous(data.data(), ElementType::F32, {1, 4, 3});
+  BufferView f64 =
+      BufferView::contiguous(wide.data(), ElementType::F64, {4, 3});
 
   EXPECT_EQ(errorOf((*jit)->call("scan", {good}, {good})),
             "'scan' takes 2 argument(s) and 1 result(s), got 1 and 1");
@@ -65,7 +69,7 @@ TEST_F(JitModuleTest, RejectsWrongBuffers) {
   EXPECT_EQ(errorOf((*jit)->call("scan", {good, rank3}, {good})),
             "argument #1: expected rank 2, got 3");
   EXPECT_EQ(errorOf((*jit)->call("scan", {good, f64}, {good})),
-            "argument #1: expected 32-bit elements, got 64");
+            "argument #1: expected f32 elements, got f64");
   EXPECT_EQ(errorOf((*jit)->call("scan", {good, good}, {rank3})),
             "result #0: expected rank 2, got 3");
   // Dynamic sizes are accepted, but the op's shape rules still hold at run

@@ -8,7 +8,7 @@
 //
 // Every structure x schedule x {forward, reverse} x {no init, init} x
 // {f32, f64} x {vector, matrix, factored matrix} state x {states, readout}
-// is compiled
+// (and bf16 and f16 operands with an f32 state) is compiled
 // once through -recurrence-to-llvm and run on random seeded problems of
 // several shapes (T = 1, T = 257, odd N, two batch dims, an empty batch),
 // then compared with the float64 reference.
@@ -58,7 +58,8 @@ protected:
                    " N=" + std::to_string(sizes.size) +
                    " D=" + std::to_string(sizes.columns));
       double tolerance = toleranceFor(spec, sizes, family);
-      expectClose(got.output, want.output, tolerance, "output");
+      expectClose(got.output, want.output, tolerance + outputRoundingFor(spec),
+                  "output");
       if (spec.finalState)
         expectClose(got.finalState, want.finalState, tolerance, "final state");
     }
@@ -250,13 +251,56 @@ std::vector<ScanSpec> longMemoryCases() {
 INSTANTIATE_TEST_SUITE_P(AllStructures, ScanLongMemory,
                          ::testing::ValuesIn(longMemoryCases()), specName);
 
+/// bf16 and f16 operands with an f32 state (`accumulate(f32)`): every
+/// structure and schedule, both directions, a vector state with init and a
+/// factored matrix state with readout. The reference runs in float64 on the
+/// operands rounded to their type; the output, stored in that type, may
+/// differ by its rounding, the final state (f32) only by f32 roundoff.
+class ScanMixedPrecision : public ScanExecution {};
+
+TEST_P(ScanMixedPrecision, MatchesReference) {
+  checkShapes(GetParam(), kTwoBatchDims);
+}
+
+std::vector<ScanSpec> mixedPrecisionCases() {
+  std::vector<ScanSpec> specs;
+  for (ScanSpec spec : structures())
+    for (auto [schedule, chunk] :
+         {std::pair<ScheduleKind, int64_t>{ScheduleKind::Sequential, 0},
+          {ScheduleKind::Chunked, 8},
+          {ScheduleKind::Scan, 0}})
+      for (bool matrix : {false, true}) {
+        spec.schedule = schedule;
+        spec.chunkSize = chunk;
+        spec.init = spec.finalState = true;
+        spec.matrix = spec.factored = spec.readout = matrix;
+        spec.batchRank = 2;
+        spec.operandType = "bf16";
+        spec.reverse = false;
+        specs.push_back(spec);
+        spec.operandType = "f16";
+        spec.reverse = true;
+        specs.push_back(spec);
+      }
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStructures, ScanMixedPrecision,
+                         ::testing::ValuesIn(mixedPrecisionCases()), specName);
+
 /// Float32 over a million steps with gates in [0.998, 1] and a third of the
 /// steps in runs of exact 1s: the state remembers about 1500 steps and
 /// grows to tens, and the float32 error must stay within the roundoff of
 /// that memory (the tolerance rule with L = 1 / mean(1 - a)), not grow with
 /// the million steps (a drift bound).
-TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
+/// The million-step problem above with gates in [lowest, 1] and operands
+/// rounded to `operandType` (empty: f32), checked under every schedule.
+static void checkMillionSteps(MLIRContext *context,
+                              const std::string &operandType, double lowest,
+                              double minMemory) {
   const ScanSizes sizes{{1}, 1000000, 3, 1};
+  ElementType type =
+      operandType.empty() ? ElementType::F32 : *elementTypeNamed(operandType);
   std::mt19937_64 engine(42);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> gates(sizes.steps * sizes.size), inputs(gates.size());
@@ -265,15 +309,15 @@ TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
     for (int64_t t = 0, run = 0; t < sizes.steps; ++t) {
       if (run == 0 && unit(engine) < 1.0 / 64)
         run = 32;
-      double a = run > 0 ? (--run, 1.0) : 0.998 + 0.002 * unit(engine);
-      gates[t * sizes.size + n] = static_cast<float>(a);
+      double a = run > 0 ? (--run, 1.0) : lowest + (1 - lowest) * unit(engine);
+      gates[t * sizes.size + n] = roundTo(type, a);
       forgetting += 1.0 - gates[t * sizes.size + n];
     }
   forgetting /= gates.size();
   for (double &b : inputs)
-    b = static_cast<float>(2.0 * unit(engine) - 1.0);
+    b = roundTo(type, 2.0 * unit(engine) - 1.0);
   const double memory = 1.0 / forgetting;
-  ASSERT_GT(memory, 1000.0);
+  ASSERT_GT(memory, minMemory);
   ASSERT_LT(memory, 0.01 * sizes.steps);
 
   for (auto [schedule, chunk] :
@@ -285,6 +329,7 @@ TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
     spec.schedule = schedule;
     spec.chunkSize = chunk;
     spec.finalState = true;
+    spec.operandType = operandType;
     SCOPED_TRACE(spec.describe());
     OwningOpRef<ModuleOp> module = buildScanModule(context, spec);
     auto jit = JitModule::compile(*module, {"scan"});
@@ -296,10 +341,24 @@ TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
     for (double h : want.output)
       largest = std::max(largest, std::fabs(h));
     EXPECT_GT(largest, 20.0);
+    // The state is f32 either way: its error is f32 roundoff over the
+    // memory, which a state held in bf16 (2^-8) would exceed a thousandfold.
     double tolerance = 8.0 * 0x1p-24 * std::sqrt(memory);
-    expectClose(got.output, want.output, tolerance, "output");
+    expectClose(got.output, want.output, tolerance + outputRoundingFor(spec),
+                "output");
     expectClose(got.finalState, want.finalState, tolerance, "final state");
   }
+}
+
+TEST_F(ScanExecution, Float32StaysStableOverAMillionSteps) {
+  checkMillionSteps(context, "", 0.998, 1000.0);
+}
+
+/// bf16 gates and inputs with an f32 state over a million steps. In bf16
+/// the gates of [0.99, 1] fall on 0.9921875, 0.99609375 and 1, so the state
+/// remembers a few hundred steps.
+TEST_F(ScanExecution, Bf16OperandsKeepAFloat32StateOverAMillionSteps) {
+  checkMillionSteps(context, "bf16", 0.99, 200.0);
 }
 } // namespace
 

@@ -9,6 +9,7 @@
 #include "ScanProblem.h"
 
 #include "recurrence/Pipelines/Pipelines.h"
+#include "recurrence/Runtime/HostBuffer.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "gtest/gtest.h"
@@ -45,56 +46,36 @@ std::string mlir::recurrence::testing::specTestName(const ScanSpec &spec) {
   return name;
 }
 
-namespace {
-/// Holds one buffer in the kernel's element type.
-struct TypedBuffer {
-  std::vector<float> f32;
-  std::vector<double> f64;
-  bool isF64;
-
-  TypedBuffer(bool isF64, const std::vector<double> &values) : isF64(isF64) {
-    if (isF64)
-      f64 = values;
-    else
-      f32.assign(values.begin(), values.end());
-  }
-  void *data() {
-    return isF64 ? static_cast<void *>(f64.data())
-                 : static_cast<void *>(f32.data());
-  }
-  std::vector<double> values() const {
-    return isF64 ? f64 : std::vector<double>(f32.begin(), f32.end());
-  }
-};
-} // namespace
-
 std::vector<std::vector<double>> mlir::recurrence::testing::runFunction(
-    JitModule &jit, StringRef name, bool f64,
+    JitModule &jit, StringRef name,
     const std::vector<std::vector<double>> &args,
     const std::vector<std::vector<int64_t>> &argShapes,
     const std::vector<std::vector<int64_t>> &resultShapes) {
-  unsigned bits = f64 ? 64 : 32;
-  std::vector<TypedBuffer> inputs, outputs;
+  const JitModule::Signature *signature = jit.getSignature(name);
+  if (!signature) {
+    ADD_FAILURE() << "no entry '" << name.str() << "'";
+    return {};
+  }
+  std::vector<HostBuffer> inputs, outputs;
   std::vector<BufferView> argViews, resultViews;
   inputs.reserve(args.size());
   outputs.reserve(resultShapes.size());
   for (size_t i = 0; i < args.size(); ++i) {
-    inputs.emplace_back(f64, args[i]);
-    argViews.push_back(
-        BufferView::contiguous(inputs.back().data(), bits, argShapes[i]));
+    inputs.emplace_back(signature->argTypes[i], argShapes[i], args[i]);
+    argViews.push_back(inputs.back().view());
   }
   // Poison the outputs so that unwritten elements are caught.
-  for (const std::vector<int64_t> &shape : resultShapes) {
-    outputs.emplace_back(f64, std::vector<double>(numElements(shape), NAN));
-    resultViews.push_back(
-        BufferView::contiguous(outputs.back().data(), bits, shape));
+  for (auto [index, shape] : llvm::enumerate(resultShapes)) {
+    outputs.emplace_back(signature->resultTypes[index], shape,
+                         std::vector<double>(numElements(shape), NAN));
+    resultViews.push_back(outputs.back().view());
   }
   if (llvm::Error error = jit.call(name, argViews, resultViews)) {
     ADD_FAILURE() << llvm::toString(std::move(error));
     return {};
   }
   std::vector<std::vector<double>> results;
-  for (const TypedBuffer &buffer : outputs)
+  for (const HostBuffer &buffer : outputs)
     results.push_back(buffer.values());
   return results;
 }
@@ -110,7 +91,7 @@ RunResult mlir::recurrence::testing::runScan(
   if (spec.finalState)
     resultShapes.push_back(referenceFinalStateShape(spec, sizes));
   std::vector<std::vector<double>> results =
-      runFunction(jit, "scan", spec.f64, operands, argShapes, resultShapes);
+      runFunction(jit, "scan", operands, argShapes, resultShapes);
   if (results.empty())
     return {};
   return {results[0], spec.finalState ? results[1] : std::vector<double>{}};
@@ -150,6 +131,14 @@ double mlir::recurrence::testing::toleranceFor(const ScanSpec &spec,
   double eps = spec.f64 ? 0x1p-53 : 0x1p-24;
   return kRoundingsPerStep * eps *
          std::sqrt(effectiveLength(spec, family, sizes));
+}
+
+double mlir::recurrence::testing::outputRoundingFor(const ScanSpec &spec) {
+  if (spec.operandType == "bf16")
+    return 0x1p-8;
+  if (spec.operandType == "f16")
+    return 0x1p-11;
+  return 0.0;
 }
 
 void mlir::recurrence::testing::expectClose(const std::vector<double> &got,

@@ -10,7 +10,7 @@
 #define RECURRENCE_UNITTESTS_SUPPORT_SCANPROBLEM_H
 
 #include "recurrence/Reference/ScanReference.h"
-#include "recurrence/Runtime/JitModule.h"
+#include "recurrence/Runtime/HostBuffer.h"
 #include "recurrence/Runtime/ScanSpec.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -37,10 +37,11 @@ RunResult runScan(JitModule &jit, const ScanSpec &spec, const ScanSizes &sizes,
                   const std::vector<std::vector<double>> &operands);
 
 /// Runs function `name` of `jit` on `args` of the given shapes (converted to
-/// f64 or f32) and returns its results, of `resultShapes`, in float64. Fails
-/// the current test (and returns nothing) on a runtime error.
+/// the element types of its signature) and returns its results, of
+/// `resultShapes`, in float64. Fails the current test (and returns nothing)
+/// on a runtime error.
 std::vector<std::vector<double>>
-runFunction(JitModule &jit, StringRef name, bool f64,
+runFunction(JitModule &jit, StringRef name,
             const std::vector<std::vector<double>> &args,
             const std::vector<std::vector<int64_t>> &argShapes,
             const std::vector<std::vector<int64_t>> &resultShapes);
@@ -50,6 +51,10 @@ runFunction(JitModule &jit, StringRef name, bool f64,
 /// near zero (cancellations, small readouts). NaN counts as infinite.
 double relativeError(const std::vector<double> &got,
                      const std::vector<double> &want);
+
+/// The rounding of an output stored in narrower operands' type (relative,
+/// twice the unit roundoff): 2^-8 for bf16, 2^-11 for f16, else 0.
+double outputRoundingFor(const ScanSpec &spec);
 
 /// The tolerance on relativeError: the roundoff of the dtype, times the
 /// roundings of one step, times the square root of the number of steps over

@@ -98,7 +98,7 @@ protected:
       argShapes.push_back(resultShapes[i]);
     }
     std::vector<Array> gradients =
-        runFunction(jit, "scan_grad", spec.f64, args, argShapes, shapes);
+        runFunction(jit, "scan_grad", args, argShapes, shapes);
     ASSERT_EQ(gradients.size(), operands.size());
 
     auto loss = [&](const std::vector<Array> &direction, double step) {

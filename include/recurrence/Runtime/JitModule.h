@@ -19,8 +19,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +34,22 @@ namespace mlir {
 class ExecutionEngine;
 namespace recurrence {
 
+/// The element types buffers hold; the numbering is the C API's
+/// (RECURRENCE_F32, ...).
+enum class ElementType : int32_t { F32 = 0, F64 = 1, F16 = 2, BF16 = 3 };
+
+/// The size of one element in bytes, and the MLIR spelling ("f32", ...).
+unsigned elementBytes(ElementType type);
+llvm::StringRef elementTypeName(ElementType type);
+/// The element type spelled `name` ("f32", ...), if any.
+std::optional<ElementType> elementTypeNamed(llvm::StringRef name);
+/// The buffer element type of an MLIR float type, if it is one of them.
+std::optional<ElementType> elementTypeOf(Type type);
+
 /// A strided view of caller memory; strides count elements.
 struct BufferView {
   void *data = nullptr;
-  unsigned elementBits = 32;
+  ElementType dtype = ElementType::F32;
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
 
@@ -44,7 +58,7 @@ struct BufferView {
   bool isContiguous() const;
 
   /// A contiguous row-major view.
-  static BufferView contiguous(void *data, unsigned elementBits,
+  static BufferView contiguous(void *data, ElementType dtype,
                                std::vector<int64_t> sizes);
 };
 
@@ -83,7 +97,11 @@ public:
   /// The (ranked) shapes of an entry's arguments and results.
   struct Signature {
     std::vector<std::vector<int64_t>> args, results;
-    std::vector<unsigned> argBits, resultBits;
+    std::vector<ElementType> argTypes, resultTypes;
+    /// {"args": [[sizes]], "arg_types": ["f32", ...], "results": [[sizes]],
+    /// "result_types": [...]}, -1 for a dynamic size; and back.
+    llvm::json::Value toJson() const;
+    static std::optional<Signature> fromJson(const llvm::json::Value &value);
     /// The packed entry point, looked up once at compile time.
     void (*packed)(void **) = nullptr;
   };

@@ -39,7 +39,11 @@ struct ScanSpec {
   bool init = false;
   bool readout = false;
   bool finalState = false;
-  bool f64 = false;
+  bool f64 = false; // the state type: f64, else f32
+  /// Narrower operands ("bf16" or "f16") of a state in f32 (or f64): the
+  /// scan accumulates in the state type and stores its output in this one.
+  /// Empty: the operands and the output have the state type.
+  std::string operandType;
   int64_t batchRank = 1;
 
   /// A short name, e.g. "block_diagonal<3>.matrix.reverse.init.f64".

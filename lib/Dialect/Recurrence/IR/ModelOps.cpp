@@ -65,7 +65,7 @@ Value gatedScan(OpBuilder &b, Location loc, Attribute structure,
                         cast<RecurrenceStructureInterface>(structure), schedule,
                         /*matrix=*/false, /*reverse=*/false,
                         ValueRange{transition}, gated, Value(), Value(), init,
-                        Value(), ValueRange())
+                        Value(), ValueRange(), TypeAttr())
       .getOutput();
 }
 
@@ -372,7 +372,7 @@ LinearAttentionOp::decomposeOperation(OpBuilder &b) {
       ScanOp::create(b, loc, getValue().getType(), Type(), identity,
                      getScheduleAttr(), /*matrix=*/true, /*reverse=*/false,
                      ValueRange(), Value(), key, getValue(), Value(), query,
-                     ValueRange())
+                     ValueRange(), TypeAttr())
           .getOutput();
   if (!getNormalize())
     return SmallVector<Value>{numerator};
@@ -382,7 +382,7 @@ LinearAttentionOp::decomposeOperation(OpBuilder &b) {
       ScanOp::create(b, loc, denominatorType, Type(), identity,
                      getScheduleAttr(), /*matrix=*/false, /*reverse=*/false,
                      ValueRange(), key, Value(), Value(), Value(), query,
-                     ValueRange())
+                     ValueRange(), TypeAttr())
           .getOutput();
   double eps = getEps().convertToDouble();
   return SmallVector<Value>{
@@ -457,7 +457,8 @@ FailureOr<SmallVector<Value>> DeltaRuleOp::decomposeOperation(OpBuilder &b) {
       /*reverse=*/false,
       ValueRange{diagonal, withUnitColumn(b, loc, left),
                  withUnitColumn(b, loc, key)},
-      Value(), scaledKey, getValue(), getInit(), getQuery(), ValueRange());
+      Value(), scaledKey, getValue(), getInit(), getQuery(), ValueRange(),
+      TypeAttr());
   return SmallVector<Value>(scan->getResults());
 }
 
@@ -514,7 +515,7 @@ FailureOr<SmallVector<Value>> SelectiveSsmOp::decomposeOperation(OpBuilder &b) {
       b, loc, x.getType(), getFinalState() ? getFinalState().getType() : Type(),
       DiagonalAttr::get(context), getScheduleAttr(), /*matrix=*/true,
       /*reverse=*/false, ValueRange{gates}, Value(), getB(), scaled, getInit(),
-      getC(), ValueRange());
+      getC(), ValueRange(), TypeAttr());
   SmallVector<Value> results(scan->getResults());
   if (Value skip = getD()) {
     AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);

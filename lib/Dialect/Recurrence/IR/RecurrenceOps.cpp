@@ -171,16 +171,37 @@ static SmallVector<std::pair<Value, std::string>> namedOperands(ScanOp op) {
   return named;
 }
 
-/// Every operand and result must share the element type of the input.
+/// The operands share the element type E of the input; the state (init and
+/// final state) is held in the accumulation type A (E without `accumulate`);
+/// the output is stored as E or A.
 static LogicalResult verifyElementTypes(ScanOp op) {
-  Value source = op.getShapeSource();
-  Type elementType = cast<RankedTensorType>(source.getType()).getElementType();
+  Type operandType = op.getOperandType();
+  Type stateType = op.getStateType();
+  if (op.getAccumulateAttr() &&
+      stateType.getIntOrFloatBitWidth() < operandType.getIntOrFloatBitWidth())
+    return op.emitOpError()
+           << "expected an accumulation type at least as wide as the "
+              "operands' "
+           << operandType << ", got " << stateType;
   StringRef sourceRole = op.hasFactoredInput() ? "factored input key" : "input";
   for (auto [value, role] : namedOperands(op)) {
     Type type = cast<RankedTensorType>(value.getType()).getElementType();
-    if (type != elementType)
+    bool mixed = op.getAccumulateAttr() != nullptr;
+    bool isState =
+        mixed && (value == op.getInit() || value == op.getFinalState());
+    bool isOutput = mixed && value == op.getOutput();
+    if (isState && type != stateType)
       return op.emitOpError()
-             << "expected " << role << " of element type " << elementType
+             << "expected " << role << " of element type " << stateType
+             << " (the accumulation type), got " << type;
+    if (isOutput && type != operandType && type != stateType)
+      return op.emitOpError()
+             << "expected output of element type " << operandType
+             << " (that of the " << sourceRole << ") or " << stateType
+             << " (the accumulation type), got " << type;
+    if (!isState && !isOutput && type != operandType)
+      return op.emitOpError()
+             << "expected " << role << " of element type " << operandType
              << " (that of the " << sourceRole << "), got " << type;
   }
   return success();

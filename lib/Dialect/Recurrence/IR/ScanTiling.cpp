@@ -226,7 +226,8 @@ ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   auto tiled = ScanOp::create(
       b, loc, resultTypes[0], getFinalState() ? resultTypes[1] : Type(),
       getStructureAttr(), getScheduleAttr(), getMatrix(), getReverse(),
-      transition, input, key, value, init, readout, destinations);
+      transition, input, key, value, init, readout, destinations,
+      getAccumulateAttr());
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }
 

@@ -27,6 +27,7 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/Adjoint.h"
 #include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
+#include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,13 +67,17 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
 /// The canonical form and the maps into and out of it.
 class Canonical {
 public:
-  Canonical(OpBuilder &b, Location loc, int64_t batchRank, bool reverse)
-      : b(b), loc(loc), batchRank(batchRank), reverse(reverse) {}
+  Canonical(OpBuilder &b, Location loc, int64_t batchRank, bool reverse,
+            Type stateType)
+      : b(b), loc(loc), batchRank(batchRank), reverse(reverse),
+        stateType(stateType) {}
 
   /// `value` with its batch dims as one, with a trailing unit column when
   /// `column` (a vector state's [N] as [N, 1]), and forward in time when
   /// `perStep`.
+  /// Narrower operands (`accumulate`) are extended to the state type.
   Value in(Value value, bool perStep, bool column = false) {
+    value = convertElementType(b, loc, value, stateType);
     if (batchRank == 0)
       value = expandDim(
           value, 0,
@@ -104,6 +109,9 @@ public:
         batch.push_back(tensor::getMixedSize(b, loc, original, i));
       value = expandDim(value, 0, batch);
     }
+    value = convertElementType(
+        b, loc, value,
+        cast<RankedTensorType>(original.getType()).getElementType());
     // The types may know fewer (or more) sizes than the original's.
     if (value.getType() != original.getType())
       value = tensor::CastOp::create(b, loc, original.getType(), value);
@@ -180,6 +188,7 @@ private:
   Location loc;
   int64_t batchRank;
   bool reverse;
+  Type stateType;
 };
 
 /// Slices of [B, S, ...] tensors along the steps.
@@ -255,7 +264,7 @@ class AdjointBuilder {
 public:
   AdjointBuilder(OpBuilder &b, ScanOp op, Canonical &canon)
       : b(b), loc(op.getLoc()), op(op), canon(canon), steps{b, loc},
-        structure(op.getStructure()), elementType(op.getElementType()),
+        structure(op.getStructure()), elementType(op.getStateType()),
         perElement(op.hasPerElementTransition()),
         depth(structure.getStateDepth()), lead(std::max<int64_t>(1, depth)) {}
 
@@ -305,12 +314,12 @@ private:
     SmallVector<OpFoldResult> finalSizes = {batch, size, columns};
     if (depth)
       finalSizes.insert(finalSizes.begin() + 1, b.getIndexAttr(depth));
-    return ScanOp::create(b, loc, typeOf(statesSizes(count), elementType),
-                          withFinalState ? typeOf(finalSizes, elementType)
-                                         : Type(),
-                          op.getStructureAttr(), op.getScheduleAttr(),
-                          /*matrix=*/true, reverse, scanTransitions, scanInput,
-                          scanKey, scanValue, scanInit, Value(), ValueRange());
+    return ScanOp::create(
+        b, loc, typeOf(statesSizes(count), elementType),
+        withFinalState ? typeOf(finalSizes, elementType) : Type(),
+        op.getStructureAttr(), op.getScheduleAttr(),
+        /*matrix=*/true, reverse, scanTransitions, scanInput, scanKey,
+        scanValue, scanInit, Value(), ValueRange(), TypeAttr());
   }
 
   /// G_t over `count` steps: ybar, or c_t ybar_t^T under a readout.
@@ -605,7 +614,8 @@ FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
     Value finalStateCotangent, int64_t checkpoint) {
   if (failed(op.verify()))
     return failure();
-  Canonical canon(rewriter, op.getLoc(), op.getBatchRank(), op.getReverse());
+  Canonical canon(rewriter, op.getLoc(), op.getBatchRank(), op.getReverse(),
+                  op.getStateType());
   AdjointBuilder builder(rewriter, op, canon);
   builder.load(outputCotangent, finalStateCotangent);
   if (checkpoint > 0 && !builder.hasDepth())

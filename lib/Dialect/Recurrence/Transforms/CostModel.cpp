@@ -83,12 +83,17 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     d = 1;
   StructureCosts cost =
       dims->structure.getCosts(n, d, op.hasPerElementTransition());
-  double bytes = op.getElementType().getIntOrFloatBitWidth() / 8.0;
+  auto bytesOf = [](Type type) { return type.getIntOrFloatBitWidth() / 8.0; };
+  double bytes = bytesOf(op.getOperandType());
+  double stateBytes = bytesOf(op.getStateType());
   double input = op.hasFactoredInput() ? n + d : n * d;
-  double output = op.getReadout() ? d + n : n * d;
   double readBytes = bytes * (cost.transitionElements + input);
-  double stepBytes = readBytes + bytes * output;
-  double pairBytes = bytes * (cost.compositeElements + cost.stateElements);
+  // A step's output row, with the readout c_t it reads.
+  double outputBytes = op.getReadout()
+                           ? bytesOf(op.getOutputType()) * d + bytes * n
+                           : bytesOf(op.getOutputType()) * n * d;
+  double stepBytes = readBytes + outputBytes;
+  double pairBytes = stateBytes * (cost.compositeElements + cost.stateElements);
   MLIRContext *context = op.getContext();
 
   // The CPU's sequential loops run one task per batch element, or per (batch
@@ -146,7 +151,7 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
                                  2 * batch * steps * combineFlops,
                                  6 * batch * steps * pairBytes);
     double finish = phaseSeconds(target, batch * steps, 0,
-                                 batch * steps * (pairBytes + bytes * output));
+                                 batch * steps * (pairBytes + outputBytes));
     estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Scan, 0),
                          setup + sweeps + finish});
   }

@@ -72,7 +72,7 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
     Location loc = op.getLoc();
     Value steps = io.getSteps();
     Chunking chunks(rewriter, loc, steps, chunkSize);
-    Type elementType = op.getElementType();
+    Type elementType = op.getStateType();
     SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
     SmallVector<OpFoldResult> composite = io.compositeSizes(rewriter, loc);
     bool hasProducts = !composite.empty();

@@ -197,7 +197,7 @@ mlir::recurrence::lowerScanToBlellochScan(RewriterBase &rewriter, ScanOp op) {
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     Location loc = op.getLoc();
     Value steps = io.getSteps();
-    Type elementType = op.getElementType();
+    Type elementType = op.getStateType();
     Composite::Form form = op.getStructure().getCompositeForm();
     SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
     SmallVector<OpFoldResult> space = batch;

@@ -45,6 +45,15 @@ Value ScanIO::timeOf(OpBuilder &b, Location loc, Value tau) const {
   return arith::SubIOp::create(b, loc, last, tau);
 }
 
+Value ScanIO::toStateType(OpBuilder &b, Location loc, Value value) const {
+  Type stateType = op.getStateType();
+  if (!isa<RankedTensorType>(value.getType()))
+    return value.getType() == stateType
+               ? value
+               : arith::ExtFOp::create(b, loc, stateType, value).getResult();
+  return convertElementType(b, loc, value, stateType);
+}
+
 StepTransition ScanIO::transitionAt(OpBuilder &b, Location loc,
                                     ValueRange batch, Value t) const {
   SmallVector<Value> lead = appendIndex(batch, t);
@@ -53,9 +62,11 @@ StepTransition ScanIO::transitionAt(OpBuilder &b, Location loc,
     // A rank-0 step is a scalar.
     if (cast<RankedTensorType>(a.getType()).getRank() ==
         static_cast<int64_t>(lead.size()))
-      transition.operands.push_back(tensor::ExtractOp::create(b, loc, a, lead));
+      transition.operands.push_back(
+          toStateType(b, loc, tensor::ExtractOp::create(b, loc, a, lead)));
     else
-      transition.operands.push_back(extractRow(b, loc, a, lead));
+      transition.operands.push_back(
+          toStateType(b, loc, extractRow(b, loc, a, lead)));
   }
   return transition;
 }
@@ -65,16 +76,18 @@ StepInput ScanIO::inputAt(OpBuilder &b, Location loc, ValueRange batch,
   SmallVector<Value> lead = appendIndex(batch, t);
   StepInput input;
   if (op.hasFactoredInput()) {
-    input.key = extractRow(b, loc, op.getInputKey(), lead);
-    input.value = extractRow(b, loc, op.getInputValue(), lead);
+    input.key = toStateType(b, loc, extractRow(b, loc, op.getInputKey(), lead));
+    input.value =
+        toStateType(b, loc, extractRow(b, loc, op.getInputValue(), lead));
   } else {
-    input.full = toCanonical(b, loc, extractRow(b, loc, op.getInput(), lead));
+    input.full = toCanonical(
+        b, loc, toStateType(b, loc, extractRow(b, loc, op.getInput(), lead)));
   }
   return input;
 }
 
 Value ScanIO::zeroState(OpBuilder &b, Location loc) const {
-  return zeroTensor(b, loc, stateSizes(b, loc), op.getElementType());
+  return zeroTensor(b, loc, stateSizes(b, loc), op.getStateType());
 }
 
 SmallVector<OpFoldResult> ScanIO::compositeSizes(OpBuilder &b,
@@ -139,7 +152,7 @@ Value ScanIO::initialState(OpBuilder &b, Location loc, ValueRange batch) const {
   SmallVector<int64_t> shape;
   for (OpFoldResult size : stateSizes(b, loc))
     shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  auto type = RankedTensorType::get(shape, op.getElementType());
+  auto type = RankedTensorType::get(shape, op.getStateType());
   if (state.getType() != type)
     state = tensor::CastOp::create(b, loc, type, state);
   return state;
@@ -157,8 +170,11 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
                                              ValueRange batch, Value t,
                                              Value state, Value block,
                                              Value row) const {
+  // The output row can hold the state only when it has the state's type.
+  bool rowHoldsState =
+      !op.getReadout() && op.getOutputType() == op.getStateType();
   // Elementwise structures compute the step and its output row in one loop.
-  if (structure.hasApplyAndCopy() && !op.getReadout()) {
+  if (structure.hasApplyAndCopy() && rowHoldsState) {
     Value slot = toCanonical(b, loc, extractRow(b, loc, block, row));
     std::optional<std::pair<Value, Value>> fused =
         applyTransitionAndCopy(b, loc, transitionAt(b, loc, batch, t), state,
@@ -172,7 +188,7 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
   // state, which so stays one buffer for the whole loop: no allocation per
   // step, and the step's reads (the state) and writes (the row) are
   // allocations LLVM can tell apart.
-  if (!op.getReadout() && structure.getStateDepth() == 0) {
+  if (rowHoldsState && structure.getStateDepth() == 0) {
     StepInput input = inputAt(b, loc, batch, t);
     input.into = toCanonical(b, loc, extractRow(b, loc, block, row));
     Value newest =
@@ -194,14 +210,20 @@ Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {
 Value ScanIO::writeRow(OpBuilder &b, Location loc, ValueRange batch, Value t,
                        Value newest, Value block, Value row) const {
   if (Value readout = op.getReadout()) {
-    Value c = extractRow(b, loc, readout, appendIndex(batch, t));
+    Value c =
+        toStateType(b, loc, extractRow(b, loc, readout, appendIndex(batch, t)));
     if (!matrix) {
       Value y = applyReadout(b, loc, c, newest);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value scalar = tensor::ExtractOp::create(b, loc, y, zero);
+      if (scalar.getType() != op.getOutputType())
+        scalar = arith::TruncFOp::create(b, loc, op.getOutputType(), scalar);
       return tensor::InsertOp::create(b, loc, scalar, block, row);
     }
-    // y_t is accumulated straight into its output row.
+    // y_t is accumulated straight into its output row when that holds the
+    // state's type, else in the state's type and rounded into the row.
+    if (op.getOutputType() != op.getStateType())
+      return copyIntoRow(b, loc, applyReadout(b, loc, c, newest), block, row);
     Value y = applyReadout(b, loc, c, newest, extractRow(b, loc, block, row));
     return insertRow(b, loc, y, block, row);
   }
@@ -227,7 +249,7 @@ SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b,
   for (Value result : op->getResults())
     results.push_back(tensor::EmptyOp::create(
         b, loc, op.getMixedResultSizes(b, result == op.getFinalState()),
-        op.getElementType()));
+        cast<RankedTensorType>(result.getType()).getElementType()));
   return results;
 }
 
@@ -255,9 +277,8 @@ ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
     return std::nullopt;
   Location loc = op.getLoc();
   SmallVector<Value> results = resultDestinations(rewriter, loc);
-  Type elementType = op.getElementType();
-  Value zero = arith::ConstantOp::create(rewriter, loc,
-                                         rewriter.getZeroAttr(elementType));
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(op.getStateType()));
   // A readout of an empty state is zero; with no steps there is nothing.
   if (op.getReadout() && !noSteps)
     results[0] =

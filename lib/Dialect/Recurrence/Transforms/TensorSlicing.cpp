@@ -56,13 +56,24 @@ struct RowSlice {
 };
 } // namespace
 
-/// `value` as `type`, through a tensor.cast when they differ only in which
-/// sizes are static.
+/// `value` with the shape of `type`, through a tensor.cast when they differ
+/// only in which sizes are static; the element type stays that of `value`.
 static Value castTo(OpBuilder &b, Location loc, Value value,
                     RankedTensorType type) {
+  type = type.clone(cast<RankedTensorType>(value.getType()).getElementType());
   if (value.getType() == type)
     return value;
   return tensor::CastOp::create(b, loc, type, value);
+}
+
+Value mlir::recurrence::convertElementType(OpBuilder &b, Location loc,
+                                           Value value, Type elementType) {
+  if (cast<RankedTensorType>(value.getType()).getElementType() == elementType)
+    return value;
+  // linalg.copy casts each element to the destination's type.
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, value), elementType);
+  return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
 }
 
 SmallVector<Value> mlir::recurrence::appendIndex(ValueRange lead, Value index) {

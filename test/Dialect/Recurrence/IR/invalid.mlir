@@ -615,3 +615,43 @@ func.func @generic_form_needs_a_structure(%b: tensor<2x8x4xf32>) -> tensor<2x8x4
   %h = "recurrence.scan"(%b) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0>, structure = unit}> : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
 }
+
+// -----
+
+func.func @accumulate_narrower(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'recurrence.scan' op expected an accumulation type at least as wide as the operands' 'f32', got 'bf16'}}
+  %h = recurrence.scan diagonal accumulate(bf16) transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_init(%a: tensor<2x8x4xbf16>, %b: tensor<2x8x4xbf16>, %h0: tensor<2x4xbf16>) {
+  // expected-error @+1 {{'recurrence.scan' op expected init of element type 'f32' (the accumulation type), got 'bf16'}}
+  %h = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<2x8x4xbf16>) input(%b : tensor<2x8x4xbf16>) init(%h0 : tensor<2x4xbf16>) -> tensor<2x8x4xbf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_final_state(%a: tensor<2x8x4xf16>, %b: tensor<2x8x4xf16>) {
+  // expected-error @+1 {{'recurrence.scan' op expected final state of element type 'f32' (the accumulation type), got 'f16'}}
+  %h, %last = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<2x8x4xf16>) input(%b : tensor<2x8x4xf16>) -> tensor<2x8x4xf16>, tensor<2x4xf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_output(%a: tensor<2x8x4xbf16>, %b: tensor<2x8x4xbf16>) {
+  // expected-error @+1 {{'recurrence.scan' op expected output of element type 'bf16' (that of the input) or 'f32' (the accumulation type), got 'f64'}}
+  %h = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<2x8x4xbf16>) input(%b : tensor<2x8x4xbf16>) -> tensor<2x8x4xf64>
+  return
+}
+
+// -----
+
+func.func @accumulate_operand(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xbf16>) {
+  // expected-error @+1 {{'recurrence.scan' op expected transition operand #0 of element type 'bf16' (that of the input), got 'f32'}}
+  %h = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xbf16>) -> tensor<2x8x4xbf16>
+  return
+}

@@ -60,6 +60,13 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     * `outs(...)`, when given, names one destination tensor per result, of
       the result's type, in destination-passing style: lowerings write the
       results into them (their contents are not read).
+    * `accumulate(T)` states the type the state lives and is computed in.
+      Without it every operand and result has one element type E. With it,
+      the transition, input and readout operands share E, and T must be a
+      float type at least as wide as E: `init` and the final state have
+      element type T, and the output has E or T. Lowerings extend each
+      operand to T when they load it, compute in T and round a result to E
+      only when they store it (bf16 or f16 operands with an f32 state).
     * `schedule` is `sequential`, `chunked<C>`, `scan` or `auto` (the
       default), written right after the structure: a request to the
       lowering passes, not part of the semantics.
@@ -95,13 +102,15 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     Optional<Recurrence_FloatTensor>:$input_value,
     Optional<Recurrence_FloatTensor>:$init,
     Optional<Recurrence_FloatTensor>:$readout,
-    Variadic<Recurrence_FloatTensor>:$destinations);
+    Variadic<Recurrence_FloatTensor>:$destinations,
+    OptionalAttr<TypeAttrOf<AnyFloat>>:$accumulate);
   let results = (outs Recurrence_FloatTensor:$output,
                       Optional<Recurrence_FloatTensor>:$final_state);
 
   let assemblyFormat = [{
     custom<StructureAndSchedule>($structure, $schedule)
     (`matrix` $matrix^)? (`reverse` $reverse^)?
+    (`accumulate` `(` $accumulate^ `)`)?
     (`transition` `(` $transition^ `:` type($transition) `)`)?
     (`input` `(` $input^ `:` type($input) `)`)?
     (`factored_input` `(` $input_key^ `,` $input_value `:` type($input_key)
@@ -136,9 +145,22 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     /// Whether the first transition operand is given per state element
     /// ([..., T, N, D] on a matrix state, where its structure allows it).
     bool hasPerElementTransition();
-    /// The element type shared by every operand and result.
-    Type getElementType() {
-      return ::llvm::cast<RankedTensorType>(getOutput().getType()).getElementType();
+    /// The element type of the transition, input and readout operands.
+    Type getOperandType() {
+      return ::llvm::cast<RankedTensorType>(getShapeSource().getType())
+          .getElementType();
+    }
+    /// The type the state is held and computed in: `accumulate`, else the
+    /// operand type.
+    Type getStateType() {
+      if (auto type = getAccumulateAttr())
+        return type.getValue();
+      return getOperandType();
+    }
+    /// The element type of the output result (the operand or state type).
+    Type getOutputType() {
+      return ::llvm::cast<RankedTensorType>(getOutput().getType())
+          .getElementType();
     }
   }];
 }

@@ -101,6 +101,9 @@ public:
   replaceIfEmpty(RewriterBase &rewriter) const;
 
 private:
+  /// `value` (a row, or a scalar) extended to the state type where the
+  /// operands are narrower (`accumulate`).
+  Value toStateType(OpBuilder &b, Location loc, Value value) const;
   Value toCanonical(OpBuilder &b, Location loc, Value row) const;
   Value fromCanonical(OpBuilder &b, Location loc, Value row) const;
 

@@ -22,6 +22,10 @@ namespace mlir::recurrence {
 SmallVector<Value> appendIndex(ValueRange lead, Value index);
 
 /// source[lead..., :, ..., :] as a tensor of the trailing dims.
+/// `value` with every element extended or rounded to `elementType`.
+Value convertElementType(OpBuilder &b, Location loc, Value value,
+                         Type elementType);
+
 Value extractRow(OpBuilder &b, Location loc, Value source, ValueRange lead);
 
 /// Writes `row` into dest[lead..., :, ..., :]; returns the new dest.
