@@ -89,6 +89,26 @@ def main():
         print(line + f" ms={seconds * 1e3:.2f}", flush=True)
 
     decode_step(rec, reps)
+    small_scan(rec, reps)
+
+
+def per_call(reps, f, calls=2000):
+    f()
+    return best_seconds(reps, lambda: [f() for _ in range(calls)]) / calls
+
+
+def small_scan(rec, reps):
+    """The per-call cost of rec.scan on a small diagonal scan (1, 16, 64)
+    written into out=, against NumPy writing the same output (a copy of b
+    into out, the least any call that produces it does)."""
+    a = np.full((1, 16, 64), 0.5, np.float32)
+    b = np.ones((1, 16, 64), np.float32)
+    out = np.empty_like(b)
+    ours = per_call(reps, lambda: rec.scan(a, b, out=out))
+    ceiling = per_call(reps, lambda: np.copyto(out, b))
+    print(f"BENCH-PY scan_call structure=diagonal B=1 T=16 N=64 "
+          f"us_per_call={ours * 1e6:.1f} numpy_copy_us={ceiling * 1e6:.1f} "
+          f"vs_copy={ceiling / ours:.2f}", flush=True)
 
 
 def decode_step(rec, reps):
@@ -106,11 +126,8 @@ def decode_step(rec, reps):
         np.multiply(a, state, out=state)
         np.add(state, b, out=state)
 
-    def per_call(f):
-        f()
-        return best_seconds(reps, lambda: [f() for _ in range(calls)]) / calls
-
-    ours, ceiling = per_call(run), per_call(numpy_step)
+    ours = per_call(reps, run, calls)
+    ceiling = per_call(reps, numpy_step, calls)
     print(f"BENCH-PY step structure=diagonal B=1 N={n} "
           f"us_per_call={ours * 1e6:.1f} numpy_us={ceiling * 1e6:.1f} "
           f"vs_numpy={ceiling / ours:.2f}", flush=True)

@@ -12,6 +12,8 @@ DEFAULT_CHUNK = 256
 _scan_cache = {}
 _grad_cache = {}
 _step_cache = {}
+# Checked layouts of scan calls: (spec, output shape, final-state shape).
+_scan_layouts = {}
 _structure_table = None
 
 
@@ -226,15 +228,37 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
        code writes directly; they are also what is returned
     Returns h (or y), and the final state too when ``return_final_state``.
     """
-    spec, sizes, operands, out_shape, last_shape = _prepare(
-        a, b, structure, init, reverse, schedule, chunk_size, readout,
-        return_final_state, matrix)
-    dtype = operands[0].dtype if operands else None
-    out = check_out("out", out, out_shape, dtype)
+    # A layout seen before (the same arguments' kinds, shapes and dtypes)
+    # skips the checks: they passed for it, and the shapes are in the key.
+    transitions = list(a) if isinstance(a, (tuple, list)) else [a]
+    inputs = list(b) if isinstance(b, (tuple, list)) else [b]
+    operands = [x for x in transitions + inputs + [init, readout]
+                if x is not None]
+    arrays = all(type(x) is np.ndarray for x in operands)
+    key = (structure, schedule, chunk_size, bool(reverse), init is not None,
+           readout is not None, bool(return_final_state), matrix,
+           len(transitions), len(inputs)) + tuple(
+        (x.shape, x.dtype.str) for x in operands) if arrays else None
+    try:
+        layout = _scan_layouts.get(key) if arrays else None
+    except TypeError:  # an unhashable argument: _prepare says what is wrong
+        layout = key = None
+    if layout is None:
+        spec, _, operands, out_shape, last_shape = _prepare(
+            a, b, structure, init, reverse, schedule, chunk_size, readout,
+            return_final_state, matrix)
+        layout = (spec, out_shape, last_shape)
+        if key is not None:
+            if len(_scan_layouts) >= 4096:  # many shapes: start over
+                _scan_layouts.clear()
+            _scan_layouts[key] = layout
+    spec, out_shape, last_shape = layout
+    out_dtype, state_dtype = spec_dtypes(spec)
+    out = check_out("out", out, out_shape, out_dtype)
     if final_state_out is not None and not return_final_state:
         raise ValueError("final_state_out: needs return_final_state=True")
     final_state_out = check_out("final_state_out", final_state_out,
-                                last_shape, dtype)
+                                last_shape, state_dtype)
     if (out is not None and final_state_out is not None
             and np.may_share_memory(out, final_state_out)):
         raise ValueError("final_state_out: must not overlap out")

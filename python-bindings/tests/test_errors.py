@@ -109,3 +109,20 @@ def test_zero_channels_fit():
     assert h.shape == (2, 5, 0)
     h = rec.scan(np.zeros((2, 5)), np.zeros((2, 5, 0)), structure="scalar")
     assert h.shape == (2, 5, 0)
+
+
+def test_checks_hold_after_a_layout_is_cached():
+    """scan caches a checked layout per kinds, shapes and dtypes of its
+    arguments; anything else is checked again."""
+    a = np.full((2, 5, 3), 0.5)
+    b = np.ones((2, 5, 3))
+    first = rec.scan(a, b)
+    np.testing.assert_array_equal(rec.scan(a, b), first)
+    with pytest.raises(ValueError, match="b: expected shape"):
+        rec.scan(a, np.ones((2, 5, 4)))
+    with pytest.raises(TypeError, match="b: expected dtype float64"):
+        rec.scan(a, b.astype(np.float32))
+    with pytest.raises(TypeError, match="out: expected dtype float64"):
+        rec.scan(a, b, out=np.empty((2, 5, 3), np.float32))
+    with pytest.raises(ValueError, match="chunk_size"):
+        rec.scan(a, b, chunk_size=[4])
