@@ -26,8 +26,10 @@ try:
     versions = f"torch {torch.__version__}"
 except ImportError:
     versions = "no torch"
+bf16 = ("ml_dtypes " + _recurrence.ml_dtypes.__version__
+        if _recurrence.ml_dtypes else "no ml_dtypes")
 print(f"recurrence {_recurrence.version} from {recurrence.__file__}; "
-      f"numpy {numpy.__version__}; {versions}")
+      f"numpy {numpy.__version__}; {versions}; {bf16}")
 print("smoke:", recurrence.scan(numpy.full((1, 3, 1), 0.5),
                                 numpy.ones((1, 3, 1)))[0, :, 0])
 PY
