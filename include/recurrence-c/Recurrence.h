@@ -65,12 +65,19 @@ typedef struct RecurrenceCompiled RecurrenceCompiled;
 RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompile(const char *ir, const char *entry, char **error);
 
+/* The same for `target`: "cpu", or "cuda" (GPU kernels through
+ * -recurrence-to-nvvm, called on device buffers). */
+RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileFor(const char *ir,
+                                                           const char *entry,
+                                                           const char *target,
+                                                           char **error);
+
 /* Builds and compiles one recurrence.scan on dynamic shapes, from a scan
  * spec: {"structure": "diagonal", "param": 0, "schedule": "auto",
  * "chunk_size": 0, "matrix", "per_element", "factored", "reverse", "init",
  * "readout", "final_state", "f64": false, "operand_type": "" | "bf16" |
  * "f16" (narrower operands and output, the state in f32 or f64),
- * "batch_rank": 1}. With `gradient`
+ * "batch_rank": 1, "target": "cpu" | "cuda"}. With `gradient`
  * non-zero it compiles instead the gradient that -recurrence-differentiate
  * derives: (operands..., output cotangent[, final-state cotangent]) -> one
  * gradient per operand. */
@@ -98,6 +105,17 @@ RECURRENCE_EXPORT int recurrenceCall(RecurrenceCompiled *compiled,
                                      int32_t numArgs,
                                      const RecurrenceBuffer *results,
                                      int32_t numResults, char **error);
+
+/* The same on `stream` (a CUstream) for a function compiled for cuda, whose
+ * buffers are contiguous device memory: the kernels are queued on the
+ * stream and the call returns without waiting for them. A null stream runs
+ * them on a stream of the library's own and waits. */
+RECURRENCE_EXPORT int recurrenceCallOnStream(RecurrenceCompiled *compiled,
+                                             const RecurrenceBuffer *args,
+                                             int32_t numArgs,
+                                             const RecurrenceBuffer *results,
+                                             int32_t numResults, void *stream,
+                                             char **error);
 
 RECURRENCE_EXPORT void recurrenceDestroy(RecurrenceCompiled *compiled);
 RECURRENCE_EXPORT void recurrenceFree(char *string);

@@ -69,12 +69,17 @@ char *recurrenceRunPipeline(const char *ir, const char *pipeline,
 
 RecurrenceCompiled *recurrenceCompile(const char *ir, const char *entry,
                                       char **error) {
-  if (!ir || !entry)
-    return fail(error, "recurrenceCompile: NULL IR or entry");
+  return recurrenceCompileFor(ir, entry, "cpu", error);
+}
+
+RecurrenceCompiled *recurrenceCompileFor(const char *ir, const char *entry,
+                                         const char *target, char **error) {
+  if (!ir || !entry || !target)
+    return fail(error, "recurrenceCompile: NULL IR, entry or target");
   auto guard = lock();
   return compiled(
-      JitModule::compileSource(&context(), ir, {entry}, jitOptions()), entry,
-      error);
+      JitModule::compileSource(&context(), ir, {entry}, jitOptions(target)),
+      entry, error);
 }
 
 RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
@@ -83,16 +88,19 @@ RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
   OwningOpRef<ModuleOp> module = buildVerifiedScan(spec, nullptr, error);
   if (!module)
     return nullptr;
+  // The spec has been read once already: the target is valid.
+  std::string target = llvm::cantFail(readScanSpec(spec)).target;
   if (!gradient)
-    return compiled(JitModule::compile(*module, {"scan"}, jitOptions()), "scan",
-                    error);
+    return compiled(JitModule::compile(*module, {"scan"}, jitOptions(target)),
+                    "scan", error);
   Diagnostics diagnostics;
   PassManager pm(&context());
   pm.addPass(createDifferentiatePass());
   if (failed(pm.run(*module)))
     return fail(error, "differentiating the scan failed:\n" + diagnostics.text);
-  return compiled(JitModule::compile(*module, {"scan_grad"}, jitOptions()),
-                  "scan_grad", error);
+  return compiled(
+      JitModule::compile(*module, {"scan_grad"}, jitOptions(target)),
+      "scan_grad", error);
 }
 
 RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
@@ -128,6 +136,14 @@ static BufferView viewOf(const RecurrenceBuffer &buffer) {
 int recurrenceCall(RecurrenceCompiled *compiled, const RecurrenceBuffer *args,
                    int32_t numArgs, const RecurrenceBuffer *results,
                    int32_t numResults, char **error) {
+  return recurrenceCallOnStream(compiled, args, numArgs, results, numResults,
+                                nullptr, error);
+}
+
+int recurrenceCallOnStream(RecurrenceCompiled *compiled,
+                           const RecurrenceBuffer *args, int32_t numArgs,
+                           const RecurrenceBuffer *results, int32_t numResults,
+                           void *stream, char **error) {
   if (!compiled) {
     fail(error, "recurrenceCall: no compiled function");
     return 1;
@@ -153,7 +169,7 @@ int recurrenceCall(RecurrenceCompiled *compiled, const RecurrenceBuffer *args,
   for (int32_t i = 0; i < numResults; ++i)
     resultViews.push_back(viewOf(results[i]));
   if (llvm::Error failure =
-          compiled->jit->call(compiled->entry, argViews, resultViews)) {
+          compiled->jit->call(compiled->entry, argViews, resultViews, stream)) {
     fail(error, llvm::toString(std::move(failure)));
     return 1;
   }

@@ -171,6 +171,10 @@ static llvm::Expected<ScanSpec> scanSpecFrom(const Object &object) {
     read.error = "scan spec: unknown operand type '" + spec.operandType +
                  "' (bf16, f16, or none)";
   spec.batchRank = read.integer("batch_rank", spec.batchRank);
+  spec.target = read.string("target", spec.target);
+  if (spec.target != "cpu" && spec.target != "cuda" && read.error.empty())
+    read.error =
+        "scan spec: unknown target '" + spec.target + "' (cpu or cuda)";
   return read.done(spec);
 }
 
@@ -239,9 +243,10 @@ OwningOpRef<ModuleOp> capi::buildVerifiedScan(const char *specText,
   return module;
 }
 
-JitOptions capi::jitOptions() {
+JitOptions capi::jitOptions(llvm::StringRef target) {
   JitOptions options;
   options.cacheDirectory = defaultCacheDirectory();
+  options.target = target.str();
   return options;
 }
 

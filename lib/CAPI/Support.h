@@ -72,7 +72,7 @@ OwningOpRef<ModuleOp> buildVerifiedScan(const char *spec,
 
 /// How the C API compiles: for this machine, through the persistent
 /// compile cache (CompileCache.h).
-JitOptions jitOptions();
+JitOptions jitOptions(llvm::StringRef target = "cpu");
 
 /// A compiled function for the caller, or null with *error set.
 RecurrenceCompiled *compiled(llvm::Expected<std::unique_ptr<JitModule>> jit,

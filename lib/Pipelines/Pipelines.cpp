@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -63,31 +65,83 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::recurrence::buildRecurrenceToLLVMPipeline(
-    OpPassManager &pm, const RecurrenceToLLVMOptions &options) {
-  if (options.inlineCalls)
+/// What every target runs first: model ops decomposed, elementwise ops as
+/// linalg, a schedule on every scan (of `schedules`, where given), the scans
+/// lowered, and the empty tensors of results eliminated while the parallel
+/// loops still carry them (canonicalization folds single-iteration loops
+/// into chains it cannot see through).
+static void addScanLowering(OpPassManager &pm, bool inlineCalls,
+                            StringRef target, int64_t cores,
+                            ArrayRef<std::string> schedules,
+                            const LowerSequentialPassOptions &sequential) {
+  if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
-  // 0 leaves the cores to the module's DLTI target spec (else one core):
-  // the output never depends on the machine the compiler runs on.
-  int64_t cores = std::max<int64_t>(0, options.cores);
   SelectSchedulePassOptions schedule;
-  schedule.target = "cpu";
+  schedule.target = target.str();
   schedule.cores = cores;
+  schedule.schedules = llvm::to_vector(schedules);
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
   pm.addPass(createLowerChunkedPass());
-  pm.addPass(createLowerSequentialPass(LowerSequentialPassOptions{
-      cores, options.minChannelTile, options.minRuntimeChannelTile}));
-  // Results go straight into their destinations: eliminate the empty
-  // tensors while the parallel loops still carry them (canonicalization
-  // folds single-iteration loops into chains it cannot see through).
+  pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::recurrence::buildRecurrenceToLLVMPipeline(
+    OpPassManager &pm, const RecurrenceToLLVMOptions &options) {
+  // 0 leaves the cores to the module's DLTI target spec (else one core):
+  // the output never depends on the machine the compiler runs on.
+  int64_t cores = std::max<int64_t>(0, options.cores);
+  addScanLowering(pm, options.inlineCalls, "cpu", cores, {},
+                  LowerSequentialPassOptions{cores, options.minChannelTile,
+                                             options.minRuntimeChannelTile});
   addBufferization(pm);
   addLowerToLLVM(pm, options.openmp);
+}
+
+void mlir::recurrence::buildRecurrenceToNVVMPipeline(
+    OpPassManager &pm, const RecurrenceToNVVMOptions &options) {
+  // One GPU thread per batch element and channel (or block of channels):
+  // the sequential schedule, with as many channel tiles as there are
+  // channels. It is the only schedule lowered for the GPU so far.
+  addScanLowering(pm, options.inlineCalls, "cuda", 0, {"sequential"},
+                  LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1});
+  // Buffers; a thread's scratch state is small and static, so it lives on
+  // the thread's stack (registers, after SROA) rather than the heap.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  pm.addPass(createBufferizePass());
+  bufferization::PromoteBuffersToStackPassOptions stack;
+  stack.maxRankOfAllocatedMemRef = 3;
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(stack));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The (batch, channel) loops: channels split into blocks of `threads`,
+  // blocks and threads mapped to the GPU's.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      {1, options.threads}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Upstream's NVVM lowering of kernels and host, with PTX embedded.
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = "isa";
+  nvvm.optLevel = options.optLevel;
+  nvvm.indexBitWidth = options.indexBitwidth;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
 void mlir::recurrence::registerRecurrencePipelines() {
@@ -96,4 +150,9 @@ void mlir::recurrence::registerRecurrencePipelines() {
       "Lower recurrence ops through loops and buffers to the LLVM dialect "
       "for the CPU",
       buildRecurrenceToLLVMPipeline);
+  PassPipelineRegistration<RecurrenceToNVVMOptions>(
+      "recurrence-to-nvvm",
+      "Lower recurrence ops to GPU kernels (NVVM, PTX embedded) and host "
+      "code that launches them",
+      buildRecurrenceToNVVMPipeline);
 }

@@ -11,6 +11,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Runtime/CompileCache.h"
+#include "recurrence/Runtime/CudaRuntime.h"
 #include "recurrence/Runtime/RuntimeLibraries.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -178,6 +179,9 @@ runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   symbols[interner("memrefCopy")] = {
       llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
       llvm::JITSymbolFlags::Exported};
+  for (auto [name, address] : cuda::entryPoints())
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
   return symbols;
 }
 
@@ -262,6 +266,15 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   registerBuiltinDialectTranslation(*context);
   registerLLVMDialectTranslation(*context);
 
+  bool cuda = jitOptions.target == "cuda";
+  if (!cuda && jitOptions.target != "cpu")
+    return makeError("unknown target '" + jitOptions.target +
+                     "'; expected cpu or cuda");
+  if (cuda)
+    if (llvm::Error error = cuda::ensureDriver())
+      return error;
+  RecurrenceToNVVMOptions cudaOptions;
+
   // The JIT compiles for this machine, and says so: the cores asked for,
   // $RECURRENCE_CORES, the module's own DLTI target spec, or this machine's.
   RecurrenceToLLVMOptions pipelineOptions;
@@ -285,7 +298,10 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     std::string text, options;
     llvm::raw_string_ostream textStream(text), optionStream(options);
     module->print(textStream);
-    pipelineOptions.print(optionStream);
+    if (cuda)
+      cudaOptions.print(optionStream);
+    else
+      pipelineOptions.print(optionStream);
     SmallVector<std::string> parts = {
         text, options, machineBuilder->getCPU(),
         machineBuilder->getFeatures().getString()};
@@ -295,6 +311,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     cachePath = path.str().str();
     if (std::optional<CachedKernel> cached = readCachedKernel(cachePath)) {
       std::unique_ptr<JitModule> jit(new JitModule());
+      jit->cuda = cuda;
       llvm::Expected<llvm::json::Value> metadata =
           llvm::json::parse(cached->metadata);
       bool complete = static_cast<bool>(metadata);
@@ -320,6 +337,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   }
 
   std::unique_ptr<JitModule> jit(new JitModule());
+  jit->cuda = cuda;
   for (const std::string &name : entries) {
     auto entry = module.lookupSymbol<func::FuncOp>(name);
     if (!entry || entry.isExternal())
@@ -339,7 +357,10 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     return success();
   });
   PassManager pm(context);
-  buildRecurrenceToLLVMPipeline(pm, pipelineOptions);
+  if (cuda)
+    buildRecurrenceToNVVMPipeline(pm, cudaOptions);
+  else
+    buildRecurrenceToLLVMPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("lowering failed:\n" + diagnostics);
 
@@ -363,6 +384,10 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     return engine.takeError();
   jit->engine = std::move(*engine);
   jit->engine->registerSymbols(runtimeSymbols);
+  // Global constructors run now: they load the GPU modules of cuda kernels.
+  jit->engine->initialize();
+  if (llvm::Error error = cuda::takeError())
+    return error;
   // Look each entry up now: a lookup per call would cost more than a small
   // scan.
   for (auto &[name, signature] : jit->signatures) {
@@ -372,6 +397,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
       return packed.takeError();
     signature.packed = *packed;
   }
+
   if (objectDump)
     jit->engine->dumpToObjectFile(objectDump);
   if (!cachePath.empty()) {
@@ -427,6 +453,11 @@ llvm::Error JitModule::load(StringRef object) {
     return error;
   if (llvm::Error error = loaded->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(object, "cached kernel")))
+    return error;
+  // Global constructors load the GPU modules of cuda kernels.
+  if (llvm::Error error = loaded->initialize(dylib))
+    return error;
+  if (llvm::Error error = cuda::takeError())
     return error;
   for (auto &[name, signature] : signatures) {
     auto address = loaded->lookup(packedSymbol(name));
@@ -551,7 +582,7 @@ struct StagedView {
 } // namespace
 
 llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
-                            ArrayRef<BufferView> results) {
+                            ArrayRef<BufferView> results, void *stream) {
   const Signature *signature = getSignature(entry);
   if (!signature)
     return makeError("no compiled function '" + entry + "'");
@@ -572,6 +603,25 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
             view, signature->results[i], signature->resultTypes[i],
             "result #" + Twine(i), descriptors[args.size() + i]))
       return error;
+  if (cuda) {
+    // Device memory cannot be staged on the host.
+    for (auto [i, view] :
+         llvm::enumerate(llvm::concat<const BufferView>(args, results)))
+      if (!view.isContiguous())
+        return makeError((i < args.size()
+                              ? "argument #" + Twine(i)
+                              : "result #" + Twine(i - args.size())) +
+                         ": a GPU kernel takes contiguous device buffers");
+    std::vector<void *> pointers;
+    for (std::vector<int64_t> &descriptor : descriptors)
+      pointers.push_back(descriptor.data());
+    std::vector<void *> packed;
+    for (void *&pointer : pointers)
+      packed.push_back(&pointer);
+    cuda::CallerStream onStream(stream);
+    signature->packed(packed.data());
+    return cuda::takeError();
+  }
   // Strided views go through contiguous copies.
   std::vector<StagedView> staged;
   staged.reserve(args.size() + results.size());

@@ -60,6 +60,13 @@ def _load():
                                          _c_char_pp]),
         "recurrenceCompile": (ctypes.c_void_p, [ctypes.c_char_p,
                                                 ctypes.c_char_p, _c_char_pp]),
+        "recurrenceCompileFor": (ctypes.c_void_p, [ctypes.c_char_p,
+                                                   ctypes.c_char_p,
+                                                   ctypes.c_char_p,
+                                                   _c_char_pp]),
+        "recurrenceCallOnStream": (ctypes.c_int, [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32,
+            ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p, _c_char_pp]),
         "recurrenceCompileScan": (ctypes.c_void_p, [ctypes.c_char_p,
                                                     ctypes.c_int32,
                                                     _c_char_pp]),
@@ -188,21 +195,38 @@ class Compiled:
             out = outs[index] if index < len(outs) else None
             results.append(np.empty(shape, dtype) if out is None else out)
         arrays = list(args) + results
-        # One block: the RecurrenceBuffer records, then their sizes and
-        # strides (in elements).
-        count = len(arrays)
-        fields, meta = [], []
-        block_meta = _BUFFER_SIZE * count
+        buffers = []
         for array in arrays:
-            rank, itemsize = array.ndim, array.itemsize
-            at = block_meta + 8 * len(meta)
             code = _CODE_OF_DTYPE.get(array.dtype)
             if code is None:
                 raise TypeError(f"expected arrays of float32, float64, "
                                 f"float16 or bfloat16, got {array.dtype}")
-            fields.append((array.ctypes.data, code, rank, at, at + 8 * rank))
-            meta.extend(array.shape)
-            meta.extend([stride // itemsize for stride in array.strides])
+            itemsize = array.itemsize
+            buffers.append((array.ctypes.data, code, array.shape,
+                            [stride // itemsize for stride in array.strides]))
+        self._call(buffers, len(args), None)
+        return results
+
+    def call_device(self, args, results, stream):
+        """Calls the entry, compiled for cuda, on device buffers given as
+        (address, dtype name, shape, strides in elements), on `stream` (a
+        CUstream address; 0: the library's own, waited for)."""
+        buffers = [(address, _CODES[dtype], shape, strides)
+                   for address, dtype, shape, strides in list(args) + results]
+        self._call(buffers, len(args), stream or None)
+
+    def _call(self, buffers, num_args, stream):
+        # One block: the RecurrenceBuffer records, then their sizes and
+        # strides (in elements).
+        count = len(buffers)
+        block_meta = _BUFFER_SIZE * count
+        fields, meta = [], []
+        for address, code, shape, strides in buffers:
+            rank = len(shape)
+            at = block_meta + 8 * len(meta)
+            fields.append((address, code, rank, at, at + 8 * rank))
+            meta.extend(shape)
+            meta.extend(strides)
         block = ctypes.create_string_buffer(block_meta + 8 * len(meta))
         base = ctypes.addressof(block)
         for index, (data, code, rank, sizes, strides) in enumerate(fields):
@@ -210,13 +234,17 @@ class Compiled:
                               rank, base + sizes, base + strides)
         struct.pack_into(f"{len(meta)}q", block, block_meta, *meta)
         error = ctypes.c_void_p()
-        num_args = len(args)
-        status = _lib.recurrenceCall(
-            self._handle, base, num_args, base + num_args * _BUFFER_SIZE,
-            count - num_args, ctypes.byref(error))
+        if stream is None:
+            status = _lib.recurrenceCall(
+                self._handle, base, num_args, base + num_args * _BUFFER_SIZE,
+                count - num_args, ctypes.byref(error))
+        else:
+            status = _lib.recurrenceCallOnStream(
+                self._handle, base, num_args, base + num_args * _BUFFER_SIZE,
+                count - num_args, ctypes.c_void_p(stream),
+                ctypes.byref(error))
         if status:
             raise ValueError(_message(error.value))
-        return results
 
 
 def _compiled(pointer, error):
@@ -225,12 +253,13 @@ def _compiled(pointer, error):
     return Compiled(pointer)
 
 
-def compile_module(module, entry):
-    """JIT-compiles one function on tensors through -recurrence-to-llvm."""
+def compile_module(module, entry, target="cpu"):
+    """JIT-compiles one function on tensors through -recurrence-to-llvm
+    (target "cpu") or -recurrence-to-nvvm ("cuda")."""
     error = ctypes.c_void_p()
-    return _compiled(_lib.recurrenceCompile(str(module).encode(),
-                                            entry.encode(),
-                                            ctypes.byref(error)), error)
+    return _compiled(_lib.recurrenceCompileFor(
+        str(module).encode(), entry.encode(), target.encode(),
+        ctypes.byref(error)), error)
 
 
 def compile_scan(spec, gradient=False):

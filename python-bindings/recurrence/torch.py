@@ -43,10 +43,29 @@ def _check_tensor(name, value, dtype=None, narrow=False):
     if dtype is not None and value.dtype != dtype:
         raise TypeError(f"{name}: expected dtype {dtype} like the other "
                         f"arguments, got {value.dtype}")
-    if value.device.type != "cpu":
-        raise ValueError(f"{name}: expected a CPU tensor, got one on "
+    if value.device.type not in ("cpu", "cuda"):
+        raise ValueError(f"{name}: expected a CPU or CUDA tensor, got one on "
                          f"{value.device}")
     return value
+
+
+_DTYPE_NAMES = {_torch.float32: "f32", _torch.float64: "f64",
+                _torch.float16: "f16", _torch.bfloat16: "bf16"}
+
+
+def _device_buffer(tensor):
+    """A contiguous CUDA tensor as the C API's device buffer."""
+    return (tensor.data_ptr(), _DTYPE_NAMES[tensor.dtype],
+            tuple(tensor.shape), tuple(tensor.stride()))
+
+
+def _check_device(tensors):
+    """All operands on one device; CUDA ones made contiguous (the kernels
+    take contiguous device buffers)."""
+    devices = {t.device for t in tensors}
+    if len(devices) > 1:
+        raise ValueError(f"expected every tensor on one device, got "
+                         f"{', '.join(sorted(map(str, devices)))}")
 
 
 def _state_dtype(dtype):
@@ -114,15 +133,49 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
     spec, out_shape, last_shape = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
+    if b[0].is_cuda:
+        return _scan_forward_cuda(
+            spec, _operands(transition, b, init, readout), b[0].dtype,
+            out_shape, last_shape)
     results = api._run(spec, [_numpy(t) for t in _operands(
         transition, b, init, readout)], out_shape, last_shape)
     return [_tensor(r) for r in results]
+
+
+_cuda_scans = {}
+
+
+def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
+    """The scan compiled for the GPU, run on torch's current stream: the
+    output in the operands' `dtype`, the final state in the state's."""
+    spec = dict(spec, target="cuda")
+    key = tuple(sorted(spec.items()))
+    compiled = _cuda_scans.get(key)
+    if compiled is None:
+        compiled = _recurrence.compile_scan(spec)
+        _cuda_scans[key] = compiled
+    device = operands[0].device
+    operands = [t.detach().contiguous() for t in operands]
+    dtypes = [dtype, _state_dtype(dtype)]
+    results = [_torch.empty(tuple(shape), dtype=dtype, device=device)
+               for shape, dtype in zip(
+                   [out_shape] + ([last_shape] if spec["final_state"] else []),
+                   dtypes)]
+    with _torch.cuda.device(device):
+        stream = _torch.cuda.current_stream(device).cuda_stream
+        compiled.call_device([_device_buffer(t) for t in operands],
+                             [_device_buffer(t) for t in results], stream)
+    return results
 
 
 def _scan_backward(transition, b, init, readout, grad_out, grad_final,
                    structure, reverse, matrix, return_final_state, schedule,
                    chunk_size):
     """The gradient of every operand, from the compiler's adjoint."""
+    if b[0].is_cuda:
+        raise NotImplementedError(
+            "recurrence.torch.scan: the backward is not lowered for the GPU "
+            "yet; run the backward on CPU tensors")
     spec, out_shape, last_shape = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
@@ -224,6 +277,7 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
              if x is not None]
     tensors += [_check_tensor(n, x, _state_dtype(dtype) if n == "init"
                               else dtype, narrow=True) for n, x in extra]
+    _check_device(tensors)
 
     init_t = dict(extra).get("init")
     readout_t = dict(extra).get("readout")

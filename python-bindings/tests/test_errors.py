@@ -126,3 +126,16 @@ def test_checks_hold_after_a_layout_is_cached():
         rec.scan(a, b, out=np.empty((2, 5, 3), np.float32))
     with pytest.raises(ValueError, match="chunk_size"):
         rec.scan(a, b, chunk_size=[4])
+
+
+def test_targets():
+    """A scan compiles for cpu or cuda; cuda needs the NVIDIA driver, and
+    without one the compile says so instead of failing later."""
+    import ctypes.util
+    from recurrence import _recurrence
+    spec = dict(structure="diagonal", final_state=False, batch_rank=1)
+    with pytest.raises(ValueError, match="unknown target 'tpu'"):
+        _recurrence.compile_scan(dict(spec, target="tpu"))
+    if ctypes.util.find_library("cuda") is None:
+        with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
+            _recurrence.compile_scan(dict(spec, target="cuda"))

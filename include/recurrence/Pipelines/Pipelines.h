@@ -53,7 +53,42 @@ struct RecurrenceToLLVMOptions
 void buildRecurrenceToLLVMPipeline(OpPassManager &pm,
                                    const RecurrenceToLLVMOptions &options);
 
-/// Registers `-recurrence-to-llvm` with the pass registry.
+struct RecurrenceToNVVMOptions
+    : public PassPipelineOptions<RecurrenceToNVVMOptions> {
+  PassOptions::Option<bool> inlineCalls{
+      *this, "inline",
+      llvm::cl::desc("Inline calls before bufferization, so that results are "
+                     "written straight into caller-provided buffers"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The GPU architecture (sm_XX)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("NVPTX target features (the PTX version)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("The optimization level of the device code"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("The width of index values on the host"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> threads{
+      *this, "threads", llvm::cl::desc("Threads per block along the channels"),
+      llvm::cl::init(128)};
+};
+
+/// recurrence ops on tensors -> loops over (batch, channel) mapped to GPU
+/// blocks and threads -> gpu.launch -> NVVM, with the kernels embedded as
+/// PTX (the driver compiles it for the device at load time) and host code
+/// in the LLVM dialect that launches them through the mgpu* runtime.
+void buildRecurrenceToNVVMPipeline(OpPassManager &pm,
+                                   const RecurrenceToNVVMOptions &options);
+
+/// Registers `-recurrence-to-llvm` and `-recurrence-to-nvvm` with the pass
+/// registry.
 void registerRecurrencePipelines();
 
 /// Registers the recurrence dialect and everything its pipelines produce or
@@ -68,6 +103,11 @@ void registerAllRecurrencePasses();
 /// LLVM IR translations. The JIT and the C API use these; they decide what a
 /// statically linked libRecurrence.so contains.
 void registerRecurrenceRuntimeDialects(DialectRegistry &registry);
+
+/// The part of those that -recurrence-to-nvvm and the GPU JIT need: the gpu,
+/// NVVM and vector dialects, their conversion interfaces to LLVM, the NVVM
+/// target and the offloading translation.
+void registerRecurrenceCudaDialects(DialectRegistry &registry);
 
 /// Registers the recurrence passes, the pipelines and the core upstream
 /// transforms (canonicalize, cse, inline, ...).

@@ -70,6 +70,9 @@ struct JitOptions {
   /// Where compiled kernels persist between processes (CompileCache.h);
   /// empty: compile every time.
   std::string cacheDirectory;
+  /// "cpu", or "cuda": kernels for the GPU (-recurrence-to-nvvm), called on
+  /// device buffers.
+  std::string target = "cpu";
 };
 
 class JitModule {
@@ -91,8 +94,14 @@ public:
   /// ranks and element types are checked against the function's signature;
   /// result buffers must not overlap any other buffer. Contiguous views are
   /// used in place; strided ones are staged through contiguous copies.
+  /// A module compiled for cuda takes device buffers, which must be
+  /// contiguous, and runs on `stream` (a CUstream; null: a stream of its
+  /// own, waited for); errors of the launch come back here.
   llvm::Error call(StringRef entry, ArrayRef<BufferView> args,
-                   ArrayRef<BufferView> results);
+                   ArrayRef<BufferView> results, void *stream = nullptr);
+
+  /// Whether the module runs on the GPU.
+  bool isCuda() const { return cuda; }
 
   /// The (ranked) shapes of an entry's arguments and results.
   struct Signature {
@@ -115,6 +124,7 @@ private:
   std::unique_ptr<ExecutionEngine> engine;  // compiled here
   std::unique_ptr<llvm::orc::LLJIT> loaded; // loaded from the cache
   llvm::StringMap<Signature> signatures;
+  bool cuda = false;
 };
 
 } // namespace recurrence

@@ -45,6 +45,9 @@ struct ScanSpec {
   /// Empty: the operands and the output have the state type.
   std::string operandType;
   int64_t batchRank = 1;
+  /// Where it runs: "cpu", or "cuda" (compiled by the JIT; not part of the
+  /// scan's IR).
+  std::string target = "cpu";
 
   /// A short name, e.g. "block_diagonal<3>.matrix.reverse.init.f64".
   std::string describe() const;

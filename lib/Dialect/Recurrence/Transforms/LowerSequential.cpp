@@ -135,6 +135,10 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
     elements = affine::makeComposedFoldedAffineApply(b, loc, s0 * s1,
                                                      {elements, size});
 
+  if (tiling.fixedTile > 0) {
+    int64_t size = tiling.fixedTile * block;
+    return {arith::ConstantIndexOp::create(b, loc, size), size};
+  }
   std::optional<int64_t> staticElements = getConstantIntValue(elements),
                          staticChannels = getConstantIntValue(channels);
   if (staticElements && staticChannels && *staticChannels > 0) {
@@ -225,7 +229,8 @@ mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
   ChannelTiling checked = tiling;
   checked.minTile = std::max<int64_t>(1, tiling.minTile);
   checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
-  bool tiled = checked.cores > 1 && op.hasIndependentChannels();
+  bool tiled = (checked.cores > 1 || checked.fixedTile > 0) &&
+               op.hasIndependentChannels();
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     if (tiled)
       if (FailureOr<SmallVector<Value>> tiles =
@@ -264,8 +269,8 @@ struct LowerSequentialPass
                           ? static_cast<int64_t>(cores)
                           : targetCores(getOperation(), "CPU").value_or(1);
     populateLowerSequentialPatterns(
-        patterns,
-        ChannelTiling{planned, minChannelTile, minRuntimeChannelTile});
+        patterns, ChannelTiling{planned, minChannelTile, minRuntimeChannelTile,
+                                fixedChannelTile});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

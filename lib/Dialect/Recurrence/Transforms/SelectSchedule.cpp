@@ -121,14 +121,48 @@ struct SelectSchedulePass
           << "unknown target '" << target << "'; expected cpu or cuda";
       return signalPassFailure();
     }
+    SmallVector<ScheduleKind> allowed;
+    for (const std::string &name : schedules) {
+      std::optional<ScheduleKind> kind = symbolizeScheduleKind(name);
+      if (!kind || *kind == ScheduleKind::Auto) {
+        getOperation()->emitError()
+            << "unknown schedule '" << name
+            << "' in `schedules`; expected sequential, chunked or scan";
+        return signalPassFailure();
+      }
+      allowed.push_back(*kind);
+    }
+    auto isAllowed = [&](ScheduleKind kind) {
+      return allowed.empty() || llvm::is_contained(allowed, kind);
+    };
     SmallVector<ScanOp> autoOps;
-    getOperation()->walk([&](ScanOp op) {
-      if (op.getScheduleOrAuto().getKind() == ScheduleKind::Auto)
+    WalkResult walk = getOperation()->walk([&](ScanOp op) {
+      ScheduleKind kind = op.getScheduleOrAuto().getKind();
+      if (kind == ScheduleKind::Auto) {
         autoOps.push_back(op);
+        return WalkResult::advance();
+      }
+      if (isAllowed(kind))
+        return WalkResult::advance();
+      op.emitOpError()
+          << "schedule '" << stringifyScheduleKind(kind)
+          << "' has no lowering for target '" << target << "' yet; use "
+          << llvm::join(llvm::map_range(allowed, stringifyScheduleKind), " or ")
+          << " (or auto)";
+      return WalkResult::interrupt();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    auto candidates = [&](ScanOp op, int64_t cores) {
+      SmallVector<ScheduleEstimate> estimates =
+          estimateSchedules(op, *model, cores);
+      llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
+        return !isAllowed(estimate.schedule.getKind());
+      });
+      return estimates;
+    };
     for (ScanOp op : autoOps) {
-      SmallVector<ScheduleEstimate> large =
-          estimateSchedules(op, *model, model->cores);
+      SmallVector<ScheduleEstimate> large = candidates(op, model->cores);
       if (large.empty())
         continue;
       bool dynamicBatch =
@@ -136,7 +170,7 @@ struct SelectSchedulePass
             return ShapedType::isDynamic(size);
           });
       SmallVector<ScheduleEstimate> small =
-          dynamicBatch ? estimateSchedules(op, *model, 1) : large;
+          dynamicBatch ? candidates(op, 1) : large;
       if (small.front().schedule == large.front().schedule) {
         if (explain)
           explainChoice(op, *model, "", large);

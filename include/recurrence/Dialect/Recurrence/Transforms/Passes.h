@@ -35,6 +35,9 @@ struct ChannelTiling {
   int64_t cores = 1;
   int64_t minTile = 128;
   int64_t minRuntimeTile = 512;
+  /// When positive, every tile holds exactly this many channel blocks (the
+  /// last one fewer), whatever the cores: e.g. 1 for a GPU thread each.
+  int64_t fixedTile = 0;
 };
 
 /// How channel tiling splits `channels` channels (in blocks of `block`) of
@@ -46,7 +49,6 @@ struct ChannelSplit {
 };
 ChannelSplit splitChannels(int64_t elements, int64_t channels, int64_t block,
                            const ChannelTiling &tiling);
-
 
 /// Adds the patterns that lower sequential scans into loops. Like the other
 /// lowerings they match a concrete schedule only, never `auto`.

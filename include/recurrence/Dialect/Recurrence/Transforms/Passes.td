@@ -69,7 +69,11 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
            "The fewest channels in a tile whose width is known only at run "
            "time: its loops vectorize with remainders and alias checks, and "
            "narrower ones stream their rows worse than one core streams them "
-           "all">
+           "all">,
+    Option<"fixedChannelTile", "fixed-channel-tile", "int64_t",
+           /*default=*/"0",
+           "When positive, tiles of exactly this many channel blocks, "
+           "whatever the cores (1: one per GPU thread)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -252,7 +256,11 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
     Option<"bandwidth", "bandwidth", "double", /*default=*/"0",
            "Memory bandwidth in GB/s (0: 50 for cpu, 4000 for cuda)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Report every decision and the candidates' costs as remarks">
+           "Report every decision and the candidates' costs as remarks">,
+    ListOption<"schedules", "schedules", "std::string",
+               "The schedules the target has lowerings for (sequential, "
+               "chunked, scan; empty: all): `auto` picks among them, and an "
+               "explicit other one is an error">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

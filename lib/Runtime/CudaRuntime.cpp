@@ -1,0 +1,251 @@
+//===- CudaRuntime.cpp - The mgpu* runtime on the CUDA driver -------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Runtime/CudaRuntime.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <cstdint>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+using namespace mlir::recurrence;
+
+namespace {
+// The few driver-API types and functions used, as the driver's ABI has them.
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kDeinitialized = 4; // CUDA_ERROR_DEINITIALIZED
+// A blocking stream: it orders with the legacy default stream, on which
+// callers such as torch run unless they chose a stream.
+constexpr unsigned kStreamDefault = 0;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUcontext context = nullptr;
+  std::string failure; // why the driver is unusable, if it is
+};
+
+/// The driver, opened and initialized once per process.
+Driver &driver() {
+  static Driver d;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!library) {
+      d.failure = std::string("cannot load libcuda.so.1 (no NVIDIA driver "
+                              "here?): ") +
+                  dlerror();
+      return;
+    }
+    auto bind = [&](auto &function, const char *name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+          dlsym(library, name));
+      if (!function && d.failure.empty())
+        d.failure = std::string("libcuda.so.1 lacks ") + name;
+    };
+    bind(d.cuInit, "cuInit");
+    bind(d.cuDeviceGet, "cuDeviceGet");
+    bind(d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    bind(d.cuCtxGetCurrent, "cuCtxGetCurrent");
+    bind(d.cuCtxSetCurrent, "cuCtxSetCurrent");
+    bind(d.cuModuleLoadData, "cuModuleLoadData");
+    bind(d.cuModuleUnload, "cuModuleUnload");
+    bind(d.cuModuleGetFunction, "cuModuleGetFunction");
+    bind(d.cuStreamCreate, "cuStreamCreate");
+    bind(d.cuStreamSynchronize, "cuStreamSynchronize");
+    bind(d.cuStreamDestroy, "cuStreamDestroy_v2");
+    bind(d.cuLaunchKernel, "cuLaunchKernel");
+    bind(d.cuGetErrorString, "cuGetErrorString");
+    if (!d.failure.empty())
+      return;
+    CUdevice device;
+    if (CUresult r = d.cuInit(0); r != kSuccess)
+      d.failure = "cuInit failed with CUDA error " + std::to_string(r);
+    else if ((r = d.cuDeviceGet(&device, 0)) != kSuccess)
+      d.failure = "cuDeviceGet(0) failed with CUDA error " + std::to_string(r);
+    else if ((r = d.cuDevicePrimaryCtxRetain(&d.context, device)) != kSuccess)
+      d.failure = "cuDevicePrimaryCtxRetain failed with CUDA error " +
+                  std::to_string(r);
+  });
+  return d;
+}
+
+thread_local std::string lastError;
+thread_local CUstream callerStream = nullptr;
+
+/// Records the first failure of this thread's current call.
+void record(const std::string &message) {
+  if (lastError.empty())
+    lastError = message;
+}
+
+/// Checks a driver call; records "<call>: <CUDA's message>" on failure.
+bool check(CUresult result, const char *call) {
+  if (result == kSuccess)
+    return true;
+  const char *text = nullptr;
+  if (driver().cuGetErrorString)
+    driver().cuGetErrorString(result, &text);
+  record(std::string(call) +
+         " failed: " + (text ? text : "CUDA error " + std::to_string(result)));
+  return false;
+}
+
+/// The driver with the primary context current on this thread, or null
+/// after recording why not.
+Driver *ready() {
+  Driver &d = driver();
+  if (!d.failure.empty()) {
+    record(d.failure);
+    return nullptr;
+  }
+  CUcontext current = nullptr;
+  d.cuCtxGetCurrent(&current);
+  if (current != d.context &&
+      !check(d.cuCtxSetCurrent(d.context), "cuCtxSetCurrent"))
+    return nullptr;
+  return &d;
+}
+} // namespace
+
+llvm::Error cuda::ensureDriver() {
+  Driver &d = driver();
+  if (!d.failure.empty())
+    return llvm::createStringError(d.failure);
+  return llvm::Error::success();
+}
+
+cuda::CallerStream::CallerStream(void *stream) : previous(callerStream) {
+  callerStream = stream;
+}
+
+cuda::CallerStream::~CallerStream() { callerStream = previous; }
+
+llvm::Error cuda::takeError() {
+  if (lastError.empty())
+    return llvm::Error::success();
+  std::string message = std::move(lastError);
+  lastError.clear();
+  return llvm::createStringError(message);
+}
+
+extern "C" {
+
+static void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
+  Driver *d = ready();
+  CUmodule module = nullptr;
+  // PTX text: the driver compiles it for the device.
+  if (d)
+    check(d->cuModuleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+static void *mgpuModuleLoad(void *data, uint64_t /*size*/) {
+  return mgpuModuleLoadJIT(data, 0);
+}
+
+static void mgpuModuleUnload(void *module) {
+  if (!module || !driver().failure.empty())
+    return;
+  // At process exit the driver may already be gone: nothing to release.
+  CUresult result = driver().cuModuleUnload(module);
+  if (result != kDeinitialized)
+    check(result, "cuModuleUnload");
+}
+
+static void *mgpuModuleGetFunction(void *module, const char *name) {
+  Driver *d = ready();
+  CUfunction function = nullptr;
+  if (d && !module)
+    record(std::string("mgpuModuleGetFunction: the module of kernel '") + name +
+           "' was not loaded");
+  else if (d)
+    check(d->cuModuleGetFunction(&function, module, name),
+          "cuModuleGetFunction");
+  return function;
+}
+
+static void *mgpuStreamCreate() {
+  if (callerStream)
+    return callerStream;
+  Driver *d = ready();
+  CUstream stream = nullptr;
+  if (d)
+    check(d->cuStreamCreate(&stream, kStreamDefault), "cuStreamCreate");
+  return stream;
+}
+
+static void mgpuStreamSynchronize(void *stream) {
+  // The caller's stream orders what follows, as torch's kernels do.
+  if (stream == callerStream || !stream)
+    return;
+  if (Driver *d = ready())
+    check(d->cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+static void mgpuStreamDestroy(void *stream) {
+  if (stream == callerStream || !stream)
+    return;
+  if (Driver *d = ready())
+    check(d->cuStreamDestroy(stream), "cuStreamDestroy");
+}
+
+static void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY,
+                             int64_t gridZ, int64_t blockX, int64_t blockY,
+                             int64_t blockZ, int32_t sharedBytes, void *stream,
+                             void **params, void **extra,
+                             size_t /*paramsCount*/) {
+  Driver *d = ready();
+  if (!d || !function || !stream) {
+    record("mgpuLaunchKernel: no kernel or stream to launch on");
+    return;
+  }
+  // An empty grid (an empty batch or state) launches nothing.
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return;
+  check(d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                          sharedBytes, stream, params, extra),
+        "cuLaunchKernel");
+}
+}
+
+std::vector<std::pair<const char *, void *>> cuda::entryPoints() {
+  return {
+      {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&mgpuModuleLoadJIT)},
+      {"mgpuModuleLoad", reinterpret_cast<void *>(&mgpuModuleLoad)},
+      {"mgpuModuleUnload", reinterpret_cast<void *>(&mgpuModuleUnload)},
+      {"mgpuModuleGetFunction",
+       reinterpret_cast<void *>(&mgpuModuleGetFunction)},
+      {"mgpuStreamCreate", reinterpret_cast<void *>(&mgpuStreamCreate)},
+      {"mgpuStreamSynchronize",
+       reinterpret_cast<void *>(&mgpuStreamSynchronize)},
+      {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
+      {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
+  };
+}

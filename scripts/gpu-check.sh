@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# On the GPU machine: installs a wheel built here (no LLVM or compiler
+# needed there) and runs bench/gpu_check.py: correctness of the GPU
+# lowering against the CPU and float64, compute-sanitizer memcheck on a
+# reduced run, then the benchmarks. One line per check.
+#
+#   scripts/gpu-check.sh dist/recurrence-*.whl
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+wheel="$(realpath "${1:?usage: $0 WHEEL}")"
+python="${PYTHON:-python3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+"$python" -m pip install -q --no-index --no-deps --target "$work/site" "$wheel"
+export PYTHONPATH="$work/site"
+export RECURRENCE_CACHE_DIR="$work/cache"
+unset RECURRENCE_PYTHON_DIR RECURRENCE_LIBRARY
+status=0
+"$python" "$root/bench/gpu_check.py" || status=$?
+if command -v compute-sanitizer >/dev/null; then
+  echo "== compute-sanitizer --tool memcheck (reduced run)"
+  compute-sanitizer --tool memcheck --print-limit 20 \
+    "$python" "$root/bench/gpu_check.py" --quick 2>&1 | tail -n 4 || status=$?
+fi
+exit $status

@@ -1,0 +1,58 @@
+// -recurrence-to-nvvm: scans lowered to GPU kernels, one thread per batch
+// element and channel (block), channels in blocks of 128 threads, with the
+// PTX for sm_90 embedded in a gpu.binary and host code in the LLVM dialect
+// that launches it. The kernel reads each step's operands and writes its
+// output row in global memory.
+//
+// RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm | grep gpu.binary | FileCheck %s --check-prefix=PTX --implicit-check-not=malloc
+// RUN: recurrence-opt %s -recurrence-to-nvvm="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
+
+// Batch elements and channel blocks on the grid, 128 threads per block.
+// CHECK-LABEL: llvm.func @diagonal
+// CHECK: %[[THREADS:.*]] = llvm.mlir.constant(128 : index) : i64
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
+// CHECK: gpu.launch_func @diagonal_kernel::@diagonal_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ONE]], %[[THREADS]], %[[ONE]])
+// CHECK: gpu.binary @diagonal_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+// CHECK-SAME: .target sm_90
+// CHECK-SAME: .entry diagonal_kernel
+// CHECK-SAME: ld.global
+// CHECK-SAME: st.global
+// CHECK-LABEL: llvm.func @blocks
+// CHECK: gpu.launch_func @blocks_kernel::@blocks_kernel
+// CHECK: gpu.binary @blocks_kernel
+// CHECK-SAME: .entry blocks_kernel
+// CHECK-LABEL: llvm.func @mixed
+// CHECK: gpu.binary @mixed_kernel
+// CHECK-SAME: ld.global.b16
+// CHECK-SAME: cvt.f32.bf16
+// CHECK-SAME: cvt.rn.bf16.f32
+// CHECK-SAME: st.global.b16
+
+// No kernel allocates; the diagonal one keeps its state in a register. (The
+// block and the mixed-precision states are carried through the time loop
+// as small buffers in local memory, which L1 caches; to be made registers.)
+// PTX: gpu.binary @diagonal_kernel
+// PTX-NOT: .local
+// PTX: gpu.binary @blocks_kernel
+// PTX: gpu.binary @mixed_kernel
+
+// SM80: #nvvm.target<O = 3, chip = "sm_80", features = "+ptx75">
+// SM80-SAME: .target sm_80
+
+func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
+
+// Blocks of 4 channels per thread, reversed, with init and final state.
+func.func @blocks(%a: tensor<2x64x8x4x4xf32>, %b: tensor<2x64x32xf32>, %h0: tensor<2x32xf32>) -> (tensor<2x64x32xf32>, tensor<2x32xf32>) {
+  %h, %last = recurrence.scan block_diagonal<4> reverse transition(%a : tensor<2x64x8x4x4xf32>) input(%b : tensor<2x64x32xf32>) init(%h0 : tensor<2x32xf32>) -> tensor<2x64x32xf32>, tensor<2x32xf32>
+  return %h, %last : tensor<2x64x32xf32>, tensor<2x32xf32>
+}
+
+// bf16 operands with an f32 state: loads of 16 bits, extended in registers.
+func.func @mixed(%a: tensor<4x100x64xbf16>, %b: tensor<4x100x64xbf16>) -> (tensor<4x100x64xbf16>, tensor<4x64xf32>) {
+  %h, %last = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<4x100x64xbf16>) input(%b : tensor<4x100x64xbf16>) -> tensor<4x100x64xbf16>, tensor<4x64xf32>
+  return %h, %last : tensor<4x100x64xbf16>, tensor<4x64xf32>
+}
