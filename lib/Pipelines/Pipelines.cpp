@@ -134,6 +134,9 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Several time steps' operand loads in flight per thread.
+  pm.addNestedPass<func::FuncOp>(
+      createGpuLoadsInFlightPass(GpuLoadsInFlightPassOptions{options.unroll}));
   // Upstream's NVVM lowering of kernels and host, with PTX embedded.
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

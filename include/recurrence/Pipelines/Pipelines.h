@@ -78,6 +78,11 @@ struct RecurrenceToNVVMOptions
   PassOptions::Option<int64_t> threads{
       *this, "threads", llvm::cl::desc("Threads per block along the channels"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> unroll{
+      *this, "unroll",
+      llvm::cl::desc("Time steps whose operand loads a thread issues "
+                     "together"),
+      llvm::cl::init(32)};
 };
 
 /// recurrence ops on tensors -> loops over (batch, channel) mapped to GPU

@@ -269,4 +269,23 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
   ];
 }
 
+def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
+  let summary = "Unroll GPU time loops and issue their operand loads first";
+  let description = [{
+    In every `gpu.launch`, unrolls each innermost `scf.for` whose trip
+    count is not a small constant (the time loop of a sequential scan) by
+    `unroll`, then moves the loads of buffers the kernel never writes, with
+    the index arithmetic they need, to the start of the loop body. A thread
+    then has the operands of `unroll` steps in flight at once instead of one
+    step's latency per step. Moving those loads above the body's stores is
+    sound because the operands a kernel only reads never overlap its
+    results (the JIT's calling convention guarantees it).
+  }];
+  let options = [
+    Option<"unroll", "unroll", "int64_t", /*default=*/"8",
+           "Steps whose loads are issued together (1: no unrolling)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,155 @@
+//===- GpuLoadsInFlight.cpp - Several steps' loads in flight per thread ---===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A sequential scan's GPU thread walks time with one dependent chain per
+// step: load the step's operands, update the state, store the output. Each
+// step then waits a full memory latency. Unrolling the time loop and issuing
+// the unrolled steps' loads before any of their stores keeps several loads
+// in flight per thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::recurrence {
+#define GEN_PASS_DEF_GPULOADSINFLIGHTPASS
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
+} // namespace mlir::recurrence
+
+using namespace mlir;
+
+namespace {
+/// The buffer a view is of: through subviews, reshapes and casts.
+Value bufferOf(Value view) {
+  while (Operation *op = view.getDefiningOp()) {
+    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(op))
+      view = viewLike.getViewSource();
+    else
+      break;
+  }
+  return view;
+}
+
+/// The buffers something in `launch` may write, or nullopt when an op's
+/// effects are unknown (then nothing is moved).
+std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
+  DenseSet<Value> written;
+  WalkResult walk = launch.getBody().walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &instance : instances) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(instance.getEffect()))
+        continue;
+      if (!instance.getValue())
+        return WalkResult::interrupt();
+      written.insert(bufferOf(instance.getValue()));
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return written;
+}
+
+/// Moves the loads of buffers not in `written`, with the pure ops of
+/// `block` they use, to the start of `block`, keeping their order.
+void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written) {
+  Operation *frontier = &block.front();
+  SmallVector<memref::LoadOp> loads;
+  for (Operation &op : block.without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      if (!written.contains(bufferOf(load.getMemRef())))
+        loads.push_back(load);
+  for (memref::LoadOp load : loads) {
+    // The load and what it needs from this block, all of which must be pure
+    // (the load aside) to move.
+    SetVector<Operation *> needed;
+    SmallVector<Operation *> work = {load};
+    bool movable = true;
+    while (!work.empty() && movable) {
+      Operation *op = work.pop_back_val();
+      if (!needed.insert(op))
+        continue;
+      if (op != load.getOperation() && !isPure(op))
+        movable = false;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == &block)
+          work.push_back(def);
+    }
+    if (!movable)
+      continue;
+    SmallVector<Operation *> ordered(needed.begin(), needed.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *op : ordered) {
+      if (op == frontier) {
+        frontier = op->getNextNode();
+        continue;
+      }
+      if (frontier->isBeforeInBlock(op))
+        op->moveBefore(frontier);
+    }
+  }
+}
+
+/// Whether `loop` is a time loop worth unrolling: innermost, and not a
+/// small constant trip count (a block's m x m loops).
+bool isTimeLoop(scf::ForOp loop, int64_t unroll) {
+  bool innermost = true;
+  loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
+  if (!innermost)
+    return false;
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return !trips || trips->getSExtValue() > 2 * unroll;
+}
+
+struct GpuLoadsInFlightPass
+    : recurrence::impl::GpuLoadsInFlightPassBase<GpuLoadsInFlightPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (unroll < 1) {
+      getOperation()->emitError()
+          << "unroll must be positive, got " << static_cast<int64_t>(unroll);
+      return signalPassFailure();
+    }
+    getOperation()->walk([&](gpu::LaunchOp launch) {
+      std::optional<DenseSet<Value>> written = writtenBuffers(launch);
+      if (!written)
+        return;
+      SmallVector<scf::ForOp> loops;
+      launch.getBody().walk([&](scf::ForOp loop) {
+        if (isTimeLoop(loop, unroll))
+          loops.push_back(loop);
+      });
+      for (scf::ForOp loop : loops) {
+        if (unroll > 1) {
+          FailureOr<UnrolledLoopInfo> unrolled =
+              loopUnrollByFactor(loop, unroll);
+          if (succeeded(unrolled) && unrolled->mainLoopOp)
+            loop = *unrolled->mainLoopOp;
+        }
+        hoistReadOnlyLoads(*loop.getBody(), *written);
+      }
+    });
+  }
+};
+} // namespace
