@@ -151,10 +151,27 @@ def seconds(f, reps=20):
     return best
 
 
-def bench():
+def baseline_scan(baselines):
+    """accelerated_scan's Triton scan (time-contiguous (B, C, T)), if its
+    source is in `baselines`."""
+    if not baselines or not os.path.isdir(os.path.join(baselines,
+                                                       "accelerated_scan")):
+        return None
+    sys.path.insert(0, baselines)
+    try:
+        from accelerated_scan.scalar import scan
+    except Exception as error:  # reported, not fatal
+        print(f"BASELINE accelerated_scan unavailable: {error}", flush=True)
+        return None
+    return scan
+
+
+def bench(baselines=None):
     """Diagonal f32 [B, T, N] and block_diagonal throughput against a
     device-to-device copy of the same bytes (inputs read plus outputs
-    written), measured in the same run."""
+    written), measured in the same run; diagonal also against
+    accelerated_scan's Triton scan on the same values in its own layout."""
+    accelerated = baseline_scan(baselines)
     cases = [("diagonal", (8, 16384, 1536), None),
              ("diagonal", (1, 262144, 256), None)] + [
         ("block_diagonal", (8, 4096, 512), m) for m in (2, 4, 8, 16)]
@@ -171,10 +188,21 @@ def bench():
         copy = seconds(lambda: target.copy_(source))
         ours = seconds(lambda: rt.scan(a, b, structure=structure))
         label = structure + (f"<{m}>" if m else "")
-        print(f"BENCH-GPU {label} (B,T,N)=({B},{T},{N}) layout=[B,T,N] "
-              f"ms={ours * 1e3:.3f} GB/s={moved / ours / 1e9:.0f} "
-              f"copy_GB/s={moved / copy / 1e9:.0f} "
-              f"vs_copy={copy / ours:.3f}", flush=True)
+        line = (f"BENCH-GPU {label} (B,T,N)=({B},{T},{N}) layout=[B,T,N] "
+                f"ms={ours * 1e3:.3f} GB/s={moved / ours / 1e9:.0f} "
+                f"copy_GB/s={moved / copy / 1e9:.0f} "
+                f"vs_copy={copy / ours:.3f}")
+        if accelerated is not None and m is None:
+            # The same values, time contiguous as it takes them.
+            gates = a.transpose(1, 2).contiguous()
+            tokens = b.transpose(1, 2).contiguous()
+            want = accelerated(gates, tokens).transpose(1, 2)
+            got = rt.scan(a, b, structure=structure)
+            theirs = seconds(lambda: accelerated(gates, tokens))
+            line += (f" accelerated_scan_ms={theirs * 1e3:.3f} "
+                     f"speedup_vs_accelerated_scan={theirs / ours:.2f} "
+                     f"agree={relative_error(got, want):.1e}")
+        print(line, flush=True)
 
 
 def overhead():
@@ -203,6 +231,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true",
                         help="a reduced correctness run (for the sanitizer)")
+    parser.add_argument("--baselines",
+                        help="a folder holding accelerated_scan's source")
     args = parser.parse_args()
     print(f"== {torch.cuda.get_device_name()}, torch {torch.__version__}",
           flush=True)
@@ -215,7 +245,7 @@ def main():
           f"{failures} failure(s)", flush=True)
     if not args.quick:
         overhead()
-        bench()
+        bench(args.baselines)
     return 1 if failures else 0
 
 

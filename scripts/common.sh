@@ -53,3 +53,12 @@ configure_and_build() {
   echo "== building in $build"
   ninja -C "$build" -j2
 }
+
+# On a machine without LLVM (the GPU machine): installs wheel $1 into folder
+# $2 with Python $3, leaving that Python's own packages as they are, and
+# makes it what `import recurrence` finds.
+use_wheel() {
+  "$3" -m pip install -q --no-index --no-deps --target "$2" "$1"
+  export PYTHONPATH="$2"
+  unset RECURRENCE_PYTHON_DIR RECURRENCE_LIBRARY
+}

@@ -13,12 +13,15 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-"$python" -m pip install -q --no-index --no-deps --target "$work/site" "$wheel"
-export PYTHONPATH="$work/site"
+source "$root/scripts/common.sh"
+use_wheel "$wheel" "$work/site" "$python"
 export RECURRENCE_CACHE_DIR="$work/cache"
-unset RECURRENCE_PYTHON_DIR RECURRENCE_LIBRARY
 status=0
-"$python" "$root/bench/gpu_check.py" || status=$?
+# accelerated_scan's source, beside the checkout or sent along in
+# .baselines/ (not part of the project).
+baselines="${BASELINES:-$root/../shared/baselines}"
+[ -d "$baselines" ] || baselines="$root/.baselines"
+"$python" "$root/bench/gpu_check.py" --baselines "$baselines" || status=$?
 if command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --print-limit 20 \

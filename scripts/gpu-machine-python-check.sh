@@ -15,9 +15,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $("$python" -c 'import platform; print("Python", platform.python_version())'), glibc $(ldd --version | head -n1 | awk '{ print $NF }')"
-"$python" -m pip install -q --no-index --no-deps --target "$work/site" "$wheel"
-export PYTHONPATH="$work/site"
-unset RECURRENCE_PYTHON_DIR RECURRENCE_LIBRARY
+source "$root/scripts/common.sh"
+use_wheel "$wheel" "$work/site" "$python"
 "$python" - <<'PY'
 import numpy, recurrence
 from recurrence import _recurrence

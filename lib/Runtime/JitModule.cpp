@@ -581,6 +581,19 @@ struct StagedView {
 };
 } // namespace
 
+/// Calls the packed entry point on one memref descriptor per argument and
+/// result.
+static void invokePacked(const JitModule::Signature &signature,
+                         std::vector<std::vector<int64_t>> &descriptors) {
+  std::vector<void *> pointers;
+  for (std::vector<int64_t> &descriptor : descriptors)
+    pointers.push_back(descriptor.data());
+  std::vector<void *> packed;
+  for (void *&pointer : pointers)
+    packed.push_back(&pointer);
+  signature.packed(packed.data());
+}
+
 llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
                             ArrayRef<BufferView> results, void *stream) {
   const Signature *signature = getSignature(entry);
@@ -612,14 +625,8 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
                               ? "argument #" + Twine(i)
                               : "result #" + Twine(i - args.size())) +
                          ": a GPU kernel takes contiguous device buffers");
-    std::vector<void *> pointers;
-    for (std::vector<int64_t> &descriptor : descriptors)
-      pointers.push_back(descriptor.data());
-    std::vector<void *> packed;
-    for (void *&pointer : pointers)
-      packed.push_back(&pointer);
     cuda::CallerStream onStream(stream);
-    signature->packed(packed.data());
+    invokePacked(*signature, descriptors);
     return cuda::takeError();
   }
   // Strided views go through contiguous copies.
@@ -635,13 +642,7 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
     for (size_t d = 0; d < stage.view.strides.size(); ++d)
       descriptor[3 + stage.view.sizes.size() + d] = stage.view.strides[d];
   }
-  std::vector<void *> pointers;
-  for (std::vector<int64_t> &descriptor : descriptors)
-    pointers.push_back(descriptor.data());
-  std::vector<void *> packed;
-  for (void *&pointer : pointers)
-    packed.push_back(&pointer);
-  signature->packed(packed.data());
+  invokePacked(*signature, descriptors);
   for (StagedView &stage : llvm::drop_begin(staged, args.size()))
     stage.copyOut();
   return llvm::Error::success();

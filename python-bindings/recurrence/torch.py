@@ -143,6 +143,7 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
 
 
 _cuda_scans = {}
+_CU_STREAM_LEGACY = 1
 
 
 def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
@@ -162,7 +163,10 @@ def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
                    [out_shape] + ([last_shape] if spec["final_state"] else []),
                    dtypes)]
     with _torch.cuda.device(device):
-        stream = _torch.cuda.current_stream(device).cuda_stream
+        # torch's current stream; its default one is the legacy stream (0),
+        # which the driver API names CU_STREAM_LEGACY (1).
+        stream = (_torch.cuda.current_stream(device).cuda_stream or
+                  _CU_STREAM_LEGACY)
         compiled.call_device([_device_buffer(t) for t in operands],
                              [_device_buffer(t) for t in results], stream)
     return results
