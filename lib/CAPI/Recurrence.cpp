@@ -90,6 +90,9 @@ RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
     return nullptr;
   // The spec has been read once already: the target is valid.
   std::string target = llvm::cantFail(readScanSpec(spec)).target;
+  if (gradient && target != "cpu")
+    return fail(error, "the gradient is not lowered for target '" + target +
+                           "' yet; compile it for the cpu");
   if (!gradient)
     return compiled(JitModule::compile(*module, {"scan"}, jitOptions(target)),
                     "scan", error);
@@ -154,7 +157,17 @@ int recurrenceCallOnStream(RecurrenceCompiled *compiled,
     return 1;
   }
   for (int32_t i = 0; i < numArgs + numResults; ++i) {
-    int32_t dtype = i < numArgs ? args[i].dtype : results[i - numArgs].dtype;
+    const RecurrenceBuffer &buffer =
+        i < numArgs ? args[i] : results[i - numArgs];
+    if (buffer.rank < 0 ||
+        (buffer.rank > 0 && (!buffer.sizes || !buffer.strides))) {
+      fail(error, "recurrenceCall: " +
+                      std::string(i < numArgs ? "argument" : "result") + " #" +
+                      std::to_string(i < numArgs ? i : i - numArgs) +
+                      ": a negative rank, or no sizes or strides");
+      return 1;
+    }
+    int32_t dtype = buffer.dtype;
     if (dtype < RECURRENCE_F32 || dtype > RECURRENCE_BF16) {
       fail(error, "recurrenceCall: " +
                       std::string(i < numArgs ? "argument" : "result") + " #" +

@@ -41,7 +41,14 @@
 using namespace mlir;
 using namespace mlir::recurrence;
 
-JitModule::~JitModule() = default;
+JitModule::~JitModule() {
+  // Global destructors unload GPU modules; what they report concerns no
+  // call.
+  if (loaded)
+    llvm::consumeError(loaded->deinitialize(loaded->getMainJITDylib()));
+  engine.reset();
+  llvm::consumeError(cuda::takeError());
+}
 
 unsigned mlir::recurrence::elementBytes(ElementType type) {
   switch (type) {
@@ -236,7 +243,9 @@ JitModule::Signature::fromJson(const llvm::json::Value &value) {
     }
     return true;
   };
-  if (!read(argNames, s.argTypes) || !read(resultNames, s.resultTypes))
+  if (!read(argNames, s.argTypes) || !read(resultNames, s.resultTypes) ||
+      s.argTypes.size() != s.args.size() ||
+      s.resultTypes.size() != s.results.size())
     return std::nullopt;
   for (auto *shapes : {&s.args, &s.results})
     for (std::vector<int64_t> &shape : *shapes)
@@ -616,6 +625,9 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
             view, signature->results[i], signature->resultTypes[i],
             "result #" + Twine(i), descriptors[args.size() + i]))
       return error;
+  if (!cuda && stream)
+    return makeError("'" + entry +
+                     "' runs on the CPU: it takes host buffers and no stream");
   if (cuda) {
     // Device memory cannot be staged on the host.
     for (auto [i, view] :

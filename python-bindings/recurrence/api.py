@@ -235,9 +235,9 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     operands = [x for x in transitions + inputs + [init, readout]
                 if x is not None]
     arrays = all(type(x) is np.ndarray for x in operands)
-    key = (structure, schedule, chunk_size, bool(reverse), init is not None,
-           readout is not None, bool(return_final_state), matrix,
-           len(transitions), len(inputs)) + tuple(
+    key = (structure, schedule, chunk_size, type(chunk_size), bool(reverse),
+           init is not None, readout is not None, bool(return_final_state),
+           matrix, type(matrix), type(a), type(b)) + tuple(
         (x.shape, x.dtype.str) for x in operands) if arrays else None
     try:
         layout = _scan_layouts.get(key) if arrays else None

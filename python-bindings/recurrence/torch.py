@@ -66,6 +66,11 @@ def _check_device(tensors):
     if len(devices) > 1:
         raise ValueError(f"expected every tensor on one device, got "
                          f"{', '.join(sorted(map(str, devices)))}")
+    device = next(iter(devices), None)
+    if device is not None and device.type == "cuda" and (device.index or 0):
+        raise ValueError(f"expected tensors on cuda:0 (the GPU runtime "
+                         f"drives the first device only so far), got "
+                         f"{device}")
 
 
 def _state_dtype(dtype):
@@ -297,6 +302,8 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
         results = _scan_op(tensors[:count], tensors[count:count + len(
             inputs)], init_t, readout_t, *params[:-1], chunk_size or 0)
         return tuple(results) if return_final_state else results[0]
+    if tensors[count].is_cuda:
+        raise ValueError("out=: not taken with CUDA tensors yet")
     spec, out_shape, last_shape = _layout(
         tensors[:count], tensors[count:count + len(inputs)], init_t,
         readout_t, *params)

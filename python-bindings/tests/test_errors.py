@@ -126,6 +126,11 @@ def test_checks_hold_after_a_layout_is_cached():
         rec.scan(a, b, out=np.empty((2, 5, 3), np.float32))
     with pytest.raises(ValueError, match="chunk_size"):
         rec.scan(a, b, chunk_size=[4])
+    with pytest.raises(TypeError, match="b: expected"):
+        rec.scan(a, [b])
+    rec.scan(a, b, chunk_size=4)
+    with pytest.raises(ValueError, match="chunk_size"):
+        rec.scan(a, b, chunk_size=4.0)
 
 
 def test_targets():

@@ -11,6 +11,7 @@
 // CHECK: bad buffer: argument #1: expected rank 2, got 1
 // CHECK: bf16 buffer: argument #1: expected f64 elements, got bf16
 // CHECK: unknown dtype: recurrenceCall: argument #1: unknown dtype 7
+// CHECK: negative rank: recurrenceCall: argument #1: a negative rank, or no sizes or strides
 // The adjoint mu_t = a_{t+1} mu_{t+1} + 1 is 1.75, 1.5, 1 (a = 0.5) and
 // 1.3125, 1.25, 1 (a = 0.25); db_t = mu_t and da_t = mu_t h_{t-1}, h_0 = 0.
 // CHECK: da: 0 0 1.5 1.25 1.5 1.25

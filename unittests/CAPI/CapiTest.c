@@ -77,6 +77,13 @@ int main(void) {
     recurrenceFree(error);
     error = NULL;
   }
+  RecurrenceBuffer negative = {b, RECURRENCE_F64, -1, sizes, strides};
+  RecurrenceBuffer negativeArgs[2] = {args[0], negative};
+  if (recurrenceCall(compiled, negativeArgs, 2, &result, 1, &error)) {
+    printf("negative rank: %s\n", error);
+    recurrenceFree(error);
+    error = NULL;
+  }
   recurrenceDestroy(compiled);
 
   /* The gradient, derived by -recurrence-differentiate: scan_grad(a, b, dh)

@@ -177,8 +177,10 @@ static SmallVector<std::pair<Value, std::string>> namedOperands(ScanOp op) {
 static LogicalResult verifyElementTypes(ScanOp op) {
   Type operandType = op.getOperandType();
   Type stateType = op.getStateType();
-  if (op.getAccumulateAttr() &&
-      stateType.getIntOrFloatBitWidth() < operandType.getIntOrFloatBitWidth())
+  // Wider, or the same type: every operand value must be exact in it (bf16
+  // and f16 do not hold each other's values).
+  if (op.getAccumulateAttr() && stateType != operandType &&
+      stateType.getIntOrFloatBitWidth() <= operandType.getIntOrFloatBitWidth())
     return op.emitOpError()
            << "expected an accumulation type at least as wide as the "
               "operands' "

@@ -41,11 +41,25 @@ Value bufferOf(Value view) {
   return view;
 }
 
+/// Whether a buffer is told apart from others by its SSA value: an argument
+/// of the function around the launch (distinct ones never overlap under the
+/// calling convention), or an allocation.
+bool isDistinctBuffer(Value buffer, gpu::LaunchOp launch) {
+  if (auto argument = dyn_cast<BlockArgument>(buffer))
+    return !launch->isAncestor(argument.getOwner()->getParentOp());
+  return isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(
+      buffer.getDefiningOp());
+}
+
 /// The buffers something in `launch` may write, or nullopt when an op's
-/// effects are unknown (then nothing is moved).
+/// effects are unknown, or a buffer accessed is not one whose SSA value
+/// identifies it (then nothing is moved).
 std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
   DenseSet<Value> written;
   WalkResult walk = launch.getBody().walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      if (!isDistinctBuffer(bufferOf(load.getMemRef()), launch))
+        return WalkResult::interrupt();
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -58,7 +72,10 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
         continue;
       if (!instance.getValue())
         return WalkResult::interrupt();
-      written.insert(bufferOf(instance.getValue()));
+      Value buffer = bufferOf(instance.getValue());
+      if (!isDistinctBuffer(buffer, launch))
+        return WalkResult::interrupt();
+      written.insert(buffer);
     }
     return WalkResult::advance();
   });
@@ -86,7 +103,9 @@ void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written) {
       Operation *op = work.pop_back_val();
       if (!needed.insert(op))
         continue;
-      if (op != load.getOperation() && !isPure(op))
+      // Ops with regions could use values of this block that their operands
+      // do not show: they stay.
+      if (op != load.getOperation() && (!isPure(op) || op->getNumRegions()))
         movable = false;
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp();

@@ -655,3 +655,11 @@ func.func @accumulate_operand(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xbf16>) {
   %h = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xbf16>) -> tensor<2x8x4xbf16>
   return
 }
+
+// -----
+
+func.func @accumulate_same_width(%a: tensor<2x8x4xf16>, %b: tensor<2x8x4xf16>) {
+  // expected-error @+1 {{'recurrence.scan' op expected an accumulation type at least as wide as the operands' 'f16', got 'bf16'}}
+  %h = recurrence.scan diagonal accumulate(bf16) transition(%a : tensor<2x8x4xf16>) input(%b : tensor<2x8x4xf16>) -> tensor<2x8x4xf16>
+  return
+}
