@@ -10,7 +10,6 @@ SCHEDULES = ("auto", "sequential", "chunked", "scan")
 DEFAULT_CHUNK = 256
 
 _scan_cache = {}
-_grad_cache = {}
 _step_cache = {}
 # Checked layouts of scan calls: (spec, output shape, final-state shape).
 _scan_layouts = {}
@@ -333,14 +332,21 @@ def spec_dtypes(spec):
     return (_recurrence.DTYPES[narrow] if narrow else state), state
 
 
+def compiled_scan(spec, gradient=False):
+    """The compiled scan of `spec` (for its "target"), or its gradient,
+    compiled once per process."""
+    key = (gradient,) + tuple(sorted(spec.items()))
+    compiled = _scan_cache.get(key)
+    if compiled is None:
+        compiled = _recurrence.compile_scan(spec, gradient)
+        _scan_cache[key] = compiled
+    return compiled
+
+
 def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
     """Calls the compiled scan of `spec` (cached) and returns its results,
     written into `outs` where given."""
-    key = tuple(sorted(spec.items()))
-    compiled = _scan_cache.get(key)
-    if compiled is None:
-        compiled = _recurrence.compile_scan(spec)
-        _scan_cache[key] = compiled
+    compiled = compiled_scan(spec)
     shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
     outs = list(outs[:len(shapes)])
     return compiled(unaliased(operands, outs), shapes, outs)
@@ -350,11 +356,7 @@ def _gradients(spec, operands, gout, gfinal, last_shape):
     """The gradients of the scan of `spec` at `operands` (one array per
     operand, shaped like it) for the cotangent `gout` of its output and
     `gfinal` of its final state (None: zero), from the compiler's adjoint."""
-    key = tuple(sorted(spec.items()))
-    compiled = _grad_cache.get(key)
-    if compiled is None:
-        compiled = _recurrence.compile_scan_grad(spec)
-        _grad_cache[key] = compiled
+    compiled = compiled_scan(spec, gradient=True)
     cotangents = [gout]
     if spec["final_state"]:
         cotangents.append(np.zeros(last_shape, gout.dtype) if gfinal is None

@@ -147,19 +147,13 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
     return [_tensor(r) for r in results]
 
 
-_cuda_scans = {}
 _CU_STREAM_LEGACY = 1
 
 
 def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
     """The scan compiled for the GPU, run on torch's current stream: the
     output in the operands' `dtype`, the final state in the state's."""
-    spec = dict(spec, target="cuda")
-    key = tuple(sorted(spec.items()))
-    compiled = _cuda_scans.get(key)
-    if compiled is None:
-        compiled = _recurrence.compile_scan(spec)
-        _cuda_scans[key] = compiled
+    compiled = api.compiled_scan(dict(spec, target="cuda"))
     device = operands[0].device
     operands = [t.detach().contiguous() for t in operands]
     dtypes = [dtype, _state_dtype(dtype)]
