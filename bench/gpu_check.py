@@ -135,6 +135,132 @@ def correctness(shapes, dtypes):
     return failures
 
 
+def leaves(x, dtype, device, state=False):
+    """x cast as `cast` does, as leaf tensors that require grad; returns
+    (the cast x, the list of its leaves)."""
+    if x is None:
+        return None, []
+    if isinstance(x, tuple):
+        parts = [leaves(y, dtype, device) for y in x]
+        return tuple(p for p, _ in parts), [l for _, ls in parts for l in ls]
+    leaf = cast(x, dtype, device, state).detach().requires_grad_()
+    return leaf, [leaf]
+
+
+def gradients_of(a, b, kwargs, dtype, device, weights):
+    """The gradients of sum(weights * outputs) in every tensor operand."""
+    a, grads = leaves(a, dtype, device)
+    b, more = leaves(b, dtype, device)
+    grads += more
+    kw = dict(kwargs)
+    for key in ("init", "readout"):
+        if key in kw:
+            kw[key], more = leaves(kw[key], dtype, device, key == "init")
+            grads += more
+    out = rt.scan(a, b, **kw)
+    outs = out if isinstance(out, tuple) else (out,)
+    loss = sum((o.double() * w.to(device)).sum()
+               for o, w in zip(outs, weights))
+    loss.backward()
+    return [g.grad for g in grads]
+
+
+def backward(shapes, dtypes):
+    """The backward of every structure x variant x dtype x shape: GPU
+    gradients against the CPU's of the same dtype and the float64 ones."""
+    failures = 0
+    for structure in STRUCTURES:
+        for variant in VARIANTS:
+            for dtype in dtypes:
+                for index, shape in enumerate(shapes):
+                    rng = np.random.default_rng(
+                        [index, STRUCTURES.index(structure),
+                         VARIANTS.index(variant), 7])
+                    a, b, kwargs = problem(structure, variant, shape, dtype,
+                                           rng)
+                    name = (f"backward {structure}.{variant}."
+                            f"{str(dtype).split('.')[-1]} "
+                            f"(B,T,N,D)={shape[0] + shape[1:]}")
+                    outs = run(a, b, kwargs, torch.float64, "cpu")
+                    weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
+                               for o in outs]
+                    try:
+                        gpu = gradients_of(a, b, kwargs, dtype, "cuda",
+                                           weights)
+                        torch.cuda.synchronize()
+                    except Exception as error:  # reported, counted
+                        print(f"FAIL {name}: {type(error).__name__}: "
+                              f"{str(error).splitlines()[0]}", flush=True)
+                        failures += 1
+                        continue
+                    cpu = gradients_of(a, b, kwargs, dtype, "cpu", weights)
+                    state = (torch.float32 if dtype in (
+                        torch.float16, torch.bfloat16) else dtype)
+                    exact_kwargs = {k: rounded(v, state if k == "init"
+                                               else dtype)
+                                    for k, v in kwargs.items()}
+                    exact = gradients_of(rounded(a, dtype), rounded(b, dtype),
+                                         exact_kwargs, torch.float64, "cpu",
+                                         weights)
+                    vs_cpu = max(relative_error(g, c)
+                                 for g, c in zip(gpu, cpu))
+                    vs_exact = max(relative_error(g, e)
+                                   for g, e in zip(gpu, exact))
+                    # A gradient sums over up to T steps: a wider bound.
+                    rounding = {torch.float32: 1e-4,
+                                torch.bfloat16: 2 ** -7}[dtype]
+                    ok = (all(g.is_cuda for g in gpu) and vs_cpu <= rounding
+                          and vs_exact <= 2 * rounding)
+                    failures += not ok
+                    print(f"{'PASS' if ok else 'FAIL'} {name}: vs cpu "
+                          f"{vs_cpu:.2e}, vs float64 {vs_exact:.2e} "
+                          f"(tolerance {rounding:.1e})", flush=True)
+    return failures
+
+
+USER_IR = """
+func.func @gated(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %y = arith.mulf %h, %b : tensor<?x?x?xf32>
+  return %y : tensor<?x?x?xf32>
+}
+"""
+
+
+def user_ir():
+    """recurrence.compile(text, target="cuda") on user IR (a scan and an
+    elementwise op after it): against its CPU compile and float64."""
+    import recurrence
+    rng = np.random.default_rng(11)
+    shape = (3, 301, 70)
+    a = rng.uniform(0, 1, shape)
+    b = rng.uniform(-1, 1, shape)
+    h = np.zeros(shape[::2])
+    exact = np.empty(shape)
+    for t in range(shape[1]):
+        h = a[:, t] * h + b[:, t]
+        exact[:, t] = h * b[:, t]
+    try:
+        gpu = recurrence.compile(USER_IR, "gated", target="cuda")
+        got = gpu(torch.tensor(a, dtype=torch.float32, device="cuda"),
+                  torch.tensor(b, dtype=torch.float32, device="cuda"),
+                  result_shapes=[shape])
+        torch.cuda.synchronize()
+    except Exception as error:  # reported, counted
+        print(f"FAIL compile(target='cuda') user IR: {type(error).__name__}: "
+              f"{str(error).splitlines()[0]}", flush=True)
+        return 1
+    cpu = recurrence.compile(USER_IR, "gated")(
+        a.astype(np.float32), b.astype(np.float32), result_shapes=[shape])
+    vs_cpu = relative_error(got, torch.tensor(cpu))
+    vs_exact = relative_error(got, torch.tensor(exact))
+    ok = got.is_cuda and vs_cpu <= 2e-5 and vs_exact <= 4e-5
+    print(f"{'PASS' if ok else 'FAIL'} compile(target='cuda') user IR (scan, "
+          f"then an elementwise op) {shape}: vs cpu {vs_cpu:.2e}, vs float64 "
+          f"{vs_exact:.2e}", flush=True)
+    return 0 if ok else 1
+
+
 def seconds(f, reps=20):
     """The best of `reps` timed runs of f, in seconds, by CUDA events."""
     f()
@@ -205,6 +331,48 @@ def bench(baselines=None):
         print(line, flush=True)
 
 
+def bench_backward(baselines=None):
+    """Forward + backward of diagonal f32 [B, T, N] against a copy of the
+    bytes it must move at least (a, b, the cotangent and y read; y, da, db
+    written), and against accelerated_scan's forward + backward."""
+    accelerated = baseline_scan(baselines)
+    B, T, N = 8, 16384, 1536
+    a = (torch.rand(B, T, N, device="cuda") * 0.9).requires_grad_()
+    b = torch.randn(B, T, N, device="cuda").requires_grad_()
+    g = torch.randn(B, T, N, device="cuda")
+
+    def ours():
+        a.grad = b.grad = None
+        rt.scan(a, b).backward(g)
+
+    moved = 7 * a.numel() * 4
+    source = torch.empty(moved // 8, device="cuda")
+    target = torch.empty_like(source)
+    copy = seconds(lambda: target.copy_(source))
+    mine = seconds(ours, reps=5)
+    line = (f"BENCH-GPU diagonal forward+backward (B,T,N)=({B},{T},{N}) "
+            f"layout=[B,T,N] ms={mine * 1e3:.3f} "
+            f"vs_copy={copy / mine:.3f}")
+    if accelerated is not None:
+        gates = a.detach().transpose(1, 2).contiguous().requires_grad_()
+        tokens = b.detach().transpose(1, 2).contiguous().requires_grad_()
+        cotangent = g.transpose(1, 2).contiguous()
+
+        def theirs():
+            gates.grad = tokens.grad = None
+            accelerated(gates, tokens).backward(cotangent)
+
+        ours()
+        theirs()
+        agree = max(relative_error(a.grad, gates.grad.transpose(1, 2)),
+                    relative_error(b.grad, tokens.grad.transpose(1, 2)))
+        other = seconds(theirs, reps=5)
+        line += (f" accelerated_scan_ms={other * 1e3:.3f} "
+                 f"speedup_vs_accelerated_scan={other / mine:.2f} "
+                 f"agree={agree:.1e}")
+    print(line, flush=True)
+
+
 def overhead():
     """Compile time (cold, then from the cache in this process's JIT) and
     the per-call cost of a small scan from Python."""
@@ -227,25 +395,46 @@ def overhead():
           f"(small diagonal scan, on torch's stream)", flush=True)
 
 
+SECTIONS = ["forward", "backward", "user_ir", "overhead", "bench",
+            "bench_backward"]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true",
                         help="a reduced correctness run (for the sanitizer)")
     parser.add_argument("--baselines",
                         help="a folder holding accelerated_scan's source")
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help="comma-separated sections to run, of "
+                             + ", ".join(SECTIONS))
     args = parser.parse_args()
+    only = args.only.split(",")
+    unknown = set(only) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
     print(f"== {torch.cuda.get_device_name()}, torch {torch.__version__}",
           flush=True)
     shapes = [((2,), 1, 6, 3), ((3,), 257, 12, 2), ((1,), 1500, 6, 2)]
     dtypes = [torch.float32, torch.bfloat16]
     if args.quick:
         shapes, dtypes = shapes[:2], [torch.float32]
-    failures = correctness(shapes, dtypes)
+    failures = 0
+    if "forward" in only:
+        failures += correctness(shapes, dtypes)
+    if "backward" in only:
+        failures += backward(shapes, dtypes)
+    if "user_ir" in only:
+        failures += user_ir()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
     if not args.quick:
-        overhead()
-        bench(args.baselines)
+        if "overhead" in only:
+            overhead()
+        if "bench" in only:
+            bench(args.baselines)
+        if "bench_backward" in only:
+            bench_backward(args.baselines)
     return 1 if failures else 0
 
 

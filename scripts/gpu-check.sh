@@ -4,10 +4,14 @@
 # lowering against the CPU and float64, compute-sanitizer memcheck on a
 # reduced run, then the benchmarks. One line per check.
 #
-#   scripts/gpu-check.sh dist/recurrence-*.whl
+#   scripts/gpu-check.sh dist/recurrence-*.whl [gpu_check.py options]
+#
+# Options after the wheel go to gpu_check.py (e.g. --only backward,bench);
+# MEMCHECK=0 skips the sanitizer run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-wheel="$(realpath "${1:?usage: $0 WHEEL}")"
+wheel="$(realpath "${1:?usage: $0 WHEEL [gpu_check.py options]}")"
+shift
 python="${PYTHON:-python3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -21,10 +25,10 @@ status=0
 # .baselines/ (not part of the project).
 baselines="${BASELINES:-$root/../shared/baselines}"
 [ -d "$baselines" ] || baselines="$root/.baselines"
-"$python" "$root/bench/gpu_check.py" --baselines "$baselines" || status=$?
-if command -v compute-sanitizer >/dev/null; then
+"$python" "$root/bench/gpu_check.py" --baselines "$baselines" "$@" || status=$?
+if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --print-limit 20 \
-    "$python" "$root/bench/gpu_check.py" --quick 2>&1 | tail -n 4 || status=$?
+    "$python" "$root/bench/gpu_check.py" --quick "$@" 2>&1 | tail -n 4 || status=$?
 fi
 exit $status

@@ -90,9 +90,6 @@ RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
     return nullptr;
   // The spec has been read once already: the target is valid.
   std::string target = llvm::cantFail(readScanSpec(spec)).target;
-  if (gradient && target != "cpu")
-    return fail(error, "the gradient is not lowered for target '" + target +
-                           "' yet; compile it for the cpu");
   if (!gradient)
     return compiled(JitModule::compile(*module, {"scan"}, jitOptions(target)),
                     "scan", error);

@@ -107,7 +107,8 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
     OpPassManager &pm, const RecurrenceToNVVMOptions &options) {
   // One GPU thread per batch element and channel (or block of channels):
   // the sequential schedule, with as many channel tiles as there are
-  // channels. It is the only schedule lowered for the GPU so far.
+  // channels. It is the only schedule lowered for the GPU so far; the
+  // adjoint's scans take it too.
   addScanLowering(pm, options.inlineCalls, "cuda", 0, {"sequential"},
                   LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1});
   // Buffers; a thread's scratch state is small and static, so it lives on
@@ -123,12 +124,12 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // The (batch, channel) loops: channels split into blocks of `threads`,
-  // blocks and threads mapped to the GPU's.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Every outermost parallel loop (a scan's (batch, channel) loops, an
+  // elementwise op of the adjoint, a copy) in blocks of `threads`, blocks
+  // and threads mapped to the GPU's; host allocations on the device.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
-      {1, options.threads}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(
+      createGpuParallelizePass(GpuParallelizePassOptions{options.threads}));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());

@@ -25,6 +25,7 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
+using CUdeviceptr = unsigned long long;
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kDeinitialized = 4; // CUDA_ERROR_DEINITIALIZED
 // A blocking stream: it orders with the legacy default stream, on which
@@ -46,6 +47,8 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUcontext context = nullptr;
   std::string failure; // why the driver is unusable, if it is
@@ -81,6 +84,8 @@ Driver &driver() {
     bind(d.cuStreamSynchronize, "cuStreamSynchronize");
     bind(d.cuStreamDestroy, "cuStreamDestroy_v2");
     bind(d.cuLaunchKernel, "cuLaunchKernel");
+    bind(d.cuMemAllocAsync, "cuMemAllocAsync");
+    bind(d.cuMemFreeAsync, "cuMemFreeAsync");
     bind(d.cuGetErrorString, "cuGetErrorString");
     if (!d.failure.empty())
       return;
@@ -221,6 +226,10 @@ static void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY,
                              int64_t blockZ, int32_t sharedBytes, void *stream,
                              void **params, void **extra,
                              size_t /*paramsCount*/) {
+  // After a failure in this call (an allocation, an earlier launch), no
+  // kernel runs on what may be missing buffers.
+  if (!lastError.empty())
+    return;
   Driver *d = ready();
   if (!d || !function || !stream) {
     record("mgpuLaunchKernel: no kernel or stream to launch on");
@@ -232,6 +241,28 @@ static void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY,
   check(d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
                           sharedBytes, stream, params, extra),
         "cuLaunchKernel");
+}
+
+// Device buffers of host code (the adjoint's intermediates), in stream
+// order on the call's stream.
+static void *mgpuMemAlloc(uint64_t bytes, CUstream stream, bool hostShared) {
+  if (hostShared) {
+    record("mgpuMemAlloc: host-shared allocations are not supported");
+    return nullptr;
+  }
+  Driver *d = ready();
+  CUdeviceptr pointer = 0;
+  if (d && bytes > 0)
+    check(d->cuMemAllocAsync(&pointer, bytes, stream), "cuMemAllocAsync");
+  return reinterpret_cast<void *>(pointer);
+}
+
+static void mgpuMemFree(void *pointer, CUstream stream) {
+  if (!pointer)
+    return;
+  if (Driver *d = ready())
+    check(d->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(pointer), stream),
+          "cuMemFreeAsync");
 }
 }
 
@@ -247,5 +278,7 @@ std::vector<std::pair<const char *, void *>> cuda::entryPoints() {
        reinterpret_cast<void *>(&mgpuStreamSynchronize)},
       {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
       {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
+      {"mgpuMemAlloc", reinterpret_cast<void *>(&mgpuMemAlloc)},
+      {"mgpuMemFree", reinterpret_cast<void *>(&mgpuMemFree)},
   };
 }

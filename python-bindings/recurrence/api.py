@@ -1,5 +1,7 @@
 """The core front door: ``scan``, ``explain`` and ``compile``."""
 
+import sys
+
 import numpy as np
 
 from . import _recurrence
@@ -428,12 +430,113 @@ class Compiled:
         return results[0] if len(results) == 1 else tuple(results)
 
 
-def compile(mlir_text, entry, *, pipeline="cpu"):
+_DEVICE_TYPES = {"<f4": "f32", "<f8": "f64", "<f2": "f16"}
+
+
+def _device_array(name, x):
+    """(address, dtype name, shape, strides in elements) of a CUDA array: a
+    torch tensor, or any object with ``__cuda_array_interface__``."""
+    if type(x).__module__.startswith("torch") and hasattr(x, "data_ptr"):
+        if not x.is_cuda:
+            raise ValueError(f"{name}: expected a CUDA tensor, got one on "
+                             f"{x.device}")
+        dtype = str(x.dtype).replace("torch.", "")
+        names = {"float32": "f32", "float64": "f64", "float16": "f16",
+                 "bfloat16": "bf16"}
+        if dtype not in names:
+            raise TypeError(f"{name}: expected a floating-point tensor, got "
+                            f"{dtype}")
+        return x.data_ptr(), names[dtype], tuple(x.shape), tuple(x.stride())
+    face = getattr(x, "__cuda_array_interface__", None)
+    if face is None:
+        raise TypeError(f"{name}: expected a CUDA array (a torch tensor or an "
+                        f"object with __cuda_array_interface__), got "
+                        f"{type(x).__name__}")
+    if face["typestr"] not in _DEVICE_TYPES:
+        raise TypeError(f"{name}: unsupported element type "
+                        f"{face['typestr']!r}")
+    shape = tuple(face["shape"])
+    itemsize = int(face["typestr"][2:])
+    strides = face.get("strides")
+    strides = (tuple(s // itemsize for s in strides) if strides else
+               tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape))))
+    return face["data"][0], _DEVICE_TYPES[face["typestr"]], shape, strides
+
+
+class CudaCompiled:
+    """A function compiled for the GPU, callable on CUDA arrays (torch
+    tensors or objects with ``__cuda_array_interface__``), on torch's
+    current stream when torch is loaded."""
+
+    def __init__(self, native, entry):
+        self._native = native
+        self.entry = entry
+        (self.arg_shapes, self.arg_dtypes, self.result_shapes,
+         self.result_dtypes) = native.signature()
+
+    def _check(self, name, view, shape, dtype):
+        _, got_dtype, got_shape, strides = view
+        if got_dtype != dtype:
+            raise TypeError(f"{name}: expected {dtype}, got {got_dtype}")
+        if len(got_shape) != len(shape) or any(
+                want not in (-1, got) for want, got in zip(shape, got_shape)):
+            raise ValueError(f"{name}: expected shape "
+                             f"{tuple('?' if s < 0 else s for s in shape)}, "
+                             f"got {got_shape}")
+        dense = tuple(int(np.prod(got_shape[i + 1:]))
+                      for i in range(len(got_shape)))
+        if any(size > 1 and stride != want for size, stride, want in
+               zip(got_shape, strides, dense)):
+            raise ValueError(f"{name}: expected a contiguous array")
+
+    def __call__(self, *args, result_shapes=None, outs=None):
+        """Runs the function on CUDA arrays; returns its results, new torch
+        tensors unless `outs` (CUDA arrays) receive them."""
+        if len(args) != len(self.arg_shapes):
+            raise TypeError(f"{self.entry}: expected {len(self.arg_shapes)} "
+                            f"arguments, got {len(args)}")
+        views = [_device_array(f"argument {i}", x) for i, x in enumerate(args)]
+        for i, (view, shape, dtype) in enumerate(
+                zip(views, self.arg_shapes, self.arg_dtypes)):
+            self._check(f"argument {i}", view, shape, dtype)
+        shapes = result_shapes or self.result_shapes
+        if any(size < 0 for shape in shapes for size in shape):
+            raise ValueError(f"{self.entry}: results have dynamic sizes; pass "
+                             f"result_shapes=")
+        torch = sys.modules.get("torch")
+        if outs is None:
+            if torch is None:
+                raise ValueError(f"{self.entry}: pass outs= (CUDA arrays for "
+                                 f"the results) or import torch")
+            kinds = {"f32": torch.float32, "f64": torch.float64,
+                     "f16": torch.float16, "bf16": torch.bfloat16}
+            outs = [torch.empty(tuple(shape), dtype=kinds[dtype],
+                                device="cuda")
+                    for shape, dtype in zip(shapes, self.result_dtypes)]
+        if len(outs) != len(shapes):
+            raise ValueError(f"{self.entry}: expected {len(shapes)} outs, got "
+                             f"{len(outs)}")
+        results = [_device_array(f"outs[{i}]", x) for i, x in enumerate(outs)]
+        for i, (view, shape, dtype) in enumerate(
+                zip(results, shapes, self.result_dtypes)):
+            self._check(f"outs[{i}]", view, tuple(shape), dtype)
+        # torch's current stream (its legacy default stream is the driver's
+        # CU_STREAM_LEGACY, 1); without torch, the library's own, waited for.
+        stream = 0
+        if torch is not None:
+            stream = torch.cuda.current_stream().cuda_stream or 1
+        self._native.call_device(views, results, stream)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def compile(mlir_text, entry, *, target="cpu"):
     """JIT-compiles function `entry` of `mlir_text` (functions on tensors)
-    through -recurrence-to-llvm; returns a callable on NumPy arrays."""
+    through -recurrence-to-llvm (target "cpu": a callable on NumPy arrays)
+    or -recurrence-to-nvvm ("cuda": a callable on CUDA arrays)."""
     if not isinstance(mlir_text, str) or not isinstance(entry, str):
         raise TypeError("compile: expected the module text and entry name as "
                         "strings")
-    check_choice("pipeline", pipeline, ("cpu",))
+    check_choice("target", target, ("cpu", "cuda"))
     module = _recurrence.Module.parse(mlir_text)
-    return Compiled(_recurrence.compile_module(module, entry), entry)
+    native = _recurrence.compile_module(module, entry, target)
+    return (CudaCompiled if target == "cuda" else Compiled)(native, entry)

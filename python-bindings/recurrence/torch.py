@@ -51,6 +51,7 @@ def _check_tensor(name, value, dtype=None, narrow=False):
 
 _DTYPE_NAMES = {_torch.float32: "f32", _torch.float64: "f64",
                 _torch.float16: "f16", _torch.bfloat16: "bf16"}
+_TORCH_DTYPES = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
 
 
 def _device_buffer(tensor):
@@ -161,27 +162,55 @@ def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
                for shape, dtype in zip(
                    [out_shape] + ([last_shape] if spec["final_state"] else []),
                    dtypes)]
+    return _call_cuda(compiled, operands, results)
+
+
+def _call_cuda(compiled, args, results):
+    """Calls a function compiled for cuda on contiguous CUDA tensors, on
+    torch's current stream."""
+    device = args[0].device
     with _torch.cuda.device(device):
         # torch's current stream; its default one is the legacy stream (0),
         # which the driver API names CU_STREAM_LEGACY (1).
         stream = (_torch.cuda.current_stream(device).cuda_stream or
                   _CU_STREAM_LEGACY)
-        compiled.call_device([_device_buffer(t) for t in operands],
+        compiled.call_device([_device_buffer(t) for t in args],
                              [_device_buffer(t) for t in results], stream)
     return results
+
+
+def _scan_backward_cuda(spec, operands, grad_out, grad_final, out_shape,
+                        last_shape):
+    """The adjoint compiled for the GPU: one gradient per operand, in the
+    operand's dtype, from the output's cotangent (and the final state's)."""
+    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient=True)
+    device = operands[0].device
+    _, arg_dtypes, _, result_dtypes = compiled.signature()
+    dtypes = [_TORCH_DTYPES[d] for d in arg_dtypes]
+    cotangents = [grad_out if grad_out is not None else _torch.zeros(
+        tuple(out_shape), dtype=dtypes[len(operands)], device=device)]
+    if spec["final_state"]:
+        cotangents.append(grad_final if grad_final is not None else
+                          _torch.zeros(tuple(last_shape), dtype=dtypes[-1],
+                                       device=device))
+    args = [t.detach().to(dtype).contiguous()
+            for t, dtype in zip(list(operands) + cotangents, dtypes)]
+    grads = [_torch.empty(t.shape, dtype=_TORCH_DTYPES[d], device=device)
+             for t, d in zip(operands, result_dtypes)]
+    return _call_cuda(compiled, args, grads)
 
 
 def _scan_backward(transition, b, init, readout, grad_out, grad_final,
                    structure, reverse, matrix, return_final_state, schedule,
                    chunk_size):
     """The gradient of every operand, from the compiler's adjoint."""
-    if b[0].is_cuda:
-        raise NotImplementedError(
-            "recurrence.torch.scan: the backward is not lowered for the GPU "
-            "yet; run the backward on CPU tensors")
     spec, out_shape, last_shape = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
+    if b[0].is_cuda:
+        return _scan_backward_cuda(
+            spec, _operands(transition, b, init, readout), grad_out,
+            grad_final, out_shape, last_shape)
     dtype = api.spec_dtypes(spec)[0]
     gout = (np.zeros(out_shape, dtype) if grad_out is None else
             _numpy(grad_out.to(b[0].dtype)))

@@ -144,3 +144,41 @@ def test_targets():
     if ctypes.util.find_library("cuda") is None:
         with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
             _recurrence.compile_scan(dict(spec, target="cuda"))
+        with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
+            _recurrence.compile_scan(dict(spec, target="cuda"), gradient=True)
+
+
+def test_compile_targets():
+    """recurrence.compile takes target "cpu" or "cuda"; a CUDA compile
+    without a driver says so."""
+    import ctypes.util
+    text = """
+func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}"""
+    with pytest.raises(ValueError, match="target: expected one of"):
+        rec.compile(text, "f", target="tpu")
+    if ctypes.util.find_library("cuda") is None:
+        with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
+            rec.compile(text, "f", target="cuda")
+
+
+def test_device_arrays():
+    """What a CUDA-compiled function takes: CUDA arrays, described by
+    __cuda_array_interface__ (strides in bytes become elements)."""
+    from recurrence.api import _device_array
+
+    class Fake:
+        def __init__(self, typestr, strides=None):
+            self.__cuda_array_interface__ = dict(
+                shape=(2, 3), typestr=typestr, data=(4096, False),
+                strides=strides, version=3)
+
+    assert _device_array("x", Fake("<f4")) == (4096, "f32", (2, 3), (3, 1))
+    assert _device_array("x", Fake("<f8", (8, 16))) == (4096, "f64", (2, 3),
+                                                         (1, 2))
+    with pytest.raises(TypeError, match="x: unsupported element type '<i4'"):
+        _device_array("x", Fake("<i4"))
+    with pytest.raises(TypeError, match="x: expected a CUDA array"):
+        _device_array("x", np.zeros(3))

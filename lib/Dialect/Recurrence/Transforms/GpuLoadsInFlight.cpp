@@ -43,11 +43,11 @@ Value bufferOf(Value view) {
 
 /// Whether a buffer is told apart from others by its SSA value: an argument
 /// of the function around the launch (distinct ones never overlap under the
-/// calling convention), or an allocation.
+/// calling convention), or an allocation (on the host or the device).
 bool isDistinctBuffer(Value buffer, gpu::LaunchOp launch) {
   if (auto argument = dyn_cast<BlockArgument>(buffer))
     return !launch->isAncestor(argument.getOwner()->getParentOp());
-  return isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(
+  return isa_and_nonnull<memref::AllocaOp, memref::AllocOp, gpu::AllocOp>(
       buffer.getDefiningOp());
 }
 

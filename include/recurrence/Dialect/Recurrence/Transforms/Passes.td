@@ -288,4 +288,29 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
+  let summary = "Put every buffer access of host code into GPU-mappable loops";
+  let description = [{
+    After bufferization, for code bound for the GPU: every linalg op that is
+    not already inside a parallel loop becomes an `scf.parallel` over its
+    parallel dims (an op without any gets a one-iteration one), so that it
+    runs as a kernel; the linalg ops inside parallel loops (a thread's step)
+    become sequential loops. `memref.copy` becomes `linalg.copy` first.
+    Then every outermost `scf.parallel` is tiled for the GPU mapping: a
+    scan's (batch..., channel) loop in tiles of 1 x `threads` in its first
+    two dims, an elementwise loop nest flattened to one dim (the innermost
+    fastest, so consecutive threads take consecutive elements) in tiles of
+    `threads`. Buffers that host code allocates become `gpu.alloc` /
+    `gpu.dealloc` on the call's stream.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"128",
+           "Threads per block">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD

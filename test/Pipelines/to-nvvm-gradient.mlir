@@ -1,0 +1,55 @@
+// The gradients that -recurrence-differentiate derives, lowered for the GPU
+// by -recurrence-to-nvvm: the adjoint's scans are scan kernels, its
+// elementwise ops and copies are kernels over one flattened dim in blocks of
+// 128 threads (consecutive threads on consecutive elements), and the host
+// code allocates its intermediates on the device and touches no element.
+//
+// RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
+
+// CHECK-LABEL: llvm.func @diagonal_grad(
+// CHECK-DAG: %[[THREADS:.*]] = llvm.mlir.constant(128 : index) : i64
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
+// CHECK: llvm.call @mgpuMemAlloc
+// An elementwise kernel: one dim of blocks, 128 threads.
+// CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
+// The reverse scan: (batch, channel blocks) on the grid.
+// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ONE]], %[[THREADS]], %[[ONE]])
+// CHECK: llvm.call @mgpuMemFree
+// CHECK: gpu.binary @diagonal_grad_kernel
+// CHECK-SAME: .entry diagonal_grad_kernel
+// CHECK-LABEL: llvm.func @blocks_grad(
+// CHECK: gpu.launch_func
+// CHECK-LABEL: llvm.func @attention_grad(
+// CHECK: gpu.launch_func
+
+// No host function reads or writes a float, mallocs or copies memory.
+// HOST-NOT: llvm.call @malloc
+// HOST-NOT: llvm.call @memrefCopy
+// HOST-LABEL: llvm.func @diagonal_grad(
+// HOST-NOT: {{llvm.load .* -> f32|llvm.store .* : f32, }}
+// HOST: gpu.binary
+// HOST-LABEL: llvm.func @blocks_grad(
+// HOST-NOT: {{llvm.load .* -> f32|llvm.store .* : f32, }}
+// HOST: gpu.binary
+// HOST-LABEL: llvm.func @attention_grad(
+// HOST-NOT: {{llvm.load .* -> f32|llvm.store .* : f32, }}
+// HOST: gpu.binary
+
+func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
+
+// Reversed, with init and the final state: dinit and the projection of the
+// blocks' cotangents.
+func.func @blocks(%a: tensor<?x?x?x4x4xf32>, %b: tensor<?x?x?xf32>, %h0: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?xf32>) {
+  %h, %last = recurrence.scan block_diagonal<4> reverse transition(%a : tensor<?x?x?x4x4xf32>) input(%b : tensor<?x?x?xf32>) init(%h0 : tensor<?x?xf32>) -> tensor<?x?x?xf32>, tensor<?x?xf32>
+  return %h, %last : tensor<?x?x?xf32>, tensor<?x?xf32>
+}
+
+// Linear attention: a matrix state with a factored input and a readout.
+func.func @attention(%k: tensor<?x?x?xf32>, %v: tensor<?x?x?xf32>, %q: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<?x?x?xf32>, tensor<?x?x?xf32>) readout(%q : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %y : tensor<?x?x?xf32>
+}
