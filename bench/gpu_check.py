@@ -85,54 +85,58 @@ def run(a, b, kwargs, dtype, device):
     return out if isinstance(out, tuple) else (out,)
 
 
-def correctness(shapes, dtypes):
-    """Every structure x variant x dtype x shape: GPU against the CPU run of
-    the same op and dtype, and against the float64 reference."""
-    failures = 0
+def cases(shapes, dtypes, salt=()):
+    """Every structure x variant x dtype x shape: (name, dtype, rng, a, b,
+    kwargs), the operands as float64 CPU tensors, seeded per case."""
     for structure in STRUCTURES:
         for variant in VARIANTS:
             for dtype in dtypes:
                 for index, shape in enumerate(shapes):
                     rng = np.random.default_rng(
                         [index, STRUCTURES.index(structure),
-                         VARIANTS.index(variant)])
+                         VARIANTS.index(variant), *salt])
                     a, b, kwargs = problem(structure, variant, shape, dtype,
                                            rng)
                     name = (f"{structure}.{variant}."
                             f"{str(dtype).split('.')[-1]} "
                             f"(B,T,N,D)={shape[0] + shape[1:]}")
-                    try:
-                        gpu = run(a, b, kwargs, dtype, "cuda")
-                        torch.cuda.synchronize()
-                    except Exception as error:  # reported, counted
-                        print(f"FAIL {name}: {type(error).__name__}: "
-                              f"{str(error).splitlines()[0]}", flush=True)
-                        failures += 1
-                        continue
-                    cpu = run(a, b, kwargs, dtype, "cpu")
-                    # The float64 reference on the operands as the GPU
-                    # saw them (rounded to dtype; init stays float32).
-                    state = (torch.float32 if dtype in (
-                        torch.float16, torch.bfloat16) else dtype)
-                    exact_kwargs = {k: rounded(v, state if k == "init"
-                                               else dtype)
-                                    for k, v in kwargs.items()}
-                    exact = run(rounded(a, dtype), rounded(b, dtype),
-                                exact_kwargs, torch.float64, "cpu")
-                    vs_cpu = max(relative_error(g, c)
-                                 for g, c in zip(gpu, cpu))
-                    vs_exact = max(relative_error(g, e)
-                                   for g, e in zip(gpu, exact))
-                    rounding = {torch.float32: 2e-5, torch.float64: 1e-12,
-                                torch.bfloat16: 2 ** -8 + 2e-5,
-                                torch.float16: 2 ** -11 + 2e-5}[dtype]
-                    ok = (all(g.is_cuda for g in gpu) and vs_cpu <= rounding
-                          and vs_exact <= 2 * rounding)
-                    failures += not ok
-                    print(f"{'PASS' if ok else 'FAIL'} {name}: vs cpu "
-                          f"{vs_cpu:.2e}, vs float64 {vs_exact:.2e} "
-                          f"(tolerance {rounding:.1e})", flush=True)
-    return failures
+                    yield name, dtype, rng, a, b, kwargs
+
+
+def compare(name, compute, a, b, kwargs, dtype, tolerance):
+    """compute(a, b, kwargs, dtype, device) on the GPU against the CPU (same
+    dtype) and against float64 on the operands rounded to dtype (init
+    stays in the state's type); prints the check's line, returns 1 if it
+    failed."""
+    try:
+        gpu = compute(a, b, kwargs, dtype, "cuda")
+        torch.cuda.synchronize()
+    except Exception as error:  # reported, counted
+        print(f"FAIL {name}: {type(error).__name__}: "
+              f"{str(error).splitlines()[0]}", flush=True)
+        return 1
+    cpu = compute(a, b, kwargs, dtype, "cpu")
+    state = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    exact_kwargs = {k: rounded(v, state if k == "init" else dtype)
+                    for k, v in kwargs.items()}
+    exact = compute(rounded(a, dtype), rounded(b, dtype), exact_kwargs,
+                    torch.float64, "cpu")
+    vs_cpu = max(relative_error(g, c) for g, c in zip(gpu, cpu))
+    vs_exact = max(relative_error(g, e) for g, e in zip(gpu, exact))
+    ok = (all(g.is_cuda for g in gpu) and vs_cpu <= tolerance
+          and vs_exact <= 2 * tolerance)
+    print(f"{'PASS' if ok else 'FAIL'} {name}: vs cpu {vs_cpu:.2e}, vs "
+          f"float64 {vs_exact:.2e} (tolerance {tolerance:.1e})", flush=True)
+    return 0 if ok else 1
+
+
+def correctness(shapes, dtypes):
+    """The forward on the GPU against the CPU and float64."""
+    rounding = {torch.float32: 2e-5, torch.float64: 1e-12,
+                torch.bfloat16: 2 ** -8 + 2e-5,
+                torch.float16: 2 ** -11 + 2e-5}
+    return sum(compare(name, run, a, b, kwargs, dtype, rounding[dtype])
+               for name, dtype, _, a, b, kwargs in cases(shapes, dtypes))
 
 
 def leaves(x, dtype, device, state=False):
@@ -166,55 +170,18 @@ def gradients_of(a, b, kwargs, dtype, device, weights):
 
 
 def backward(shapes, dtypes):
-    """The backward of every structure x variant x dtype x shape: GPU
-    gradients against the CPU's of the same dtype and the float64 ones."""
+    """The gradients of a random weighting of the outputs, on the GPU
+    against the CPU's of the same dtype and float64's."""
+    # A gradient sums over up to T steps: a wider bound than the forward's.
+    rounding = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
     failures = 0
-    for structure in STRUCTURES:
-        for variant in VARIANTS:
-            for dtype in dtypes:
-                for index, shape in enumerate(shapes):
-                    rng = np.random.default_rng(
-                        [index, STRUCTURES.index(structure),
-                         VARIANTS.index(variant), 7])
-                    a, b, kwargs = problem(structure, variant, shape, dtype,
-                                           rng)
-                    name = (f"backward {structure}.{variant}."
-                            f"{str(dtype).split('.')[-1]} "
-                            f"(B,T,N,D)={shape[0] + shape[1:]}")
-                    outs = run(a, b, kwargs, torch.float64, "cpu")
-                    weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
-                               for o in outs]
-                    try:
-                        gpu = gradients_of(a, b, kwargs, dtype, "cuda",
-                                           weights)
-                        torch.cuda.synchronize()
-                    except Exception as error:  # reported, counted
-                        print(f"FAIL {name}: {type(error).__name__}: "
-                              f"{str(error).splitlines()[0]}", flush=True)
-                        failures += 1
-                        continue
-                    cpu = gradients_of(a, b, kwargs, dtype, "cpu", weights)
-                    state = (torch.float32 if dtype in (
-                        torch.float16, torch.bfloat16) else dtype)
-                    exact_kwargs = {k: rounded(v, state if k == "init"
-                                               else dtype)
-                                    for k, v in kwargs.items()}
-                    exact = gradients_of(rounded(a, dtype), rounded(b, dtype),
-                                         exact_kwargs, torch.float64, "cpu",
-                                         weights)
-                    vs_cpu = max(relative_error(g, c)
-                                 for g, c in zip(gpu, cpu))
-                    vs_exact = max(relative_error(g, e)
-                                   for g, e in zip(gpu, exact))
-                    # A gradient sums over up to T steps: a wider bound.
-                    rounding = {torch.float32: 1e-4,
-                                torch.bfloat16: 2 ** -7}[dtype]
-                    ok = (all(g.is_cuda for g in gpu) and vs_cpu <= rounding
-                          and vs_exact <= 2 * rounding)
-                    failures += not ok
-                    print(f"{'PASS' if ok else 'FAIL'} {name}: vs cpu "
-                          f"{vs_cpu:.2e}, vs float64 {vs_exact:.2e} "
-                          f"(tolerance {rounding:.1e})", flush=True)
+    for name, dtype, rng, a, b, kwargs in cases(shapes, dtypes, salt=(7,)):
+        weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
+                   for o in run(a, b, kwargs, torch.float64, "cpu")]
+        failures += compare(
+            f"backward {name}",
+            lambda *args: gradients_of(*args, weights), a, b, kwargs, dtype,
+            rounding[dtype])
     return failures
 
 

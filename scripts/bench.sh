@@ -2,7 +2,9 @@
 # Installs what is missing, builds, and runs the CPU throughput benchmark:
 # one BENCH line per structure x schedule with its bandwidth and its ratios
 # to memcpy and to a hand-written -O3 OpenMP loop, both measured in the same
-# run; then the same shapes through Python (BENCH-PY lines, with out=).
+# run; then the same shapes through Python (BENCH-PY lines, with out=); then
+# every model op through recurrence.torch, forward and forward + backward,
+# against a plain torch loop over time (BENCH-MODEL lines).
 #
 #   scripts/bench.sh            the shapes of the README table
 #   scripts/bench.sh --quick    8x shorter sequences, one repetition
@@ -22,3 +24,7 @@ for arg in "$@"; do [ "$arg" = "--quick" ] && quick=(--quick); done
 /usr/bin/python3 "$ROOT/bench/python_bench.py" "${quick[@]}" \
   --python-dir "$ROOT/build/python" --handwritten "$log"
 rm -f "$log"
+echo
+echo "== model ops through recurrence.torch against a torch loop over time"
+/usr/bin/python3 "$ROOT/bench/models_bench.py" "${quick[@]}" \
+  --python-dir "$ROOT/build/python"

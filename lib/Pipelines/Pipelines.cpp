@@ -42,8 +42,10 @@ static void addBufferization(OpPassManager &pm) {
 static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  if (openmp)
+  if (openmp) {
     pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(createOpenMPForkWhenParallelPass());
+  }
   // Memrefs first: this inlines the memref.alloca_scope that each OpenMP
   // loop body gets, before the loops inside it become blocks.
   pm.addPass(memref::createExpandStridedMetadataPass());

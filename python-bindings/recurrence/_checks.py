@@ -69,12 +69,15 @@ def check_out(name, out, shape, dtype):
     return out
 
 
-def unaliased(inputs, outs):
+def unaliased(inputs, outs, in_place=None):
     """The inputs, each copied if it shares memory with an output, so that a
     result is the same as if `out=` did not overlap the inputs (as NumPy
-    ufuncs guarantee)."""
+    ufuncs guarantee). `in_place`, an input that is itself an output which
+    the function reads element by element before writing it, is passed as
+    it is."""
     targets = [out for out in outs if out is not None]
     if not targets:
         return list(inputs)
-    return [x.copy() if any(np.may_share_memory(x, out) for out in targets)
+    return [x if x is in_place else
+            x.copy() if any(np.may_share_memory(x, out) for out in targets)
             else x for x in inputs]

@@ -171,6 +171,7 @@ class Compiled:
                            [tuple(x) for x in s["results"]],
                            [DTYPES[t] for t in s["result_types"]])
         self._result_dtypes = self._signature[3]
+        self._plans = {}
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -201,9 +202,8 @@ class Compiled:
             if code is None:
                 raise TypeError(f"expected arrays of float32, float64, "
                                 f"float16 or bfloat16, got {array.dtype}")
-            itemsize = array.itemsize
             buffers.append((array.ctypes.data, code, array.shape,
-                            [stride // itemsize for stride in array.strides]))
+                            array.strides, array.itemsize))
         self._call(buffers, len(args), None)
         return results
 
@@ -211,38 +211,56 @@ class Compiled:
         """Calls the entry, compiled for cuda, on device buffers given as
         (address, dtype name, shape, strides in elements), on `stream` (a
         CUstream address; 0: the library's own, waited for)."""
-        buffers = [(address, _CODES[dtype], shape, strides)
+        buffers = [(address, _CODES[dtype], tuple(shape), tuple(strides), 1)
                    for address, dtype, shape, strides in list(args) + results]
         self._call(buffers, len(args), stream or None)
 
-    def _call(self, buffers, num_args, stream):
-        # One block: the RecurrenceBuffer records, then their sizes and
-        # strides (in elements).
-        count = len(buffers)
-        block_meta = _BUFFER_SIZE * count
-        fields, meta = [], []
-        for address, code, shape, strides in buffers:
-            rank = len(shape)
-            at = block_meta + 8 * len(meta)
-            fields.append((address, code, rank, at, at + 8 * rank))
+    def _plan(self, key):
+        """What a call on buffers of one layout (`key`: code, shape, strides
+        and their unit per buffer) passes besides the data addresses: the
+        RecurrenceBuffer records' format and fields, and the sizes and
+        strides (in elements) they point to, kept alive with the plan."""
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        meta = []
+        for _, shape, strides, unit in key:
             meta.extend(shape)
-            meta.extend(strides)
-        block = ctypes.create_string_buffer(block_meta + 8 * len(meta))
+            meta.extend(stride // unit for stride in strides)
+        block = (ctypes.c_int64 * max(1, len(meta)))(*meta)
+        base, at, fields = ctypes.addressof(block), 0, []
+        for code, shape, _, _ in key:
+            rank = len(shape)
+            fields.append([0, code, rank, base + 8 * at,
+                           base + 8 * (at + rank)])
+            at += 2 * rank
+        plan = (struct.Struct("=" + "QiiQQ" * len(key)), fields, block)
+        if len(self._plans) < 64:
+            self._plans[key] = plan
+        return plan
+
+    def _call(self, buffers, num_args, stream):
+        records, fields, meta = self._plan(tuple(
+            (code, shape, strides, unit)
+            for _, code, shape, strides, unit in buffers))
+        values = []
+        for (address, _, _, _, _), field in zip(buffers, fields):
+            values.append(address or 0)
+            values.extend(field[1:])
+        block = ctypes.create_string_buffer(records.size)
+        records.pack_into(block, 0, *values)
         base = ctypes.addressof(block)
-        for index, (data, code, rank, sizes, strides) in enumerate(fields):
-            _BUFFER.pack_into(block, index * _BUFFER_SIZE, data or 0, code,
-                              rank, base + sizes, base + strides)
-        struct.pack_into(f"{len(meta)}q", block, block_meta, *meta)
         error = ctypes.c_void_p()
         if stream is None:
             status = _lib.recurrenceCall(
                 self._handle, base, num_args, base + num_args * _BUFFER_SIZE,
-                count - num_args, ctypes.byref(error))
+                len(buffers) - num_args, ctypes.byref(error))
         else:
             status = _lib.recurrenceCallOnStream(
                 self._handle, base, num_args, base + num_args * _BUFFER_SIZE,
-                count - num_args, ctypes.c_void_p(stream),
+                len(buffers) - num_args, ctypes.c_void_p(stream),
                 ctypes.byref(error))
+        del meta  # alive until the call returned
         if status:
             raise ValueError(_message(error.value))
 

@@ -292,7 +292,7 @@ def step(a, b, state, *, structure="diagonal", readout=None, matrix=None,
     arrays = all(isinstance(x, np.ndarray) for x in flat)
     key = (structure, matrix, readout is not None,
            isinstance(b, (tuple, list))) + tuple(
-        (x.shape, x.dtype.str) for x in flat if arrays)
+        (x.shape, x.dtype) for x in flat if arrays)
     layout = _step_cache.get(key) if arrays else None
     if layout is None:
         # The first call of a layout: checked in full by scan, and cached.
@@ -305,26 +305,40 @@ def step(a, b, state, *, structure="diagonal", readout=None, matrix=None,
         spec, _, operands, out_shape, last_shape = _prepare(
             a1, b1, structure, state, False, "sequential", None, c1, True,
             matrix)
-        layout = (axis, spec, out_shape, last_shape)
+        dtypes = spec_dtypes(spec)
+        # Without a readout the step's output row is the new state, which
+        # nobody reads: it goes to one scratch array per layout.
+        scratch = None if readout is not None else np.empty(out_shape,
+                                                            dtypes[0])
+        layout = (axis, compiled_scan(spec), out_shape, last_shape, dtypes,
+                  scratch)
         if arrays:
             _step_cache[key] = layout
     else:
-        axis, spec, out_shape, last_shape = layout
         operands = [x if x is state else
-                    x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
+                    x.reshape(x.shape[:layout[0]] + (1,) +
+                              x.shape[layout[0]:])
                     for x in flat]
-    y_out = None if out is None else check_out("out", np.expand_dims(
-        out, axis) if isinstance(out, np.ndarray) else out, out_shape,
-        spec_dtypes(spec)[0])
-    state_out = check_out("state_out", state_out, last_shape,
-                          spec_dtypes(spec)[1])
+    axis, compiled, out_shape, last_shape, dtypes, scratch = layout
+    y_out = scratch if out is None else check_out(
+        "out", np.expand_dims(out, axis) if isinstance(out, np.ndarray)
+        else out, out_shape, dtypes[0])
+    if state_out is not None and not (
+            type(state_out) is np.ndarray and state_out.shape == last_shape
+            and state_out.dtype == dtypes[1] and state_out.flags.writeable):
+        check_out("state_out", state_out, last_shape, dtypes[1])
     if y_out is not None and state_out is not None and np.may_share_memory(
             y_out, state_out):
         raise ValueError("state_out: must not overlap out")
-    h, last = _run(spec, operands, out_shape, last_shape, [y_out, state_out])
+    # The sequential step reads each element of the state before it writes
+    # that element of the new one: `state_out=state` advances in place.
+    h, last = compiled(unaliased(operands, [y_out, state_out],
+                                 in_place=state if state_out is state
+                                 else None),
+                       [out_shape, last_shape], [y_out, state_out])
     if readout is None:
         return last
-    return np.squeeze(h, axis) if y_out is None else out, last
+    return np.squeeze(h, axis) if out is None else out, last
 
 
 def spec_dtypes(spec):

@@ -74,6 +74,10 @@ static SmallVector<Value> buildSequential(RewriterBase &rewriter, ScanOp op,
 // Channel tiles
 //===----------------------------------------------------------------------===//
 
+/// The fewest steps a channel tile of run-time width covers, in units of the
+/// minimum tile (see chooseChannelTiles).
+constexpr int64_t kMinTileSteps = 16;
+
 namespace {
 /// The width of a channel tile, in channels (a multiple of the block
 /// size): `uniform` when every tile has that one static width, else a value
@@ -126,7 +130,8 @@ ChannelSplit mlir::recurrence::splitChannels(int64_t elements, int64_t channels,
 /// alias checks. Tiles of run-time width hold at least the run-time minimum.
 static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
                                        ArrayRef<OpFoldResult> batch,
-                                       OpFoldResult channels, int64_t block,
+                                       OpFoldResult channels,
+                                       OpFoldResult steps, int64_t block,
                                        const ChannelTiling &tiling) {
   AffineExpr s0, s1;
   bindSymbols(b.getContext(), s0, s1);
@@ -154,10 +159,20 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   Value wanted = arith::CeilDivUIOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, tiling.cores),
       someElements);
+  // A tile also holds at least kMinTileSteps steps of the minimum tile's
+  // work: a decoding step (T = 1) of a few thousand channels stays on one
+  // thread, where forking a team would cost more than the step.
   Value most = getValueOrCreateConstantIndexOp(
       b, loc,
       affine::makeComposedFoldedAffineApply(
           b, loc, s0.floorDiv(tiling.minRuntimeTile * block), {channels}));
+  Value work = getValueOrCreateConstantIndexOp(
+      b, loc,
+      affine::makeComposedFoldedAffineApply(
+          b, loc,
+          (s0 * s1).floorDiv(tiling.minRuntimeTile * block * kMinTileSteps),
+          {channels, steps}));
+  most = arith::MinUIOp::create(b, loc, most, work);
   Value count = arith::MaxUIOp::create(
       b, loc, one, arith::MinUIOp::create(b, loc, wanted, most));
   Value size = arith::MaxUIOp::create(
@@ -182,9 +197,10 @@ buildChannelTiled(RewriterBase &rewriter, ScanOp op,
   SmallVector<OpFoldResult> batch =
       tensor::getMixedSizes(rewriter, loc, op.getShapeSource());
   OpFoldResult channels = batch[batchRank + 1];
+  OpFoldResult steps = batch[batchRank];
   batch.resize(batchRank);
   ChannelTiles tiles =
-      chooseChannelTiles(rewriter, loc, batch, channels, block, tiling);
+      chooseChannelTiles(rewriter, loc, batch, channels, steps, block, tiling);
 
   // Tile sizes in the loops of the iteration domain: one batch element,
   // the tile's blocks of channels, every column.

@@ -18,6 +18,9 @@
 // RUN: recurrence-opt %s -recurrence-lower-sequential=cores=1 | FileCheck %s --check-prefix=UNTILED
 
 
+// The run-time bound on tiles by work (of @dynamic below).
+// FOLD: affine_map<()[s0, s1] -> ((s0 * s1) floordiv 1024)>
+
 // The whole skeleton, before folding: batch 2, N = 256, with init and the
 // final state. tiles = clamp(ceil(4 / 2), 1, ceil(256 / 64)) = 2 of 128.
 // The short last tile of @uneven below: min(131 - start, 66) channels.
@@ -63,15 +66,20 @@ func.func @diagonal(%a: tensor<2x16x256xf32>, %b: tensor<2x16x256xf32>, %init: t
   return %h, %last : tensor<2x16x256xf32>, tensor<2x256xf32>
 }
 
-// Dynamic sizes: the tile count is computed at run time from the batch size
-// and N.
+// Dynamic sizes: the tile count is computed at run time from the batch size,
+// N and T: at most N / 64 tiles (the minimum tile), and at most N T / (64 x
+// 16) (a tile covers at least 16 steps of the minimum tile's work), so that
+// a step of T = 1 stays on one thread.
 // FOLD-LABEL: func.func @dynamic(
 // FOLD-SAME:    %[[A:[^:]*]]: tensor<?x?x?xf32>, %[[B:[^:]*]]: tensor<?x?x?xf32>)
 // FOLD-DAG:     %[[BATCH:.*]] = tensor.dim %[[B]], %c0 : tensor<?x?x?xf32>
+// FOLD-DAG:     %[[T:.*]] = tensor.dim %[[B]], %c1 : tensor<?x?x?xf32>
 // FOLD-DAG:     %[[N:.*]] = tensor.dim %[[B]], %c2 : tensor<?x?x?xf32>
 // FOLD:         %[[ELEMENTS:.*]] = arith.maxui %[[BATCH]], %c1 : index
 // FOLD:         %[[WANTED:.*]] = arith.ceildivui %c4, %[[ELEMENTS]] : index
-// FOLD:         %[[MOST:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// FOLD:         %[[MOST_N:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// FOLD:         %[[MOST_WORK:.*]] = affine.apply #{{.*}}()[%[[N]], %[[T]]]
+// FOLD:         %[[MOST:.*]] = arith.minui %[[MOST_N]], %[[MOST_WORK]] : index
 // FOLD:         %[[MIN:.*]] = arith.minui %[[WANTED]], %[[MOST]] : index
 // FOLD:         %[[CLAMPED:.*]] = arith.maxui %[[MIN]], %c1 : index
 // FOLD:         %[[SIZE0:.*]] = affine.apply #{{.*}}()[%[[N]], %[[CLAMPED]]]

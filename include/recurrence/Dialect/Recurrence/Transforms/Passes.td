@@ -313,4 +313,16 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def OpenMPForkWhenParallelPass : Pass<"recurrence-omp-fork-when-parallel"> {
+  let summary = "Run OpenMP parallel loops of one iteration without a fork";
+  let description = [{
+    Gives every `omp.parallel` whose body is one `omp.wsloop`, with bounds
+    defined outside it, the `if` clause `iterations > 1`: a loop of one
+    iteration at run time (a decoding step of one batch element, a small
+    scan) then runs on the calling thread instead of forking and joining
+    the thread team, which costs more than its work.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD

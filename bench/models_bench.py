@@ -1,0 +1,155 @@
+"""The model ops through recurrence.torch, forward and forward + backward,
+against a plain torch loop over time on the same inputs in the same run (the
+CPU fallback that model code runs without a kernel). One BENCH-MODEL line
+per op with both times, the speedup over the loop and the agreement of the
+two outputs."""
+
+import argparse
+import os
+import sys
+
+import torch
+
+from python_bench import best_seconds
+
+
+def loop_selective_ssm(x, delta, A, B, C):
+    """h_t[d, n] = exp(delta_t[d] A[d, n]) h_{t-1}[d, n] + delta_t[d] x_t[d]
+    B_t[n], y_t[d] = sum_n C_t[n] h_t[d, n]."""
+    h = x.new_zeros(x.shape[0], x.shape[2], A.shape[1])
+    ys = []
+    for t in range(x.shape[1]):
+        h = torch.exp(delta[:, t, :, None] * A) * h + (
+            delta[:, t] * x[:, t])[:, :, None] * B[:, t, None, :]
+        ys.append((h * C[:, t, None, :]).sum(-1))
+    return torch.stack(ys, 1)
+
+
+def elu1(x):
+    return torch.where(x > 0, x + 1, torch.exp(torch.clamp(x, max=0)))
+
+
+def loop_linear_attention(q, k, v):
+    """S_t = S_{t-1} + phi(k_t) v_t^T, z_t = z_{t-1} + phi(k_t),
+    y_t = phi(q_t)^T S_t / phi(q_t)^T z_t."""
+    fq, fk = elu1(q), elu1(k)
+    S = q.new_zeros(q.shape[0], q.shape[2], v.shape[2])
+    z = q.new_zeros(q.shape[0], q.shape[2])
+    ys = []
+    for t in range(q.shape[1]):
+        S = S + fk[:, t, :, None] * v[:, t, None, :]
+        z = z + fk[:, t]
+        num = (fq[:, t, :, None] * S).sum(1)
+        den = (fq[:, t] * z).sum(1, keepdim=True)
+        ys.append(num / torch.clamp(den, min=1e-8))
+    return torch.stack(ys, 1)
+
+
+def loop_delta_rule(q, k, v, beta):
+    """S_t = (I - beta_t k_t k_t^T) S_{t-1} + beta_t k_t v_t^T,
+    y_t = S_t^T q_t."""
+    S = q.new_zeros(q.shape[0], q.shape[2], v.shape[2])
+    ys = []
+    for t in range(q.shape[1]):
+        kt, bt = k[:, t], beta[:, t, None]
+        kS = (kt[:, :, None] * S).sum(1)
+        S = S - (bt * kt)[:, :, None] * kS[:, None, :] + (
+            bt * kt)[:, :, None] * v[:, t, None, :]
+        ys.append((q[:, t, :, None] * S).sum(1))
+    return torch.stack(ys, 1)
+
+
+def loop_hlru(gates, v):
+    """h_t = sum_i a_{i,t} h_{t-i} + a_{m,t} v_t (the m state gates, then the
+    input gate)."""
+    m = gates.shape[-1] - 1
+    past = [v.new_zeros(v.shape[0], v.shape[2]) for _ in range(m)]
+    hs = []
+    for t in range(v.shape[1]):
+        h = gates[:, t, :, m] * v[:, t]
+        for i in range(m):
+            h = h + gates[:, t, :, i] * past[i]
+        past = [h] + past[:-1]
+        hs.append(h)
+    return torch.stack(hs, 1)
+
+
+def loop_bdlru(gates, v):
+    """h_t = A_t h_{t-1} + a_{0,t} * v_t on blocks of m: A_t's block rows
+    are gates[..., :m], the input gate gates[..., m]."""
+    B, T, H, m, _ = gates.shape
+    h = v.new_zeros(B, H, m)
+    hs = []
+    for t in range(T):
+        g = gates[:, t]
+        h = (g[..., :m] * h[:, :, None, :]).sum(-1) + g[..., m] * v[
+            :, t].reshape(B, H, m)
+        hs.append(h.reshape(B, H * m))
+    return torch.stack(hs, 1)
+
+
+def cases(scale, rt):
+    """(name, shape text, ours, loop, inputs) per model op."""
+    g = torch.Generator().manual_seed(0)
+    r = lambda *s: torch.rand(*s, generator=g)
+    n = lambda *s: torch.randn(*s, generator=g)
+    T = 2048 // scale
+    Bt, Dm, N = 4, 256, 16
+    ssm = (n(Bt, T, Dm), r(Bt, T, Dm) * 0.1, -r(Dm, N) - 0.5, n(Bt, T, N),
+           n(Bt, T, N))
+    la = (n(Bt, T, 64) * 0.5, n(Bt, T, 64) * 0.5, n(Bt, T, 64))
+    k = torch.nn.functional.normalize(n(Bt, T // 2, 64), dim=-1)
+    dr = (n(Bt, T // 2, 64), k, n(Bt, T // 2, 64), r(Bt, T // 2) * 0.9)
+    hl = (r(Bt, T, 256, 3) * 0.45, n(Bt, T, 256))
+    bd = (r(Bt, T, 64, 4, 5) * 0.2, n(Bt, T, 256))
+    return [
+        ("selective_ssm", f"(B,T,Dm,N)=({Bt},{T},{Dm},{N})",
+         lambda *a: rt.selective_ssm(*a), loop_selective_ssm, ssm),
+        ("linear_attention", f"(B,T,dk,dv)=({Bt},{T},64,64)",
+         lambda *a: rt.linear_attention(*a), loop_linear_attention, la),
+        ("delta_rule", f"(B,T,dk,dv)=({Bt},{T // 2},64,64)",
+         lambda *a: rt.delta_rule(*a), loop_delta_rule, dr),
+        ("hlru<2>", f"(B,T,N)=({Bt},{T},256)", lambda *a: rt.hlru(*a),
+         loop_hlru, hl),
+        ("bdlru<4>", f"(B,T,H,m)=({Bt},{T},64,4)", lambda *a: rt.bdlru(*a),
+         loop_bdlru, bd),
+    ]
+
+
+def forward_backward(f, inputs):
+    leaves = [x.detach().requires_grad_() for x in inputs]
+    f(*leaves).sum().backward()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true",
+                        help="8x shorter sequences, one repetition")
+    parser.add_argument("--python-dir", default="build/python")
+    args = parser.parse_args()
+    sys.path.insert(0, args.python_dir)
+    import recurrence.torch as rt
+
+    scale, reps = (8, 1) if args.quick else (1, 2)
+    torch.set_num_threads(os.cpu_count() or 1)
+    for name, shape, ours, loop, inputs in cases(scale, rt):
+        with torch.no_grad():
+            got, want = ours(*inputs), loop(*inputs)
+            agree = float(((got - want).abs() / (want.abs() + want.pow(2)
+                           .mean().sqrt())).max())
+            fwd = best_seconds(reps, lambda: ours(*inputs))
+            fwd_loop = best_seconds(reps, lambda: loop(*inputs))
+        forward_backward(ours, inputs)  # compiles the adjoint
+        both = best_seconds(reps, lambda: forward_backward(ours, inputs))
+        both_loop = best_seconds(1, lambda: forward_backward(loop, inputs))
+        print(f"BENCH-MODEL {name} {shape} float32 "
+              f"forward_ms={fwd * 1e3:.1f} loop_ms={fwd_loop * 1e3:.1f} "
+              f"speedup={fwd_loop / fwd:.1f} "
+              f"forward_backward_ms={both * 1e3:.1f} "
+              f"loop_ms={both_loop * 1e3:.1f} "
+              f"speedup={both_loop / both:.1f} agree={agree:.1e}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
