@@ -35,6 +35,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -536,27 +537,54 @@ bool BufferView::isContiguous() const {
 }
 
 /// Copies between a strided view and a contiguous buffer, either way.
-static void copyStrided(const BufferView &view, char *packed, bool toPacked) {
-  size_t bytes = elementBytes(view.dtype);
+/// Copies a strided view to or from dense memory, a row (the innermost dim)
+/// at a time with typed loads and stores.
+template <typename Bits>
+static void copyRows(const BufferView &view, char *packed, bool toPacked) {
   int64_t rank = view.sizes.size();
-  int64_t total = 1;
-  for (int64_t size : view.sizes)
-    total *= size;
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t linear = 0; linear < total; ++linear) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      offset += index[d] * view.strides[d];
-    char *element = static_cast<char *>(view.data) + offset * bytes;
+  Bits *dense = reinterpret_cast<Bits *>(packed);
+  Bits *base = static_cast<Bits *>(view.data);
+  if (rank == 0) {
     if (toPacked)
-      std::memcpy(packed + linear * bytes, element, bytes);
+      *dense = *base;
     else
-      std::memcpy(element, packed + linear * bytes, bytes);
-    for (int64_t d = rank - 1; d >= 0; --d) {
+      *base = *dense;
+    return;
+  }
+  int64_t inner = view.sizes.back(), step = view.strides.back();
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows *= view.sizes[d];
+  if (inner == 0)
+    return;
+  std::vector<int64_t> index(rank - 1, 0);
+  for (int64_t row = 0; row < rows; ++row, dense += inner) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      offset += index[d] * view.strides[d];
+    Bits *strided = base + offset;
+    if (toPacked)
+      for (int64_t i = 0; i < inner; ++i)
+        dense[i] = strided[i * step];
+    else
+      for (int64_t i = 0; i < inner; ++i)
+        strided[i * step] = dense[i];
+    for (int64_t d = rank - 2; d >= 0; --d) {
       if (++index[d] < view.sizes[d])
         break;
       index[d] = 0;
     }
+  }
+}
+
+static void copyStrided(const BufferView &view, char *packed, bool toPacked) {
+  switch (elementBytes(view.dtype)) {
+  case 2:
+    return copyRows<uint16_t>(view, packed, toPacked);
+  case 4:
+    return copyRows<uint32_t>(view, packed, toPacked);
+  default:
+    return copyRows<uint64_t>(view, packed, toPacked);
   }
 }
 
@@ -565,7 +593,7 @@ namespace {
 /// (results) around the call.
 struct StagedView {
   BufferView original;
-  std::vector<char> packed;
+  std::unique_ptr<char[]> packed; // not zeroed: every element is written
   BufferView view;
 
   StagedView(const BufferView &original, bool copyIn) : original(original) {
@@ -576,16 +604,16 @@ struct StagedView {
     int64_t total = 1;
     for (int64_t size : original.sizes)
       total *= size;
-    packed.resize(total * elementBytes(original.dtype));
+    packed.reset(
+        new char[std::max<int64_t>(1, total) * elementBytes(original.dtype)]);
     if (copyIn)
-      copyStrided(original, packed.data(), /*toPacked=*/true);
-    view =
-        BufferView::contiguous(packed.data(), original.dtype, original.sizes);
+      copyStrided(original, packed.get(), /*toPacked=*/true);
+    view = BufferView::contiguous(packed.get(), original.dtype, original.sizes);
   }
 
   void copyOut() {
-    if (!packed.empty())
-      copyStrided(original, packed.data(), /*toPacked=*/false);
+    if (packed)
+      copyStrided(original, packed.get(), /*toPacked=*/false);
   }
 };
 } // namespace

@@ -508,8 +508,10 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     _check_shape("A", A, (dm, n))
     _check_shape("B", B, x.shape[:-1] + (n,))
     _check_shape("C", C, x.shape[:-1] + (n,))
-    # a[..., t, n, d] = exp(delta[..., t, d] A[d, n]): per-element gates.
-    a = _torch.exp(delta[..., None, :] * A.transpose(0, 1))
+    # a[..., t, n, d] = exp(delta[..., t, d] A[d, n]): per-element gates,
+    # contiguous (torch lays out a broadcast result like its strided
+    # operand, which would cost a transposing copy into the kernel).
+    a = _torch.exp(delta[..., None, :] * A.transpose(0, 1).contiguous())
     out = scan(a, (B, delta * x), structure="diagonal", init=init, readout=C,
                return_final_state=return_final_state, schedule=schedule,
                chunk_size=chunk_size)

@@ -177,6 +177,34 @@ def test_non_contiguous_inputs_and_empty_batch():
     assert rec.scan(empty, empty).shape == (0, 4, 5)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_strided_operands_and_results(dtype):
+    """Strided arguments and out= results of every element size go through
+    contiguous copies, row by row: the values land where the views say."""
+    rng = np.random.default_rng(4)
+    # a: every other channel of a wider array; b: a transposed array; the
+    # final state written into every other column of a wider one, the
+    # output into a transposed one.
+    a = rng.uniform(0.2, 0.9, (2, 7, 12)).astype(dtype)[:, :, ::2]
+    b = rng.standard_normal((6, 7, 2)).astype(dtype).transpose(2, 1, 0)
+    h0 = rng.standard_normal((2, 6)).astype(np.float32 if dtype == np.float16
+                                            else dtype)
+    out = np.zeros((6, 7, 2), dtype).transpose(2, 1, 0)
+    last = np.zeros((2, 12), h0.dtype)[:, 1::2]
+    assert not (a.flags.c_contiguous or b.flags.c_contiguous or
+                out.flags.c_contiguous or last.flags.c_contiguous)
+    rec.scan(a, b, init=h0, return_final_state=True, out=out,
+             final_state_out=last)
+    want, want_last = reference.scan(
+        "diagonal", a.astype(np.float64), b.astype(np.float64),
+        init=h0.astype(np.float64))
+    tolerance = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-12}[dtype]
+    np.testing.assert_allclose(out.astype(np.float64), want, rtol=tolerance,
+                               atol=tolerance)
+    np.testing.assert_allclose(last, want_last, rtol=tolerance,
+                               atol=tolerance)
+
+
 def test_per_element_diagonal_matrix_state():
     rng = np.random.default_rng(2)
     a = rng.uniform(-0.9, 0.9, (2, 6, 4, 3))
