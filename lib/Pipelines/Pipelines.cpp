@@ -69,7 +69,8 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
 
 /// What every target runs first: model ops decomposed, elementwise ops as
 /// linalg, a schedule on every scan (of `schedules`, where given), the scans
-/// lowered, and the empty tensors of results eliminated while the parallel
+/// lowered, their elementwise operands computed where they are read, and
+/// the empty tensors of results eliminated while the parallel
 /// loops still carry them (canonicalization folds single-iteration loops
 /// into chains it cannot see through).
 static void addScanLowering(OpPassManager &pm, bool inlineCalls,
@@ -88,6 +89,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   pm.addPass(createLowerScanPass());
   pm.addPass(createLowerChunkedPass());
   pm.addPass(createLowerSequentialPass(sequential));
+  pm.addPass(createFuseStepProducersPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -325,4 +325,19 @@ def OpenMPForkWhenParallelPass : Pass<"recurrence-omp-fork-when-parallel"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FuseStepProducersPass : Pass<"recurrence-fuse-step-producers"> {
+  let summary = "Compute elementwise operands of lowered scans where they are read";
+  let description = [{
+    After a scan is lowered, its operands are read a slice at a time, inside
+    its loops: a channel tile, a chunk, one step's row. When such an operand
+    is the result of an elementwise linalg op (a model's gates: exp, sigmoid,
+    softplus, a product with a broadcast) and every use of it is a slice,
+    each slice is computed where it is read, from slices of the op's
+    operands (the producer's TilingInterface tile), repeatedly through
+    chains of such ops. The gates then never reach memory.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD
