@@ -10,6 +10,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::recurrence;
 using namespace mlir::recurrence::testing;
@@ -46,6 +48,69 @@ TEST_F(JitModuleTest, RunsOnStridedBuffers) {
   BufferView hView = BufferView::contiguous(h.data(), ElementType::F32, {3, 2});
   ASSERT_EQ(errorOf((*jit)->call("scan", {aView, bView}, {hView})), "");
   EXPECT_EQ(h, (std::vector<float>{1, 1, 1.5f, 1.25f, 1.75f, 1.3125f}));
+}
+
+TEST_F(JitModuleTest, StagesRowsOfTransposedBuffers) {
+  // Operands and the result as transposed views of [N, T] buffers (T = 3,
+  // N = 2): every staged row has a stride of 3, in and out.
+  auto jit = JitModule::compileSource(context.get(), kDiagonal, {"scan"});
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  std::vector<float> a = {0.5f, 0.5f, 0.5f, 0.25f, 0.25f, 0.25f}; // [2, 3]
+  std::vector<float> b = {1, 2, 3, 4, 5, 6};                      // [2, 3]
+  std::vector<float> h(6, 0.0f);                                  // [2, 3]
+  BufferView aView{a.data(), ElementType::F32, {3, 2}, {1, 3}};
+  BufferView bView{b.data(), ElementType::F32, {3, 2}, {1, 3}};
+  BufferView hView{h.data(), ElementType::F32, {3, 2}, {1, 3}};
+  ASSERT_EQ(errorOf((*jit)->call("scan", {aView, bView}, {hView})), "");
+  // Channel 0: a = 0.5, b = 1, 2, 3; channel 1: a = 0.25, b = 4, 5, 6.
+  EXPECT_EQ(h, (std::vector<float>{1, 2.5f, 4.25f, 4, 6, 7.5f}));
+}
+
+TEST_F(JitModuleTest, ComputesElementwiseGatesInsideTheSteps) {
+  // a = exp(-softplus(raw)) computed per step inside the scan's loop
+  // (-recurrence-fuse-step-producers), reversed, from an initial state:
+  // the same values as the plain loop below.
+  auto jit = JitModule::compileSource(context.get(), R"mlir(
+func.func @gated(%raw: tensor<?x?x?xf64>, %b: tensor<?x?x?xf64>, %h0: tensor<?x?xf64>) -> tensor<?x?x?xf64> {
+  %e = math.exp %raw : tensor<?x?x?xf64>
+  %s = math.log1p %e : tensor<?x?x?xf64>
+  %n = arith.negf %s : tensor<?x?x?xf64>
+  %a = math.exp %n : tensor<?x?x?xf64>
+  %h = recurrence.scan diagonal reverse transition(%a : tensor<?x?x?xf64>)
+      input(%b : tensor<?x?x?xf64>) init(%h0 : tensor<?x?xf64>) -> tensor<?x?x?xf64>
+  return %h : tensor<?x?x?xf64>
+}
+)mlir",
+                                      {"gated"});
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  const int64_t batch = 2, steps = 7, channels = 5;
+  std::vector<double> raw, b, h0, h(batch * steps * channels);
+  for (int64_t i = 0; i < batch * steps * channels; ++i) {
+    raw.push_back(std::sin(0.7 * i) * 2);
+    b.push_back(std::cos(1.3 * i));
+  }
+  for (int64_t i = 0; i < batch * channels; ++i)
+    h0.push_back(0.1 * i - 0.3);
+  auto view = [&](std::vector<double> &v, std::vector<int64_t> sizes) {
+    return BufferView::contiguous(v.data(), ElementType::F64, sizes);
+  };
+  ASSERT_EQ(errorOf((*jit)->call("gated",
+                                 {view(raw, {batch, steps, channels}),
+                                  view(b, {batch, steps, channels}),
+                                  view(h0, {batch, channels})},
+                                 {view(h, {batch, steps, channels})})),
+            "");
+  for (int64_t i = 0; i < batch; ++i)
+    for (int64_t n = 0; n < channels; ++n) {
+      double state = h0[i * channels + n];
+      for (int64_t t = steps - 1; t >= 0; --t) {
+        int64_t at = (i * steps + t) * channels + n;
+        double gate = 1 / (1 + std::exp(raw[at])); // exp(-softplus(raw))
+        state = gate * state + b[at];
+        EXPECT_NEAR(h[at], state, 1e-12)
+            << "batch " << i << " step " << t << " channel " << n;
+      }
+    }
 }
 
 TEST_F(JitModuleTest, RejectsWrongBuffers) {
