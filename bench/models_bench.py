@@ -116,6 +116,31 @@ def cases(scale, rt):
     ]
 
 
+def compiled_model_op(scale, reps):
+    """The selective SSM as the compiler's model op (recurrence.models, on
+    NumPy arrays): its gates exp(delta A) computed inside the time loop,
+    against the torch loop's forward on the same values."""
+    import recurrence.models as models
+    g = torch.Generator().manual_seed(1)
+    Bt, T, Dm, N = 4, 2048 // scale, 256, 16
+    x, B, C = (torch.randn(Bt, T, n, generator=g) for n in (Dm, N, N))
+    delta = torch.rand(Bt, T, Dm, generator=g) * 0.1
+    A = -torch.rand(Dm, N, generator=g) - 0.5
+    arrays = [t.numpy() for t in (x, delta, A, B, C)]
+    got = torch.from_numpy(models.selective_ssm(*arrays))
+    with torch.no_grad():
+        want = loop_selective_ssm(x, delta, A, B, C)
+        loop = best_seconds(reps, lambda: loop_selective_ssm(x, delta, A, B,
+                                                             C))
+    ours = best_seconds(reps, lambda: models.selective_ssm(*arrays))
+    agree = float(((got - want).abs() / (want.abs() + want.pow(2).mean()
+                                         .sqrt())).max())
+    print(f"BENCH-MODEL selective_ssm (model op, NumPy) (B,T,Dm,N)=({Bt},{T},"
+          f"{Dm},{N}) float32 forward_ms={ours * 1e3:.1f} "
+          f"loop_ms={loop * 1e3:.1f} speedup={loop / ours:.1f} "
+          f"agree={agree:.1e}", flush=True)
+
+
 def forward_backward(f, inputs):
     leaves = [x.detach().requires_grad_() for x in inputs]
     f(*leaves).sum().backward()
@@ -132,6 +157,7 @@ def main():
 
     scale, reps = (8, 1) if args.quick else (1, 2)
     torch.set_num_threads(os.cpu_count() or 1)
+    compiled_model_op(scale, reps)
     for name, shape, ours, loop, inputs in cases(scale, rt):
         with torch.no_grad():
             got, want = ours(*inputs), loop(*inputs)

@@ -37,6 +37,16 @@ def check_shape(name, value, expected):
                          f"{tuple(value.shape)}")
 
 
+def check_signature_shape(name, got, shape):
+    """Raises ValueError unless `got` matches a compiled signature's `shape`
+    (-1: a dynamic size, any)."""
+    if len(got) != len(shape) or any(want not in (-1, size)
+                                     for want, size in zip(shape, got)):
+        raise ValueError(f"{name}: expected shape "
+                         f"{tuple('?' if s < 0 else s for s in shape)}, got "
+                         f"{tuple(got)}")
+
+
 def check_rank(name, value, least, layout):
     if value.ndim < least:
         raise ValueError(f"{name}: expected at least {least} dimensions "

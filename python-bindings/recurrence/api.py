@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _recurrence
 from ._checks import (NARROW_TYPES, as_float_array, check_choice, check_out, check_rank,
-                      check_shape, unaliased)
+                      check_shape, check_signature_shape, unaliased)
 
 SCHEDULES = ("auto", "sequential", "chunked", "scan")
 DEFAULT_CHUNK = 256
@@ -421,12 +421,7 @@ class Compiled:
         for i, (arg, shape, dtype) in enumerate(
                 zip(args, self.arg_shapes, self.arg_dtypes)):
             arg = as_float_array(f"argument {i}", arg, dtype)
-            if arg.ndim != len(shape) or any(
-                    want not in (-1, got) for want, got in zip(shape,
-                                                               arg.shape)):
-                raise ValueError(f"argument {i}: expected shape "
-                                 f"{tuple('?' if s < 0 else s for s in shape)}"
-                                 f", got {tuple(arg.shape)}")
+            check_signature_shape(f"argument {i}", arg.shape, shape)
             arrays.append(arg)
         shapes = result_shapes or self.result_shapes
         if any(size < 0 for shape in shapes for size in shape):
@@ -445,6 +440,21 @@ class Compiled:
 
 
 _DEVICE_TYPES = {"<f4": "f32", "<f8": "f64", "<f2": "f16"}
+# torch dtypes (without "torch.") by the C API's names of element types.
+_TORCH_TYPES = {"float32": "f32", "float64": "f64", "float16": "f16",
+                "bfloat16": "bf16"}
+
+
+def call_on_cuda(native, args, results):
+    """Calls `native`, compiled for cuda, on CUDA arrays, on torch's current
+    stream when torch is loaded (its legacy default stream, 0, is the
+    driver's CU_STREAM_LEGACY, 1), else on the library's own, waited for."""
+    torch = sys.modules.get("torch")
+    stream = (torch.cuda.current_stream().cuda_stream or 1) if torch else 0
+    native.call_device([_device_array(f"argument {i}", x)
+                        for i, x in enumerate(args)],
+                       [_device_array(f"outs[{i}]", x)
+                        for i, x in enumerate(results)], stream)
 
 
 def _device_array(name, x):
@@ -455,12 +465,11 @@ def _device_array(name, x):
             raise ValueError(f"{name}: expected a CUDA tensor, got one on "
                              f"{x.device}")
         dtype = str(x.dtype).replace("torch.", "")
-        names = {"float32": "f32", "float64": "f64", "float16": "f16",
-                 "bfloat16": "bf16"}
-        if dtype not in names:
+        if dtype not in _TORCH_TYPES:
             raise TypeError(f"{name}: expected a floating-point tensor, got "
                             f"{dtype}")
-        return x.data_ptr(), names[dtype], tuple(x.shape), tuple(x.stride())
+        return (x.data_ptr(), _TORCH_TYPES[dtype], tuple(x.shape),
+                tuple(x.stride()))
     face = getattr(x, "__cuda_array_interface__", None)
     if face is None:
         raise TypeError(f"{name}: expected a CUDA array (a torch tensor or an "
@@ -492,11 +501,7 @@ class CudaCompiled:
         _, got_dtype, got_shape, strides = view
         if got_dtype != dtype:
             raise TypeError(f"{name}: expected {dtype}, got {got_dtype}")
-        if len(got_shape) != len(shape) or any(
-                want not in (-1, got) for want, got in zip(shape, got_shape)):
-            raise ValueError(f"{name}: expected shape "
-                             f"{tuple('?' if s < 0 else s for s in shape)}, "
-                             f"got {got_shape}")
+        check_signature_shape(name, got_shape, shape)
         dense = tuple(int(np.prod(got_shape[i + 1:]))
                       for i in range(len(got_shape)))
         if any(size > 1 and stride != want for size, stride, want in
@@ -522,8 +527,8 @@ class CudaCompiled:
             if torch is None:
                 raise ValueError(f"{self.entry}: pass outs= (CUDA arrays for "
                                  f"the results) or import torch")
-            kinds = {"f32": torch.float32, "f64": torch.float64,
-                     "f16": torch.float16, "bf16": torch.bfloat16}
+            kinds = {code: getattr(torch, name)
+                     for name, code in _TORCH_TYPES.items()}
             outs = [torch.empty(tuple(shape), dtype=kinds[dtype],
                                 device="cuda")
                     for shape, dtype in zip(shapes, self.result_dtypes)]
@@ -534,12 +539,7 @@ class CudaCompiled:
         for i, (view, shape, dtype) in enumerate(
                 zip(results, shapes, self.result_dtypes)):
             self._check(f"outs[{i}]", view, tuple(shape), dtype)
-        # torch's current stream (its legacy default stream is the driver's
-        # CU_STREAM_LEGACY, 1); without torch, the library's own, waited for.
-        stream = 0
-        if torch is not None:
-            stream = torch.cuda.current_stream().cuda_stream or 1
-        self._native.call_device(views, results, stream)
+        call_on_cuda(self._native, args, outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 

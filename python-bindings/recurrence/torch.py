@@ -49,15 +49,9 @@ def _check_tensor(name, value, dtype=None, narrow=False):
     return value
 
 
-_DTYPE_NAMES = {_torch.float32: "f32", _torch.float64: "f64",
-                _torch.float16: "f16", _torch.bfloat16: "bf16"}
-_TORCH_DTYPES = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
-
-
-def _device_buffer(tensor):
-    """A contiguous CUDA tensor as the C API's device buffer."""
-    return (tensor.data_ptr(), _DTYPE_NAMES[tensor.dtype],
-            tuple(tensor.shape), tuple(tensor.stride()))
+# The C API's element type names to torch dtypes.
+_TORCH_DTYPES = {code: getattr(_torch, name)
+                 for name, code in api._TORCH_TYPES.items()}
 
 
 def _check_device(tensors):
@@ -148,9 +142,6 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
     return [_tensor(r) for r in results]
 
 
-_CU_STREAM_LEGACY = 1
-
-
 def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
     """The scan compiled for the GPU, run on torch's current stream: the
     output in the operands' `dtype`, the final state in the state's."""
@@ -168,14 +159,8 @@ def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
 def _call_cuda(compiled, args, results):
     """Calls a function compiled for cuda on contiguous CUDA tensors, on
     torch's current stream."""
-    device = args[0].device
-    with _torch.cuda.device(device):
-        # torch's current stream; its default one is the legacy stream (0),
-        # which the driver API names CU_STREAM_LEGACY (1).
-        stream = (_torch.cuda.current_stream(device).cuda_stream or
-                  _CU_STREAM_LEGACY)
-        compiled.call_device([_device_buffer(t) for t in args],
-                             [_device_buffer(t) for t in results], stream)
+    with _torch.cuda.device(args[0].device):
+        api.call_on_cuda(compiled, args, results)
     return results
 
 
