@@ -196,7 +196,7 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
 
     SmallVector<Value> results = {output[0]};
     if (op.getFinalState())
-      results.push_back(phase2Outs[1]);
+      results.push_back(carried[1]);
     return results;
   });
 }
