@@ -364,9 +364,10 @@ TEST_F(ScanExecution, Bf16OperandsKeepAFloat32StateOverAMillionSteps) {
 
 namespace {
 /// Long states with a batch smaller than the cores are split into channel
-/// tiles of at least 512 channels by the sequential lowering (N = 1101 on
-/// two cores: two tiles, in whole blocks of 3 for block_diagonal<3>, the
-/// last one shorter).
+/// tiles of at least 512 channels, each with at least 16 steps of that
+/// work, by the sequential lowering (N = 1101, T = 17 on two cores: two
+/// tiles, in whole blocks of 3 for block_diagonal<3>, the last one
+/// shorter; a batch of two: one tile per element).
 class ScanChannelTiles : public ScanExecution {};
 
 TEST_P(ScanChannelTiles, MatchesReference) {
@@ -374,9 +375,10 @@ TEST_P(ScanChannelTiles, MatchesReference) {
   // Planned for two cores whatever this machine has, so that the tiles are
   // the ones described above.
   if (spec.batchRank == 0)
-    checkShapes(spec, {ScanSizes{{}, 5, 1101, 2}}, InputFamily::Contractive, 2);
+    checkShapes(spec, {ScanSizes{{}, 17, 1101, 2}}, InputFamily::Contractive,
+                2);
   else
-    checkShapes(spec, {ScanSizes{{1}, 5, 1101, 2}, ScanSizes{{2}, 3, 1101, 2}},
+    checkShapes(spec, {ScanSizes{{1}, 17, 1101, 2}, ScanSizes{{2}, 3, 1101, 2}},
                 InputFamily::Contractive, 2);
 }
 

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -30,17 +31,6 @@ namespace mlir::recurrence {
 using namespace mlir;
 
 namespace {
-/// The buffer a view is of: through subviews, reshapes and casts.
-Value bufferOf(Value view) {
-  while (Operation *op = view.getDefiningOp()) {
-    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(op))
-      view = viewLike.getViewSource();
-    else
-      break;
-  }
-  return view;
-}
-
 /// Whether a buffer is told apart from others by its SSA value: an argument
 /// of the function around the launch (distinct ones never overlap under the
 /// calling convention), or an allocation (on the host or the device).
@@ -58,7 +48,9 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
   DenseSet<Value> written;
   WalkResult walk = launch.getBody().walk([&](Operation *op) {
     if (auto load = dyn_cast<memref::LoadOp>(op))
-      if (!isDistinctBuffer(bufferOf(load.getMemRef()), launch))
+      if (!isDistinctBuffer(
+              memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef())),
+              launch))
         return WalkResult::interrupt();
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::advance();
@@ -70,9 +62,10 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
     for (const MemoryEffects::EffectInstance &instance : instances) {
       if (!isa<MemoryEffects::Write, MemoryEffects::Free>(instance.getEffect()))
         continue;
-      if (!instance.getValue())
+      auto memref = dyn_cast_or_null<MemrefValue>(instance.getValue());
+      if (!memref)
         return WalkResult::interrupt();
-      Value buffer = bufferOf(instance.getValue());
+      Value buffer = memref::skipViewLikeOps(memref);
       if (!isDistinctBuffer(buffer, launch))
         return WalkResult::interrupt();
       written.insert(buffer);
@@ -91,7 +84,8 @@ void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written) {
   SmallVector<memref::LoadOp> loads;
   for (Operation &op : block.without_terminator())
     if (auto load = dyn_cast<memref::LoadOp>(op))
-      if (!written.contains(bufferOf(load.getMemRef())))
+      if (!written.contains(
+              memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()))))
         loads.push_back(load);
   for (memref::LoadOp load : loads) {
     // The load and what it needs from this block, all of which must be pure

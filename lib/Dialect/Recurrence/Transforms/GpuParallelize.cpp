@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -160,13 +161,6 @@ void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
   }
 }
 
-/// The buffer a view is of.
-Value baseOf(Value view) {
-  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
-    view = viewLike.getViewSource();
-  return view;
-}
-
 /// Fails, with an error, where host code would still touch device memory
 /// (an element access outside any loop to be a kernel: what a loop of one
 /// iteration, folded away, leaves) or a kernel would read host memory (a
@@ -180,7 +174,8 @@ LogicalResult checkHostAccesses(Operation *root) {
       memref = store.getMemref();
     if (memref && !inParallelLoop(op) &&
         !op->getParentOfType<gpu::LaunchOp>() &&
-        !baseOf(memref).getDefiningOp<memref::AllocaOp>()) {
+        !memref::skipViewLikeOps(cast<MemrefValue>(memref))
+             .getDefiningOp<memref::AllocaOp>()) {
       op->emitError("host code accesses a buffer element outside any GPU "
                     "kernel (a parallel loop of one iteration folded away?); "
                     "not supported on the GPU yet");
