@@ -382,7 +382,9 @@ def main():
         parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
     print(f"== {torch.cuda.get_device_name()}, torch {torch.__version__}",
           flush=True)
-    shapes = [((2,), 1, 6, 3), ((3,), 257, 12, 2), ((1,), 1500, 6, 2)]
+    # No batch dims and odd N in the last.
+    shapes = [((2,), 1, 6, 3), ((3,), 257, 12, 2), ((1,), 1500, 6, 2),
+              ((), 33, 9, 3)]
     dtypes = [torch.float32, torch.bfloat16]
     if args.quick:
         shapes, dtypes = shapes[:2], [torch.float32]

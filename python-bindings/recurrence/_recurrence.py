@@ -209,9 +209,10 @@ class Compiled:
 
     def call_device(self, args, results, stream):
         """Calls the entry, compiled for cuda, on device buffers given as
-        (address, dtype name, shape, strides in elements), on `stream` (a
+        (address, NumPy dtype, shape, strides in elements), on `stream` (a
         CUstream address; 0: the library's own, waited for)."""
-        buffers = [(address, _CODES[dtype], tuple(shape), tuple(strides), 1)
+        buffers = [(address, _CODE_OF_DTYPE[dtype], tuple(shape),
+                    tuple(strides), 1)
                    for address, dtype, shape, strides in list(args) + results]
         self._call(buffers, len(args), stream or None)
 

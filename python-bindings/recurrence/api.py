@@ -439,10 +439,23 @@ class Compiled:
         return results[0] if len(results) == 1 else tuple(results)
 
 
-_DEVICE_TYPES = {"<f4": "f32", "<f8": "f64", "<f2": "f16"}
-# torch dtypes (without "torch.") by the C API's names of element types.
-_TORCH_TYPES = {"float32": "f32", "float64": "f64", "float16": "f16",
-                "bfloat16": "bf16"}
+# The element types of CUDA arrays, as the NumPy dtypes of signature():
+# by __cuda_array_interface__ typestr, and by torch dtype name.
+_DEVICE_TYPES = {"<f4": _recurrence.DTYPES["f32"],
+                 "<f8": _recurrence.DTYPES["f64"],
+                 "<f2": _recurrence.DTYPES["f16"]}
+_TORCH_TYPES = {"float32": _recurrence.DTYPES["f32"],
+                "float64": _recurrence.DTYPES["f64"],
+                "float16": _recurrence.DTYPES["f16"],
+                "bfloat16": _recurrence.DTYPES["bf16"]}
+
+
+def torch_dtype(torch, dtype):
+    """The torch dtype that holds NumPy `dtype` (one of signature()'s)."""
+    for name, held in _TORCH_TYPES.items():
+        if held == dtype:
+            return getattr(torch, name)
+    raise TypeError(f"no torch dtype for {dtype}")
 
 
 def call_on_cuda(native, args, results):
@@ -458,7 +471,7 @@ def call_on_cuda(native, args, results):
 
 
 def _device_array(name, x):
-    """(address, dtype name, shape, strides in elements) of a CUDA array: a
+    """(address, NumPy dtype, shape, strides in elements) of a CUDA array: a
     torch tensor, or any object with ``__cuda_array_interface__``."""
     if type(x).__module__.startswith("torch") and hasattr(x, "data_ptr"):
         if not x.is_cuda:
@@ -527,9 +540,7 @@ class CudaCompiled:
             if torch is None:
                 raise ValueError(f"{self.entry}: pass outs= (CUDA arrays for "
                                  f"the results) or import torch")
-            kinds = {code: getattr(torch, name)
-                     for name, code in _TORCH_TYPES.items()}
-            outs = [torch.empty(tuple(shape), dtype=kinds[dtype],
+            outs = [torch.empty(tuple(shape), dtype=torch_dtype(torch, dtype),
                                 device="cuda")
                     for shape, dtype in zip(shapes, self.result_dtypes)]
         if len(outs) != len(shapes):

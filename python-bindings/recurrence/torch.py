@@ -49,11 +49,6 @@ def _check_tensor(name, value, dtype=None, narrow=False):
     return value
 
 
-# The C API's element type names to torch dtypes.
-_TORCH_DTYPES = {code: getattr(_torch, name)
-                 for name, code in api._TORCH_TYPES.items()}
-
-
 def _check_device(tensors):
     """All operands on one device; CUDA ones made contiguous (the kernels
     take contiguous device buffers)."""
@@ -171,7 +166,7 @@ def _scan_backward_cuda(spec, operands, grad_out, grad_final, out_shape,
     compiled = api.compiled_scan(dict(spec, target="cuda"), gradient=True)
     device = operands[0].device
     _, arg_dtypes, _, result_dtypes = compiled.signature()
-    dtypes = [_TORCH_DTYPES[d] for d in arg_dtypes]
+    dtypes = [api.torch_dtype(_torch, d) for d in arg_dtypes]
     cotangents = [grad_out if grad_out is not None else _torch.zeros(
         tuple(out_shape), dtype=dtypes[len(operands)], device=device)]
     if spec["final_state"]:
@@ -180,7 +175,8 @@ def _scan_backward_cuda(spec, operands, grad_out, grad_final, out_shape,
                                        device=device))
     args = [t.detach().to(dtype).contiguous()
             for t, dtype in zip(list(operands) + cotangents, dtypes)]
-    grads = [_torch.empty(t.shape, dtype=_TORCH_DTYPES[d], device=device)
+    grads = [_torch.empty(t.shape, dtype=api.torch_dtype(_torch, d),
+                          device=device)
              for t, d in zip(operands, result_dtypes)]
     return _call_cuda(compiled, args, grads)
 

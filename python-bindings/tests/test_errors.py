@@ -175,10 +175,66 @@ def test_device_arrays():
                 shape=(2, 3), typestr=typestr, data=(4096, False),
                 strides=strides, version=3)
 
-    assert _device_array("x", Fake("<f4")) == (4096, "f32", (2, 3), (3, 1))
-    assert _device_array("x", Fake("<f8", (8, 16))) == (4096, "f64", (2, 3),
-                                                         (1, 2))
+    assert _device_array("x", Fake("<f4")) == (4096, np.dtype(np.float32),
+                                                (2, 3), (3, 1))
+    assert _device_array("x", Fake("<f8", (8, 16))) == (
+        4096, np.dtype(np.float64), (2, 3), (1, 2))
     with pytest.raises(TypeError, match="x: unsupported element type '<i4'"):
         _device_array("x", Fake("<i4"))
     with pytest.raises(TypeError, match="x: expected a CUDA array"):
         _device_array("x", np.zeros(3))
+
+
+class _HostArray:
+    """A NumPy array seen through __cuda_array_interface__, so that a
+    function compiled for the CPU can stand in for a CUDA one."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__cuda_array_interface__ = dict(
+            shape=array.shape, typestr=array.dtype.str,
+            data=(array.ctypes.data, False), strides=array.strides, version=3)
+
+
+def test_cuda_compiled_call_path(monkeypatch):
+    """CudaCompiled checks CUDA arrays against the signature's dtypes and
+    shapes and passes them on with the C API's element codes: run here on
+    host memory through a CPU-compiled function, with no stream."""
+    import sys
+    from recurrence.api import CudaCompiled
+    text = """
+func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}"""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    gpu = CudaCompiled(rec.compile(text, "f")._native, "f")
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.5, 1, (2, 5, 3)).astype(np.float32)
+    b = rng.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    out = np.zeros((2, 5, 3), np.float32)
+    shapes = [(2, 5, 3)]
+    gpu(_HostArray(a), _HostArray(b), result_shapes=shapes,
+        outs=[_HostArray(out)])
+    want = np.zeros_like(out, dtype=np.float64)
+    h = np.zeros((2, 3))
+    for t in range(5):
+        h = a[:, t] * h + b[:, t]
+        want[:, t] = h
+    np.testing.assert_allclose(out, want, rtol=2e-6, atol=2e-7)
+    with pytest.raises(TypeError, match="argument 1: expected float32, got "
+                                        "float64"):
+        gpu(_HostArray(a), _HostArray(b.astype(np.float64)),
+            result_shapes=shapes, outs=[_HostArray(out)])
+    with pytest.raises(ValueError, match="pass outs="):
+        gpu(_HostArray(a), _HostArray(b), result_shapes=shapes)
+
+
+def test_torch_dtypes():
+    """Each dtype of a compiled signature has its torch dtype."""
+    torch = pytest.importorskip("torch")
+    from recurrence import _recurrence
+    from recurrence.api import torch_dtype
+    assert [torch_dtype(torch, _recurrence.DTYPES[name])
+            for name in ("f32", "f64", "f16", "bf16")] == [
+        torch.float32, torch.float64, torch.float16, torch.bfloat16]

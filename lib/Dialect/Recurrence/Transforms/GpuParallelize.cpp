@@ -24,6 +24,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_GPUPARALLELIZEPASS
@@ -127,11 +128,23 @@ void onStream(RewriterBase &rewriter, Location loc, Build build) {
   gpu::WaitOp::create(rewriter, loc, Type(), ValueRange{done});
 }
 
-/// Host allocations as device ones.
+/// Whether buffers of `type` hold data, which lives on the device: floats.
+/// Other buffers are the host's bookkeeping, such as the index and flag
+/// lists through which the buffer deallocation decides what to free.
+bool holdsData(Type type) {
+  return isa<FloatType>(cast<BaseMemRefType>(type).getElementType());
+}
+
+/// Host allocations of data as device ones.
 void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<memref::AllocOp, memref::DeallocOp>(op) && !inParallelLoop(op) &&
+    Value buffer;
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      buffer = alloc.getMemref();
+    else if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+      buffer = dealloc.getMemref();
+    if (buffer && holdsData(buffer.getType()) && !inParallelLoop(op) &&
         !op->getParentOfType<gpu::LaunchOp>())
       ops.push_back(op);
   });
@@ -161,6 +174,80 @@ void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
   }
 }
 
+/// The buffer that `memref` views.
+Value rootOf(Value memref) {
+  return memref::skipViewLikeOps(cast<MemrefValue>(memref));
+}
+
+/// Whether host code may access elements of `memref`: a stack buffer, or
+/// bookkeeping rather than data.
+bool isHostBuffer(Value memref) {
+  return !holdsData(memref.getType()) ||
+         rootOf(memref).getDefiningOp<memref::AllocaOp>();
+}
+
+/// Whether `op` may write the buffer `base` (unknown ops: when they take
+/// a view of it).
+bool mayWrite(Operation *op, Value base) {
+  auto views = [&](Value value) {
+    return value && isa<BaseMemRefType>(value.getType()) &&
+           rootOf(value) == base;
+  };
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+           llvm::any_of(op->getOperands(), views);
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [&](MemoryEffects::EffectInstance &effect) {
+    return isa<MemoryEffects::Write>(effect.getEffect()) &&
+           (!effect.getValue() || views(effect.getValue()));
+  });
+}
+
+/// Whether `memref` views a function argument that nothing in `root`
+/// writes.
+bool isUnwrittenArgument(Value memref, Operation *root) {
+  Value base = rootOf(memref);
+  if (!isa<BlockArgument>(base))
+    return false;
+  return !root->walk([&](Operation *op) {
+                return mayWrite(op, base) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+/// Moves into the kernels the host reads of elements that only kernels
+/// use, with the pure ops that compute on them (a scan without batch or
+/// channel dims reads its scalar transition, and widens it, in the time
+/// loop, and steps its state in kernels), when the buffer is an argument
+/// that nothing writes: each use computes the element itself.
+void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
+  SmallVector<Operation *> chain;
+  root->walk([&](memref::LoadOp load) {
+    if (!inParallelLoop(load) && isUnwrittenArgument(load.getMemref(), root))
+      chain.push_back(load);
+  });
+  DenseSet<Operation *> inChain(chain.begin(), chain.end());
+  for (size_t i = 0; i < chain.size(); ++i)
+    for (Operation *user : chain[i]->getUsers())
+      if (!inParallelLoop(user) && isPure(user) && user->getNumResults() == 1 &&
+          inChain.insert(user).second)
+        chain.push_back(user);
+  // Users before producers: a producer is sunk once its users are.
+  for (Operation *op : llvm::reverse(chain)) {
+    if (!llvm::all_of(op->getUsers(), inParallelLoop))
+      continue;
+    for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+      rewriter.setInsertionPoint(use.getOwner());
+      Value copy = rewriter.clone(*op)->getResult(0);
+      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(copy); });
+    }
+    rewriter.eraseOp(op);
+  }
+}
+
 /// Fails, with an error, where host code would still touch device memory
 /// (an element access outside any loop to be a kernel: what a loop of one
 /// iteration, folded away, leaves) or a kernel would read host memory (a
@@ -173,9 +260,7 @@ LogicalResult checkHostAccesses(Operation *root) {
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       memref = store.getMemref();
     if (memref && !inParallelLoop(op) &&
-        !op->getParentOfType<gpu::LaunchOp>() &&
-        !memref::skipViewLikeOps(cast<MemrefValue>(memref))
-             .getDefiningOp<memref::AllocaOp>()) {
+        !op->getParentOfType<gpu::LaunchOp>() && !isHostBuffer(memref)) {
       op->emitError("host code accesses a buffer element outside any GPU "
                     "kernel (a parallel loop of one iteration folded away?); "
                     "not supported on the GPU yet");
@@ -227,6 +312,7 @@ struct GpuParallelizePass
       scf::tileParallelLoop(flatten(rewriter, loop), {threads},
                             /*noMinMaxBounds=*/true);
     allocationsToDevice(rewriter, root);
+    sinkReadsIntoKernels(rewriter, root);
     if (failed(checkHostAccesses(root)))
       signalPassFailure();
   }

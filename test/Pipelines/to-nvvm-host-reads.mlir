@@ -1,0 +1,44 @@
+// Two kinds of host code that the GPU lowering keeps legal:
+// - a scan without batch or channel dims reads its scalar transition (and
+//   widens it from bf16) in the time loop, and steps its matrix state in
+//   kernels: the read moves into the kernels, since nothing writes the
+//   argument, and the host touches no element of it;
+// - the buffer deallocation frees buffers that a loop may own through a
+//   helper that walks index and flag lists: those lists stay host
+//   allocations (malloc), while the data is allocated on the device.
+//
+// RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
+
+// CHECK-LABEL: llvm.func @unbatched_scalar(
+// CHECK: gpu.launch_func
+// CHECK: gpu.binary @unbatched_scalar_kernel
+// CHECK-LABEL: llvm.func @unbatched_blocks(
+// CHECK: llvm.call @mgpuMemAlloc
+// CHECK: llvm.call @malloc
+// CHECK: llvm.call @dealloc_helper
+// CHECK: llvm.call @mgpuMemFree
+// CHECK: llvm.call @free
+// CHECK-LABEL: llvm.func @dense_bf16(
+// CHECK: gpu.binary @dense_bf16_kernel
+// CHECK-LABEL: llvm.func @dealloc_helper(
+// CHECK: llvm.store %{{.*}} : i1, !llvm.ptr
+
+// HOST-LABEL: llvm.func @unbatched_scalar(
+// HOST-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
+// HOST: gpu.binary
+
+func.func @unbatched_scalar(%a: tensor<?xbf16>, %k: tensor<?x?xbf16>, %v: tensor<?x?xbf16>, %c: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %o = recurrence.scan scalar matrix accumulate(f32) transition(%a : tensor<?xbf16>) factored_input(%k, %v : tensor<?x?xbf16>, tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) -> tensor<?x?xbf16>
+  return %o : tensor<?x?xbf16>
+}
+
+func.func @unbatched_blocks(%a: tensor<?x?x3x3xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %o = recurrence.scan block_diagonal<3> matrix transition(%a : tensor<?x?x3x3xf32>) factored_input(%k, %v : tensor<?x?xf32>, tensor<?x?xf32>) readout(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %o : tensor<?x?xf32>
+}
+
+func.func @dense_bf16(%a: tensor<?x?x?x?xbf16>, %b: tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16> {
+  %h = recurrence.scan dense accumulate(f32) transition(%a : tensor<?x?x?x?xbf16>) input(%b : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
+  return %h : tensor<?x?x?xbf16>
+}
