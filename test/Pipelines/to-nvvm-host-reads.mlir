@@ -1,15 +1,21 @@
-// Two kinds of host code that the GPU lowering keeps legal:
+// Host code that the GPU lowering keeps legal:
 // - a scan without batch or channel dims reads its scalar transition (and
 //   widens it from bf16) in the time loop, and steps its matrix state in
 //   kernels: the read moves into the kernels, since nothing writes the
 //   argument, and the host touches no element of it;
 // - the buffer deallocation frees buffers that a loop may own through a
 //   helper that walks index and flag lists: those lists stay host
-//   allocations (malloc), while the data is allocated on the device.
+//   allocations (malloc), while the data is allocated on the device;
+// - a step's temporaries, which bufferization puts on the stack, are
+//   device allocations when kernels use them (dplr without batch dims).
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
 
+// CHECK-LABEL: llvm.func @unbatched_dplr(
+// CHECK: llvm.call @mgpuMemAlloc
+// CHECK: gpu.launch_func
+// CHECK: llvm.call @mgpuMemFree
 // CHECK-LABEL: llvm.func @unbatched_scalar(
 // CHECK: gpu.launch_func
 // CHECK: gpu.binary @unbatched_scalar_kernel
@@ -24,9 +30,17 @@
 // CHECK-LABEL: llvm.func @dealloc_helper(
 // CHECK: llvm.store %{{.*}} : i1, !llvm.ptr
 
+// HOST-LABEL: llvm.func @unbatched_dplr(
+// HOST-NOT: llvm.alloca {{.*}} x f32
+// HOST: gpu.binary
 // HOST-LABEL: llvm.func @unbatched_scalar(
 // HOST-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
 // HOST: gpu.binary
+
+func.func @unbatched_dplr(%d: tensor<?x?xf32>, %u: tensor<?x?x2xf32>, %v: tensor<?x?x2xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %o = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<?x?xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>) input(%b : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %o : tensor<?x?xf32>
+}
 
 func.func @unbatched_scalar(%a: tensor<?xbf16>, %k: tensor<?x?xbf16>, %v: tensor<?x?xbf16>, %c: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %o = recurrence.scan scalar matrix accumulate(f32) transition(%a : tensor<?xbf16>) factored_input(%k, %v : tensor<?x?xbf16>, tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) -> tensor<?x?xbf16>

@@ -135,7 +135,42 @@ bool holdsData(Type type) {
   return isa<FloatType>(cast<BaseMemRefType>(type).getElementType());
 }
 
-/// Host allocations of data as device ones.
+/// Whether a kernel to be uses `buffer` or a view of it.
+bool usedByKernels(Value buffer) {
+  return llvm::any_of(buffer.getUsers(), [](Operation *user) {
+    return inParallelLoop(user) ||
+           llvm::any_of(user->getResults(), [](Value result) {
+             return isa<BaseMemRefType>(result.getType()) &&
+                    usedByKernels(result);
+           });
+  });
+}
+
+/// A device allocation of `type` on the call's stream, in place of `op`.
+template <typename AllocLike>
+Value allocateOnDevice(RewriterBase &rewriter, AllocLike op) {
+  Value buffer;
+  onStream(rewriter, op.getLoc(), [&](Type token, Value stream) {
+    auto device = gpu::AllocOp::create(
+        rewriter, op.getLoc(), op.getType(), token, ValueRange{stream},
+        op.getDynamicSizes(), op.getSymbolOperands(), /*hostShared=*/false);
+    buffer = device.getMemref();
+    return device.getAsyncToken();
+  });
+  return buffer;
+}
+
+void freeOnDevice(RewriterBase &rewriter, Location loc, Value buffer) {
+  onStream(rewriter, loc, [&](Type token, Value stream) {
+    return gpu::DeallocOp::create(rewriter, loc, token, ValueRange{stream},
+                                  buffer)
+        .getAsyncToken();
+  });
+}
+
+/// Host allocations of data as device ones; so are the stack buffers of
+/// data that kernels use (a scan without batch dims keeps a step's
+/// temporaries there), freed at the end of their block.
 void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
@@ -144,33 +179,27 @@ void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
       buffer = alloc.getMemref();
     else if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
       buffer = dealloc.getMemref();
+    else if (auto alloca = dyn_cast<memref::AllocaOp>(op);
+             alloca && usedByKernels(alloca.getMemref()))
+      buffer = alloca.getMemref();
     if (buffer && holdsData(buffer.getType()) && !inParallelLoop(op) &&
         !op->getParentOfType<gpu::LaunchOp>())
       ops.push_back(op);
   });
   for (Operation *op : ops) {
     rewriter.setInsertionPoint(op);
-    Location loc = op->getLoc();
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      Value buffer;
-      onStream(rewriter, loc, [&](Type token, Value stream) {
-        auto device = gpu::AllocOp::create(
-            rewriter, loc, alloc.getType(), token, ValueRange{stream},
-            alloc.getDynamicSizes(), alloc.getSymbolOperands(),
-            /*hostShared=*/false);
-        buffer = device.getMemref();
-        return device.getAsyncToken();
-      });
-      rewriter.replaceOp(alloc, buffer);
-      continue;
+      rewriter.replaceOp(alloc, allocateOnDevice(rewriter, alloc));
+    } else if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      Value buffer = allocateOnDevice(rewriter, alloca);
+      rewriter.replaceOp(alloca, buffer);
+      rewriter.setInsertionPoint(buffer.getParentBlock()->getTerminator());
+      freeOnDevice(rewriter, op->getLoc(), buffer);
+    } else {
+      auto dealloc = cast<memref::DeallocOp>(op);
+      freeOnDevice(rewriter, dealloc.getLoc(), dealloc.getMemref());
+      rewriter.eraseOp(dealloc);
     }
-    auto dealloc = cast<memref::DeallocOp>(op);
-    onStream(rewriter, loc, [&](Type token, Value stream) {
-      return gpu::DeallocOp::create(rewriter, loc, token, ValueRange{stream},
-                                    dealloc.getMemref())
-          .getAsyncToken();
-    });
-    rewriter.eraseOp(dealloc);
   }
 }
 
