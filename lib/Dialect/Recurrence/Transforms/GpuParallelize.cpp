@@ -24,6 +24,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
@@ -235,10 +236,12 @@ bool mayWrite(Operation *op, Value base) {
 }
 
 /// Whether `memref` views a function argument that nothing in `root`
-/// writes.
+/// writes (not a loop's carried buffer, which other values alias).
 bool isUnwrittenArgument(Value memref, Operation *root) {
   Value base = rootOf(memref);
-  if (!isa<BlockArgument>(base))
+  auto argument = dyn_cast<BlockArgument>(base);
+  if (!argument ||
+      !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
     return false;
   return !root->walk([&](Operation *op) {
                 return mayWrite(op, base) ? WalkResult::interrupt()
