@@ -18,6 +18,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
@@ -136,18 +137,25 @@ bool holdsData(Type type) {
   return isa<FloatType>(cast<BaseMemRefType>(type).getElementType());
 }
 
-/// Whether a kernel to be uses `buffer` or a view of it.
-bool usedByKernels(Value buffer) {
-  return llvm::any_of(buffer.getUsers(), [](Operation *user) {
-    return inParallelLoop(user) ||
-           llvm::any_of(user->getResults(), [](Value result) {
-             return isa<BaseMemRefType>(result.getType()) &&
-                    usedByKernels(result);
-           });
+/// Whether a kernel to be uses `buffer` or a buffer that may alias it.
+bool usedByKernels(Value buffer, const BufferViewFlowAnalysis &aliases) {
+  return llvm::any_of(aliases.resolve(buffer), [](Value alias) {
+    return llvm::any_of(alias.getUsers(), inParallelLoop);
   });
 }
 
-/// A device allocation of `type` on the call's stream, in place of `op`.
+/// Whether `buffer`, or a buffer that may alias it, leaves its block
+/// through a terminator (a loop's carried value, an `scf.if` result).
+bool leavesBlock(Value buffer, const BufferViewFlowAnalysis &aliases) {
+  return llvm::any_of(aliases.resolve(buffer), [](Value alias) {
+    return llvm::any_of(alias.getUsers(), [](Operation *user) {
+      return user->hasTrait<OpTrait::IsTerminator>();
+    });
+  });
+}
+
+/// A device allocation like `op` (an alloc or alloca), on the call's
+/// stream, at the rewriter's insertion point.
 template <typename AllocLike>
 Value allocateOnDevice(RewriterBase &rewriter, AllocLike op) {
   Value buffer;
@@ -169,10 +177,45 @@ void freeOnDevice(RewriterBase &rewriter, Location loc, Value buffer) {
   });
 }
 
-/// Host allocations of data as device ones; so are the stack buffers of
-/// data that kernels use (a scan without batch dims keeps a step's
-/// temporaries there), freed at the end of their block.
-void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
+/// A stack buffer of data that kernels use (a scan without batch dims
+/// keeps a step's temporaries there, in the host's time loop) as a device
+/// allocation. A static one is allocated once, at the start of its
+/// function, and freed at its returns; a dynamic one where it was, and
+/// freed at the end of its block. One that leaves its block is an error.
+LogicalResult stackToDevice(RewriterBase &rewriter, memref::AllocaOp alloca,
+                            const BufferViewFlowAnalysis &aliases) {
+  if (leavesBlock(alloca.getMemref(), aliases))
+    return alloca->emitError("a stack buffer that GPU kernels use leaves its "
+                             "block; not supported on the GPU yet");
+  Location loc = alloca.getLoc();
+  SmallVector<Operation *> ends;
+  auto function = alloca->getParentOfType<FunctionOpInterface>();
+  if (function && alloca.getDynamicSizes().empty() &&
+      alloca.getSymbolOperands().empty()) {
+    // One buffer for every iteration of the loops around it: it does not
+    // leave its block, so no iteration sees another's.
+    Region &body = function.getFunctionBody();
+    rewriter.setInsertionPointToStart(&body.front());
+    for (Block &block : body)
+      if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+        ends.push_back(&block.back());
+  } else {
+    rewriter.setInsertionPoint(alloca);
+    ends.push_back(alloca->getBlock()->getTerminator());
+  }
+  Value buffer = allocateOnDevice(rewriter, alloca);
+  rewriter.replaceOp(alloca, buffer);
+  for (Operation *end : ends) {
+    rewriter.setInsertionPoint(end);
+    freeOnDevice(rewriter, loc, buffer);
+  }
+  return success();
+}
+
+/// Host allocations of data as device ones, and the stack buffers of data
+/// that kernels use.
+LogicalResult allocationsToDevice(RewriterBase &rewriter, Operation *root) {
+  BufferViewFlowAnalysis aliases(root);
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
     Value buffer;
@@ -181,7 +224,7 @@ void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
     else if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
       buffer = dealloc.getMemref();
     else if (auto alloca = dyn_cast<memref::AllocaOp>(op);
-             alloca && usedByKernels(alloca.getMemref()))
+             alloca && usedByKernels(alloca.getMemref(), aliases))
       buffer = alloca.getMemref();
     if (buffer && holdsData(buffer.getType()) && !inParallelLoop(op) &&
         !op->getParentOfType<gpu::LaunchOp>())
@@ -192,16 +235,15 @@ void allocationsToDevice(RewriterBase &rewriter, Operation *root) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       rewriter.replaceOp(alloc, allocateOnDevice(rewriter, alloc));
     } else if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
-      Value buffer = allocateOnDevice(rewriter, alloca);
-      rewriter.replaceOp(alloca, buffer);
-      rewriter.setInsertionPoint(buffer.getParentBlock()->getTerminator());
-      freeOnDevice(rewriter, op->getLoc(), buffer);
+      if (failed(stackToDevice(rewriter, alloca, aliases)))
+        return failure();
     } else {
       auto dealloc = cast<memref::DeallocOp>(op);
       freeOnDevice(rewriter, dealloc.getLoc(), dealloc.getMemref());
       rewriter.eraseOp(dealloc);
     }
   }
+  return success();
 }
 
 /// The buffer that `memref` views.
@@ -216,36 +258,34 @@ bool isHostBuffer(Value memref) {
          rootOf(memref).getDefiningOp<memref::AllocaOp>();
 }
 
-/// Whether `op` may write the buffer `base` (unknown ops: when they take
-/// a view of it).
-bool mayWrite(Operation *op, Value base) {
-  auto views = [&](Value value) {
-    return value && isa<BaseMemRefType>(value.getType()) &&
-           rootOf(value) == base;
-  };
+/// Whether `op` may write one of `buffers` (unknown ops: when they take
+/// one).
+bool mayWrite(Operation *op, const BufferViewFlowAnalysis::ValueSetT &buffers) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-           llvm::any_of(op->getOperands(), views);
+           llvm::any_of(op->getOperands(),
+                        [&](Value value) { return buffers.contains(value); });
   SmallVector<MemoryEffects::EffectInstance> instances;
   effects.getEffects(instances);
   return llvm::any_of(instances, [&](MemoryEffects::EffectInstance &effect) {
     return isa<MemoryEffects::Write>(effect.getEffect()) &&
-           (!effect.getValue() || views(effect.getValue()));
+           (!effect.getValue() || buffers.contains(effect.getValue()));
   });
 }
 
-/// Whether `memref` views a function argument that nothing in `root`
-/// writes (not a loop's carried buffer, which other values alias).
-bool isUnwrittenArgument(Value memref, Operation *root) {
-  Value base = rootOf(memref);
-  auto argument = dyn_cast<BlockArgument>(base);
-  if (!argument ||
+/// Whether `memref` views an argument of a function that writes no buffer
+/// that may alias it.
+bool isUnwrittenArgument(Value memref, Operation *root,
+                         const BufferViewFlowAnalysis &aliases) {
+  auto argument = dyn_cast<BlockArgument>(rootOf(memref));
+  if (!argument || !argument.getOwner()->isEntryBlock() ||
       !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
     return false;
+  BufferViewFlowAnalysis::ValueSetT buffers = aliases.resolve(argument);
   return !root->walk([&](Operation *op) {
-                return mayWrite(op, base) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+                return mayWrite(op, buffers) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
               })
               .wasInterrupted();
 }
@@ -256,9 +296,11 @@ bool isUnwrittenArgument(Value memref, Operation *root) {
 /// loop, and steps its state in kernels), when the buffer is an argument
 /// that nothing writes: each use computes the element itself.
 void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
+  BufferViewFlowAnalysis aliases(root);
   SmallVector<Operation *> chain;
   root->walk([&](memref::LoadOp load) {
-    if (!inParallelLoop(load) && isUnwrittenArgument(load.getMemref(), root))
+    if (!inParallelLoop(load) &&
+        isUnwrittenArgument(load.getMemref(), root, aliases))
       chain.push_back(load);
   });
   DenseSet<Operation *> inChain(chain.begin(), chain.end());
@@ -267,16 +309,21 @@ void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
       if (!inParallelLoop(user) && isPure(user) && user->getNumResults() == 1 &&
           inChain.insert(user).second)
         chain.push_back(user);
-  // Users before producers: a producer is sunk once its users are.
-  for (Operation *op : llvm::reverse(chain)) {
-    if (!llvm::all_of(op->getUsers(), inParallelLoop))
-      continue;
-    for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
-      rewriter.setInsertionPoint(use.getOwner());
-      Value copy = rewriter.clone(*op)->getResult(0);
-      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(copy); });
+  // A producer is sunk once all its users are: sweep until nothing moves.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (Operation *&op : chain) {
+      if (!op || !llvm::all_of(op->getUsers(), inParallelLoop))
+        continue;
+      for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        rewriter.setInsertionPoint(use.getOwner());
+        Value copy = rewriter.clone(*op)->getResult(0);
+        rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(copy); });
+      }
+      rewriter.eraseOp(op);
+      op = nullptr;
+      moved = true;
     }
-    rewriter.eraseOp(op);
   }
 }
 
@@ -291,6 +338,14 @@ LogicalResult checkHostAccesses(Operation *root) {
       memref = load.getMemref();
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       memref = store.getMemref();
+    if (Operation *source = memref ? rootOf(memref).getDefiningOp() : nullptr;
+        source && inParallelLoop(op) &&
+        isa<memref::AllocOp, memref::AllocaOp>(source) &&
+        !inParallelLoop(source)) {
+      op->emitError("a GPU kernel would access a buffer in host memory (its "
+                    "elements are not floats); not supported on the GPU yet");
+      return WalkResult::interrupt();
+    }
     if (memref && !inParallelLoop(op) &&
         !op->getParentOfType<gpu::LaunchOp>() && !isHostBuffer(memref)) {
       op->emitError("host code accesses a buffer element outside any GPU "
@@ -343,7 +398,8 @@ struct GpuParallelizePass
     for (scf::ParallelOp loop : *elementwise)
       scf::tileParallelLoop(flatten(rewriter, loop), {threads},
                             /*noMinMaxBounds=*/true);
-    allocationsToDevice(rewriter, root);
+    if (failed(allocationsToDevice(rewriter, root)))
+      return signalPassFailure();
     sinkReadsIntoKernels(rewriter, root);
     if (failed(checkHostAccesses(root)))
       signalPassFailure();
