@@ -15,6 +15,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python-bindings", "tests"))
 import recurrence.torch as rt  # noqa: E402
+import reference  # noqa: E402
 from test_scan import transition  # noqa: E402
 
 STRUCTURES = ["identity", "scalar", "diagonal", "block_diagonal", "dplr",
@@ -23,18 +24,9 @@ VARIANTS = ["plain", "reverse_init_final", "factored_readout"]
 
 
 def relative_error(got, want):
-    """max |got - want| / (|want| + rms(want)), as the tests measure; an
-    exact zero where want is all zeros (the transitions' gradients at T = 1
-    without init) is no error, a NaN is an infinite one."""
-    got, want = got.double().cpu(), want.double().cpu()
-    if got.shape != want.shape:
-        return float("inf")
-    if want.numel() == 0:
-        return 0.0
-    rms = want.pow(2).mean().sqrt()
-    scale = (want.abs() + rms).clamp_min(torch.finfo(torch.float64).tiny)
-    error = (got - want).abs() / scale
-    return float(torch.nan_to_num(error, nan=float("inf")).max())
+    """The tests' relative error (reference.py) of two tensors."""
+    return reference.relative_error(got.double().cpu().numpy(),
+                                    want.double().cpu().numpy())
 
 
 def problem(structure, variant, shape, dtype, rng):

@@ -450,24 +450,29 @@ _TORCH_TYPES = {"float32": _recurrence.DTYPES["f32"],
                 "bfloat16": _recurrence.DTYPES["bf16"]}
 
 
+_TORCH_NAMES = {dtype: name for name, dtype in _TORCH_TYPES.items()}
+
+
 def torch_dtype(torch, dtype):
     """The torch dtype that holds NumPy `dtype` (one of signature()'s)."""
-    for name, held in _TORCH_TYPES.items():
-        if held == dtype:
-            return getattr(torch, name)
-    raise TypeError(f"no torch dtype for {dtype}")
+    return getattr(torch, _TORCH_NAMES[np.dtype(dtype)])
+
+
+def _current_stream():
+    """torch's current stream when torch is loaded (its legacy default
+    stream, 0, is the driver's CU_STREAM_LEGACY, 1), else 0: the library's
+    own, waited for."""
+    torch = sys.modules.get("torch")
+    return (torch.cuda.current_stream().cuda_stream or 1) if torch else 0
 
 
 def call_on_cuda(native, args, results):
-    """Calls `native`, compiled for cuda, on CUDA arrays, on torch's current
-    stream when torch is loaded (its legacy default stream, 0, is the
-    driver's CU_STREAM_LEGACY, 1), else on the library's own, waited for."""
-    torch = sys.modules.get("torch")
-    stream = (torch.cuda.current_stream().cuda_stream or 1) if torch else 0
+    """Calls `native`, compiled for cuda, on CUDA arrays, on the current
+    stream."""
     native.call_device([_device_array(f"argument {i}", x)
                         for i, x in enumerate(args)],
                        [_device_array(f"outs[{i}]", x)
-                        for i, x in enumerate(results)], stream)
+                        for i, x in enumerate(results)], _current_stream())
 
 
 def _device_array(name, x):
@@ -550,7 +555,7 @@ class CudaCompiled:
         for i, (view, shape, dtype) in enumerate(
                 zip(results, shapes, self.result_dtypes)):
             self._check(f"outs[{i}]", view, tuple(shape), dtype)
-        call_on_cuda(self._native, args, outs)
+        self._native.call_device(views, results, _current_stream())
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 

@@ -298,9 +298,15 @@ bool isUnwrittenArgument(Value memref, Operation *root,
 void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
   BufferViewFlowAnalysis aliases(root);
   SmallVector<Operation *> chain;
+  DenseMap<Value, bool> unwritten; // by buffer: a walk of root each
   root->walk([&](memref::LoadOp load) {
-    if (!inParallelLoop(load) &&
-        isUnwrittenArgument(load.getMemref(), root, aliases))
+    if (inParallelLoop(load))
+      return;
+    Value buffer = rootOf(load.getMemref());
+    auto [known, first] = unwritten.try_emplace(buffer, false);
+    if (first)
+      known->second = isUnwrittenArgument(buffer, root, aliases);
+    if (known->second)
       chain.push_back(load);
   });
   DenseSet<Operation *> inChain(chain.begin(), chain.end());
