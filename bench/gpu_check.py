@@ -92,8 +92,16 @@ def cases(shapes, dtypes, salt=()):
                          VARIANTS.index(variant), *salt])
                     a, b, kwargs = problem(structure, variant, shape, dtype,
                                            rng)
+                    # Each structure runs half its shapes chunked (in
+                    # chunks of 16: several, the last one shorter) and half
+                    # sequential, a different half per structure.
+                    if (index + STRUCTURES.index(structure)) % 2:
+                        kwargs.update(schedule="sequential")
+                    else:
+                        kwargs.update(schedule="chunked", chunk_size=16)
                     name = (f"{structure}.{variant}."
                             f"{str(dtype).split('.')[-1]} "
+                            f"{kwargs['schedule']} "
                             f"(B,T,N,D)={shape[0] + shape[1:]}")
                     yield name, dtype, rng, a, b, kwargs
 
@@ -132,6 +140,25 @@ def correctness(shapes, dtypes):
                 torch.float16: 2 ** -11 + 2e-5}
     return sum(compare(name, run, a, b, kwargs, dtype, rounding[dtype])
                for name, dtype, _, a, b, kwargs in cases(shapes, dtypes))
+
+
+def long_sequence():
+    """One sequence of more than a million steps (diagonal, f32) with a long
+    memory (a_t near 1: every chunk's carry matters), with the schedule the
+    cost model picks and with the sequential one."""
+    rng = np.random.default_rng(11)
+    shape = ((1,), (1 << 20) + 3, 8, 1)
+    failures = 0
+    for schedule in ("auto", "sequential"):
+        _, b, kwargs = problem("diagonal", "reverse_init_final", shape,
+                               torch.float32, rng)
+        a = torch.tensor(rng.uniform(0.9995, 1.0, (1, shape[1], shape[2])))
+        kwargs.update(schedule=schedule)
+        failures += compare(
+            f"long diagonal.reverse_init_final.float32 {schedule} "
+            f"(B,T,N)={shape[0] + shape[1:3]}",
+            run, a, b, kwargs, torch.float32, 2e-5)
+    return failures
 
 
 def leaves(x, dtype, device, state=False):
@@ -386,6 +413,8 @@ def main():
     failures = 0
     if "forward" in only:
         failures += correctness(shapes, dtypes)
+        if not args.quick:
+            failures += long_sequence()
     if "backward" in only:
         failures += backward(shapes, dtypes)
     if "user_ir" in only:

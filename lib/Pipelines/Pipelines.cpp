@@ -76,7 +76,8 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
 static void addScanLowering(OpPassManager &pm, bool inlineCalls,
                             StringRef target, int64_t cores,
                             ArrayRef<std::string> schedules,
-                            const LowerSequentialPassOptions &sequential) {
+                            const LowerSequentialPassOptions &sequential,
+                            bool tileChunks = false) {
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
@@ -87,7 +88,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   schedule.schedules = llvm::to_vector(schedules);
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
-  pm.addPass(createLowerChunkedPass());
+  pm.addPass(createLowerChunkedPass(LowerChunkedPassOptions{tileChunks}));
   pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(createFuseStepProducersPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
@@ -111,10 +112,12 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
     OpPassManager &pm, const RecurrenceToNVVMOptions &options) {
   // One GPU thread per batch element and channel (or block of channels):
   // the sequential schedule, with as many channel tiles as there are
-  // channels. It is the only schedule lowered for the GPU so far; the
-  // adjoint's scans take it too.
-  addScanLowering(pm, options.inlineCalls, "cuda", 0, {"sequential"},
-                  LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1});
+  // channels; or, where that leaves the GPU short of threads, the chunked
+  // schedule with a thread per chunk and channel block. The adjoint's scans
+  // choose alike.
+  addScanLowering(pm, options.inlineCalls, "cuda", 0, {"sequential", "chunked"},
+                  LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1},
+                  /*tileChunks=*/true);
   // Buffers; a thread's scratch state is small and static, so it lives on
   // the thread's stack (registers, after SROA) rather than the heap.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());

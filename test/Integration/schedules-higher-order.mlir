@@ -16,6 +16,9 @@
 // reverse).
 //
 // RUN: recurrence-opt %s -recurrence-to-llvm | %run | FileCheck %s
+// The second run lowers the chunked scans per channel block as the GPU
+// pipeline does (tile-channels), where channels are independent.
+// RUN: recurrence-opt %s -recurrence-lower-chunked=tile-channels=1 -recurrence-to-llvm | %run | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

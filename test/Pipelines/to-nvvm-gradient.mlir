@@ -13,8 +13,9 @@
 // CHECK: llvm.call @mgpuMemAlloc
 // An elementwise kernel: one dim of blocks, 128 threads.
 // CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
-// The reverse scan: (batch, channel blocks) on the grid.
-// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ONE]], %[[THREADS]], %[[ONE]])
+// The reverse scan (chunked or sequential, chosen at run time by the lanes):
+// (batch, [chunk,] channel block) flattened on the grid, 128 threads.
+// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: gpu.binary @diagonal_grad_kernel
 // CHECK-SAME: .entry diagonal_grad_kernel

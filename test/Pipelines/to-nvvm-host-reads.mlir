@@ -38,21 +38,21 @@
 // HOST: gpu.binary
 
 func.func @unbatched_dplr(%d: tensor<?x?xf32>, %u: tensor<?x?x2xf32>, %v: tensor<?x?x2xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %o = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<?x?xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>) input(%b : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %o = recurrence.scan dplr<2> schedule sequential transition(%d, %u, %v : tensor<?x?xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>) input(%b : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %o : tensor<?x?xf32>
 }
 
 func.func @unbatched_scalar(%a: tensor<?xbf16>, %k: tensor<?x?xbf16>, %v: tensor<?x?xbf16>, %c: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
-  %o = recurrence.scan scalar matrix accumulate(f32) transition(%a : tensor<?xbf16>) factored_input(%k, %v : tensor<?x?xbf16>, tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) -> tensor<?x?xbf16>
+  %o = recurrence.scan scalar schedule sequential matrix accumulate(f32) transition(%a : tensor<?xbf16>) factored_input(%k, %v : tensor<?x?xbf16>, tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) -> tensor<?x?xbf16>
   return %o : tensor<?x?xbf16>
 }
 
 func.func @unbatched_blocks(%a: tensor<?x?x3x3xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %o = recurrence.scan block_diagonal<3> matrix transition(%a : tensor<?x?x3x3xf32>) factored_input(%k, %v : tensor<?x?xf32>, tensor<?x?xf32>) readout(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %o = recurrence.scan block_diagonal<3> schedule sequential matrix transition(%a : tensor<?x?x3x3xf32>) factored_input(%k, %v : tensor<?x?xf32>, tensor<?x?xf32>) readout(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %o : tensor<?x?xf32>
 }
 
 func.func @dense_bf16(%a: tensor<?x?x?x?xbf16>, %b: tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16> {
-  %h = recurrence.scan dense accumulate(f32) transition(%a : tensor<?x?x?x?xbf16>) input(%b : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
+  %h = recurrence.scan dense schedule sequential accumulate(f32) transition(%a : tensor<?x?x?x?xbf16>) input(%b : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
   return %h : tensor<?x?x?xbf16>
 }

@@ -1,18 +1,33 @@
 // -recurrence-to-nvvm: scans lowered to GPU kernels, one thread per batch
-// element and channel (block), channels in blocks of 128 threads, with the
-// PTX for sm_90 embedded in a gpu.binary and host code in the LLVM dialect
-// that launches it. The kernel reads each step's operands and writes its
-// output row in global memory.
+// element and channel (block) in the sequential schedule, and per batch
+// element, chunk and channel block in the chunked one; the threads in blocks
+// of 128 (flattened, channels fastest), with the PTX for sm_90 embedded in a
+// gpu.binary and host code in the LLVM dialect that launches them. The
+// kernels read each step's operands and write its output row in global
+// memory.
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm | grep gpu.binary | FileCheck %s --check-prefix=PTX --implicit-check-not=malloc
 // RUN: recurrence-opt %s -recurrence-to-nvvm="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
-// Batch elements and channel blocks on the grid, 128 threads per block.
+// Dynamic sizes: the cost model's choice depends on the lanes (batch
+// elements x channels) at run time. Below 16000 lanes (which alone would
+// stream 60% of the bandwidth) the chunked schedule runs, its three phases
+// as three kernels; above, the sequential one.
 // CHECK-LABEL: llvm.func @diagonal
 // CHECK: %[[THREADS:.*]] = llvm.mlir.constant(128 : index) : i64
+// CHECK: %[[CHUNK:.*]] = llvm.mlir.constant(256 : index) : i64
+// CHECK: %[[LANES:.*]] = llvm.mlir.constant(16000 : index) : i64
 // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
-// CHECK: gpu.launch_func @diagonal_kernel::@diagonal_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ONE]], %[[THREADS]], %[[ONE]])
+// CHECK: %[[FEW:.*]] = llvm.icmp "ult" %{{.*}}, %[[LANES]] : i64
+// CHECK: llvm.cond_br %[[FEW]], ^bb1, ^bb2
+// CHECK: ^bb1:
+// CHECK: llvm.udiv %{{.*}}, %[[CHUNK]] : i64
+// CHECK: gpu.launch_func @diagonal_kernel::@diagonal_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func @diagonal_kernel_0::@diagonal_kernel
+// CHECK: gpu.launch_func @diagonal_kernel_1::@diagonal_kernel
+// CHECK: ^bb2:
+// CHECK: gpu.launch_func @diagonal_kernel_2::@diagonal_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 // CHECK: gpu.binary @diagonal_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry diagonal_kernel

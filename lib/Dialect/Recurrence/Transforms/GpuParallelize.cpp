@@ -387,8 +387,9 @@ struct GpuParallelizePass
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     Operation *root = getOperation();
-    // The scans' (batch, channel) loops: the first dims one block each,
-    // the last in blocks of `threads`.
+    // The scans' loops over (batch, [chunk,] channel block) and the
+    // elementwise loops: flattened, the innermost dim fastest (neighbouring
+    // threads read neighbouring channels), in blocks of `threads`.
     SmallVector<scf::ParallelOp> scans;
     root->walk([&](scf::ParallelOp loop) {
       if (!inParallelLoop(loop))
@@ -399,9 +400,8 @@ struct GpuParallelizePass
         linalgToLoops(rewriter, root);
     if (failed(elementwise))
       return signalPassFailure();
+    llvm::append_range(scans, *elementwise);
     for (scf::ParallelOp loop : scans)
-      scf::tileParallelLoop(loop, {1, threads}, /*noMinMaxBounds=*/true);
-    for (scf::ParallelOp loop : *elementwise)
       scf::tileParallelLoop(flatten(rewriter, loop), {threads},
                             /*noMinMaxBounds=*/true);
     if (failed(allocationsToDevice(rewriter, root)))

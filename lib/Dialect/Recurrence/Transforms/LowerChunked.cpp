@@ -52,10 +52,134 @@ struct Chunking {
   }
 };
 
-/// Sizes of a per-chunk buffer: batch, K, then `inner`.
-SmallVector<OpFoldResult> perChunk(ArrayRef<OpFoldResult> batch, Value count,
+/// The independent sequences the phases run over, lanes: one per batch
+/// element, or with tiled channels one per batch element and channel block.
+/// A lane reads its steps through a ScanIO: the op's own, or that of the
+/// op's tile for the lane (made through its TilingInterface where a phase
+/// needs it, and erased once the phases are built).
+class Lanes {
+public:
+  Lanes(RewriterBase &rewriter, ScanOp op, const ScanIO &io, bool tiled)
+      : rewriter(rewriter), op(op), io(io), tiled(tiled) {
+    Location loc = op.getLoc();
+    sizes = io.batchSizes(rewriter, loc);
+    if (!tiled)
+      return;
+    SmallVector<Range> domain = op.getIterationDomain(rewriter);
+    sizes.push_back(domain[op.getBatchRank()].size);
+    if (op.getMatrix())
+      columns = domain.back().size;
+  }
+
+  /// The lane space: batch sizes, then the channel blocks.
+  ArrayRef<OpFoldResult> getSizes() const { return sizes; }
+  bool isTiled() const { return tiled; }
+
+  /// A phase's loop space over lanes and `count` chunks: the chunks after
+  /// the batch dims, the blocks last, so that neighbouring iterations read
+  /// neighbouring channels.
+  SmallVector<OpFoldResult> withChunks(Value count) const {
+    SmallVector<OpFoldResult> space(sizes);
+    space.insert(space.begin() + io.getBatchRank(), count);
+    return space;
+  }
+  /// The lane and chunk of an iteration of a `withChunks` space.
+  std::pair<SmallVector<Value>, Value> splitChunk(ValueRange ivs) const {
+    SmallVector<Value> lane(ivs);
+    Value chunk = lane[io.getBatchRank()];
+    lane.erase(lane.begin() + io.getBatchRank());
+    return {lane, chunk};
+  }
+
+  /// The steps of one lane: the ScanIO and the batch indices to read it at.
+  struct Lane {
+    ScanIO io;
+    SmallVector<Value> batch;
+  };
+  Lane at(OpBuilder &b, Location loc, ValueRange lane) {
+    if (!tiled)
+      return {io, SmallVector<Value>(lane)};
+    auto [offsets, tileSizes] = tileOf(b, lane);
+    FailureOr<TilingResult> tile =
+        op.getTiledImplementation(b, offsets, tileSizes);
+    // The tiling of an independent-channel scan does not fail (the
+    // sequential lowering relies on it too).
+    auto tiledOp = cast<ScanOp>(tile->tiledOps.front());
+    made.push_back(tiledOp);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    return {ScanIO(b, tiledOp), SmallVector<Value>(io.getBatchRank(), zero)};
+  }
+
+  /// The write of a lane's `value` of result `result` (its rows
+  /// [offset, offset + count) of the output when given) into `output`.
+  ParallelWrite write(OpBuilder &b, Value value, unsigned result,
+                      unsigned output, ValueRange lane,
+                      OpFoldResult offset = {}, OpFoldResult count = {}) {
+    int64_t batchRank = io.getBatchRank();
+    if (!tiled)
+      return offset ? ParallelWrite::rows(value, output, lane, offset, count)
+                    : ParallelWrite::row(value, output, lane);
+    auto [resultOffsets, resultSizes] = boxOf(b, result, lane);
+    if (offset) {
+      resultOffsets[batchRank] = offset;
+      resultSizes[batchRank] = count;
+    }
+    return ParallelWrite::box(value, output, resultOffsets, resultSizes,
+                              batchRank);
+  }
+
+  /// A lane's rows [offset, offset + count) of the output `dest`.
+  Value extractRows(OpBuilder &b, Location loc, Value dest, ValueRange lane,
+                    OpFoldResult offset, OpFoldResult count) {
+    if (!tiled)
+      return recurrence::extractRows(b, loc, dest, lane, offset, count);
+    auto [resultOffsets, resultSizes] = boxOf(b, 0, lane);
+    resultOffsets[io.getBatchRank()] = offset;
+    resultSizes[io.getBatchRank()] = count;
+    return extractBox(b, loc, dest, resultOffsets, resultSizes,
+                      io.getBatchRank());
+  }
+
+  /// Erases the tiles made for reading.
+  void eraseTiles() {
+    for (ScanOp tile : made)
+      rewriter.eraseOp(tile);
+    made.clear();
+  }
+
+private:
+  using Sizes = SmallVector<OpFoldResult>;
+  std::pair<Sizes, Sizes> tileOf(OpBuilder &b, ValueRange lane) const {
+    Sizes offsets(lane.begin(), lane.end());
+    Sizes tileSizes(lane.size(), b.getIndexAttr(1));
+    if (columns) {
+      offsets.push_back(b.getIndexAttr(0));
+      tileSizes.push_back(columns);
+    }
+    return {offsets, tileSizes};
+  }
+  std::pair<Sizes, Sizes> boxOf(OpBuilder &b, unsigned result,
+                                ValueRange lane) {
+    auto [offsets, tileSizes] = tileOf(b, lane);
+    Sizes resultOffsets, resultSizes;
+    (void)op.getResultTilePosition(b, result, offsets, tileSizes, resultOffsets,
+                                   resultSizes);
+    return {resultOffsets, resultSizes};
+  }
+
+  RewriterBase &rewriter;
+  ScanOp op;
+  const ScanIO &io;
+  bool tiled;
+  SmallVector<OpFoldResult> sizes;
+  OpFoldResult columns;
+  SmallVector<ScanOp> made;
+};
+
+/// Sizes of a per-chunk buffer: lanes, K, then `inner`.
+SmallVector<OpFoldResult> perChunk(ArrayRef<OpFoldResult> lanes, Value count,
                                    ArrayRef<OpFoldResult> inner) {
-  SmallVector<OpFoldResult> sizes(batch);
+  SmallVector<OpFoldResult> sizes(lanes);
   sizes.push_back(count);
   llvm::append_range(sizes, inner);
   return sizes;
@@ -65,52 +189,61 @@ SmallVector<OpFoldResult> perChunk(ArrayRef<OpFoldResult> batch, Value count,
 
 FailureOr<SmallVector<Value>>
 mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
-                                    int64_t chunkSize) {
+                                    int64_t chunkSize, bool tileChannels) {
   if (chunkSize < 1)
     return rewriter.notifyMatchFailure(op, "the chunk size must be positive");
+  bool tiled = tileChannels && op.hasIndependentChannels();
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     Location loc = op.getLoc();
     Value steps = io.getSteps();
     Chunking chunks(rewriter, loc, steps, chunkSize);
     Type elementType = op.getStateType();
-    SmallVector<OpFoldResult> batch = io.batchSizes(rewriter, loc);
-    SmallVector<OpFoldResult> composite = io.compositeSizes(rewriter, loc);
+    Lanes lanes(rewriter, op, io, tiled);
+    // The sizes of one lane's state and composite.
+    Lanes::Lane first = lanes.at(
+        rewriter, loc,
+        SmallVector<Value>(lanes.getSizes().size(),
+                           arith::ConstantIndexOp::create(rewriter, loc, 0)));
+    SmallVector<OpFoldResult> stateSizes = first.io.stateSizes(rewriter, loc);
+    SmallVector<OpFoldResult> composite =
+        first.io.compositeSizes(rewriter, loc);
     bool hasProducts = !composite.empty();
-    SmallVector<OpFoldResult> chunkSpace = batch;
-    chunkSpace.push_back(chunks.count);
+    SmallVector<OpFoldResult> chunkSpace = lanes.withChunks(chunks.count);
 
     // Phase 1: per chunk, the local end state e_c and the product P_c.
     SmallVector<Value> phase1Outs = {tensor::EmptyOp::create(
-        rewriter, loc,
-        perChunk(batch, chunks.count, io.stateSizes(rewriter, loc)),
+        rewriter, loc, perChunk(lanes.getSizes(), chunks.count, stateSizes),
         elementType)};
     if (hasProducts)
       phase1Outs.push_back(tensor::EmptyOp::create(
-          rewriter, loc, perChunk(batch, chunks.count, composite),
+          rewriter, loc, perChunk(lanes.getSizes(), chunks.count, composite),
           elementType));
     SmallVector<Value> local = buildParallelLoop(
         rewriter, loc, chunkSpace, phase1Outs,
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
-          ValueRange batchIvs = ivs.drop_back();
-          auto [start, length] = chunks.bounds(b, l, ivs.back(), steps);
-          Value t0 = io.timeOf(b, l, start);
+          auto [laneIvs, c] = lanes.splitChunk(ivs);
+          Lanes::Lane lane = lanes.at(b, l, laneIvs);
+          const ScanIO &in = lane.io;
+          ValueRange batchIvs = lane.batch;
+          auto [start, length] = chunks.bounds(b, l, c, steps);
+          Value t0 = in.timeOf(b, l, start);
           Value end = arith::AddIOp::create(b, l, start, length);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
-          Value first = io.step(b, l, batchIvs, t0, io.zeroState(b, l)).first;
+          Value first = in.step(b, l, batchIvs, t0, in.zeroState(b, l)).first;
           Composite product =
-              stepComposite(b, l, io.transitionAt(b, l, batchIvs, t0));
+              stepComposite(b, l, in.transitionAt(b, l, batchIvs, t0));
           SmallVector<Value> init = {first};
           if (hasProducts)
             init.push_back(product.value);
           auto loop = scf::ForOp::create(
               b, l, arith::AddIOp::create(b, l, start, one), end, one, init,
               [&](OpBuilder &nb, Location nl, Value tau, ValueRange args) {
-                Value t = io.timeOf(nb, nl, tau);
+                Value t = in.timeOf(nb, nl, tau);
                 SmallVector<Value> next = {
-                    io.step(nb, nl, batchIvs, t, args[0]).first};
+                    in.step(nb, nl, batchIvs, t, args[0]).first};
                 if (hasProducts) {
                   Composite step = stepComposite(
-                      nb, nl, io.transitionAt(nb, nl, batchIvs, t));
+                      nb, nl, in.transitionAt(nb, nl, batchIvs, t));
                   next.push_back(
                       compose(nb, nl, step,
                               compositeOf(op.getStructure(), args[1]),
@@ -119,47 +252,54 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
                 }
                 scf::YieldOp::create(nb, nl, next);
               });
-          SmallVector<ParallelWrite> writes = {ParallelWrite::row(
-              loop.getResult(0), 0, SmallVector<Value>(ivs))};
+          SmallVector<Value> at = appendIndex(laneIvs, c);
+          SmallVector<ParallelWrite> writes = {
+              ParallelWrite::row(loop.getResult(0), 0, at)};
           if (hasProducts)
-            writes.push_back(ParallelWrite::row(loop.getResult(1), 1,
-                                                SmallVector<Value>(ivs)));
+            writes.push_back(ParallelWrite::row(loop.getResult(1), 1, at));
           return writes;
         });
 
-    // Phase 2: carry H_c = P_c H_{c-1} + e_c across chunks, per batch
-    // element, recording every chunk's start state.
+    // Phase 2: carry H_c = P_c H_{c-1} + e_c across chunks, per lane,
+    // recording every chunk's start state.
     SmallVector<Value> phase2Outs = {tensor::EmptyOp::create(
-        rewriter, loc,
-        perChunk(batch, chunks.count, io.stateSizes(rewriter, loc)),
+        rewriter, loc, perChunk(lanes.getSizes(), chunks.count, stateSizes),
         elementType)};
     if (op.getFinalState())
       phase2Outs.push_back(io.resultDestinations(rewriter, loc)[1]);
     SmallVector<Value> carried = buildParallelLoop(
-        rewriter, loc, batch, phase2Outs,
-        [&](OpBuilder &b, Location l, ValueRange batchIvs, ValueRange shared) {
+        rewriter, loc, lanes.getSizes(), phase2Outs,
+        [&](OpBuilder &b, Location l, ValueRange laneIvs, ValueRange shared) {
+          Lanes::Lane lane = lanes.at(b, l, laneIvs);
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
-          Value starts = extractRow(b, l, shared[0], batchIvs);
+          Value starts = extractRow(b, l, shared[0], laneIvs);
           auto loop = scf::ForOp::create(
               b, l, zero, chunks.count, one,
-              ValueRange{io.initialState(b, l, batchIvs), starts},
+              ValueRange{lane.io.initialState(b, l, lane.batch), starts},
               [&](OpBuilder &nb, Location nl, Value c, ValueRange args) {
-                SmallVector<Value> at = appendIndex(batchIvs, c);
+                SmallVector<Value> at = appendIndex(laneIvs, c);
                 Value recorded = insertRow(nb, nl, args[0], args[1], c);
                 Composite product = compositeOf(
                     op.getStructure(),
                     hasProducts ? extractRow(nb, nl, local[1], at) : Value());
+                // P_c H_{c-1} + e_c in a temporary of the iteration, then
+                // copied over H_{c-1}: the carried state keeps one buffer
+                // (no allocation per chunk, none in a GPU kernel).
                 Value end = extractRow(nb, nl, local[0], at);
-                Value next = applyComposite(nb, nl, product, args[0], end);
+                Value sum = applyComposite(
+                    nb, nl, product, args[0],
+                    linalg::CopyOp::create(nb, nl, end, emptyLike(nb, nl, end))
+                        .getResult(0));
+                Value next = copyIntoRow(nb, nl, sum, args[0], {});
                 scf::YieldOp::create(nb, nl, ValueRange{next, recorded});
               });
-          SmallVector<ParallelWrite> writes = {ParallelWrite::row(
-              loop.getResult(1), 0, SmallVector<Value>(batchIvs))};
+          SmallVector<ParallelWrite> writes = {
+              ParallelWrite::row(loop.getResult(1), 0, laneIvs)};
           if (op.getFinalState())
             writes.push_back(
-                ParallelWrite::row(io.toResultLayout(b, l, loop.getResult(0)),
-                                   1, SmallVector<Value>(batchIvs)));
+                lanes.write(b, lane.io.toResultLayout(b, l, loop.getResult(0)),
+                            1, 1, laneIvs));
           return writes;
         });
 
@@ -168,8 +308,11 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
     SmallVector<Value> output = buildParallelLoop(
         rewriter, loc, chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
-          ValueRange batchIvs = ivs.drop_back();
-          auto [start, length] = chunks.bounds(b, l, ivs.back(), steps);
+          auto [laneIvs, c] = lanes.splitChunk(ivs);
+          Lanes::Lane lane = lanes.at(b, l, laneIvs);
+          const ScanIO &in = lane.io;
+          ValueRange batchIvs = lane.batch;
+          auto [start, length] = chunks.bounds(b, l, c, steps);
           // Physical rows of the chunk: [start, start + length), mirrored
           // when reversed.
           Value rowOffset = start;
@@ -177,23 +320,24 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
             rowOffset = arith::SubIOp::create(
                 b, l, steps, arith::AddIOp::create(b, l, start, length));
           Value block =
-              extractRows(b, l, shared[0], batchIvs, rowOffset, length);
-          Value state = extractRow(b, l, carried[0], ivs);
+              lanes.extractRows(b, l, shared[0], laneIvs, rowOffset, length);
+          Value state = extractRow(b, l, carried[0], appendIndex(laneIvs, c));
           Value end = arith::AddIOp::create(b, l, start, length);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
           auto loop = scf::ForOp::create(
               b, l, start, end, one, ValueRange{state, block},
               [&](OpBuilder &nb, Location nl, Value tau, ValueRange args) {
-                Value t = io.timeOf(nb, nl, tau);
+                Value t = in.timeOf(nb, nl, tau);
                 Value row = arith::SubIOp::create(nb, nl, t, rowOffset);
                 auto [next, out] =
-                    io.stepAndWrite(nb, nl, batchIvs, t, args[0], args[1], row);
+                    in.stepAndWrite(nb, nl, batchIvs, t, args[0], args[1], row);
                 scf::YieldOp::create(nb, nl, ValueRange{next, out});
               });
-          return SmallVector<ParallelWrite>{ParallelWrite::rows(
-              loop.getResult(1), 0, batchIvs, rowOffset, length)};
+          return SmallVector<ParallelWrite>{lanes.write(
+              b, loop.getResult(1), 0, 0, laneIvs, rowOffset, length)};
         });
 
+    lanes.eraseTiles();
     SmallVector<Value> results = {output[0]};
     if (op.getFinalState())
       results.push_back(carried[1]);
@@ -204,15 +348,19 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
 namespace {
 /// Rewrites a chunked recurrence.scan with the three phases.
 struct LowerChunkedScan : OpRewritePattern<ScanOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerChunkedScan(MLIRContext *context, bool tileChannels)
+      : OpRewritePattern(context), tileChannels(tileChannels) {}
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
     ScheduleAttr schedule = op.getScheduleOrAuto();
     if (schedule.getKind() != ScheduleKind::Chunked)
       return rewriter.notifyMatchFailure(op, "not a chunked schedule");
-    return lowerScanToChunks(rewriter, op, schedule.getChunkSize());
+    return lowerScanToChunks(rewriter, op, schedule.getChunkSize(),
+                             tileChannels);
   }
+
+  bool tileChannels;
 };
 
 struct LowerChunkedPass
@@ -221,13 +369,13 @@ struct LowerChunkedPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateLowerChunkedPatterns(patterns);
+    populateLowerChunkedPatterns(patterns, tileChannels);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
 
-void mlir::recurrence::populateLowerChunkedPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<LowerChunkedScan>(patterns.getContext());
+void mlir::recurrence::populateLowerChunkedPatterns(RewritePatternSet &patterns,
+                                                    bool tileChannels) {
+  patterns.add<LowerChunkedScan>(patterns.getContext(), tileChannels);
 }

@@ -49,9 +49,10 @@ void explainChoice(ScanOp op, const TargetModel &model, StringRef regime,
                    ArrayRef<ScheduleEstimate> estimates) {
   InFlightDiagnostic remark = op.emitRemark();
   remark << "schedule " << describe(estimates.front()) << " chosen for "
-         << model.name << " (" << static_cast<int64_t>(model.cores)
-         << " cores, " << formatNumber(model.bytesPerSecond / 1e9, "%.0f")
-         << " GB/s)" << regime << "; estimated seconds:";
+         << model.name << " (" << static_cast<int64_t>(model.cores) << " "
+         << model.unit << ", "
+         << formatNumber(model.bytesPerSecond / 1e9, "%.0f") << " GB/s)"
+         << regime << "; estimated seconds:";
   for (const ScheduleEstimate &estimate : estimates)
     remark << " " << describe(estimate) << " "
            << formatNumber(estimate.seconds, "%.3g");
@@ -66,20 +67,29 @@ ScanOp cloneWith(OpBuilder &b, ScanOp op, ScheduleAttr schedule,
   return copy;
 }
 
-/// Replaces `op` by `scf.if (batch elements < cores)` between two clones,
-/// for a batch whose size is only known at run time.
-void dispatchOnBatch(ScanOp op, double cores, ScheduleAttr small,
-                     ScheduleAttr large) {
+/// Replaces `op` by `scf.if (lanes < threshold)` between two clones, for
+/// sizes only known at run time. The lanes are the batch elements, times
+/// the channel blocks with `perBlock`.
+void dispatchOnLanes(ScanOp op, bool perBlock, double threshold,
+                     ScheduleAttr small, ScheduleAttr large) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  Value source = op.getShapeSource();
   Value elements = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t d = 0, e = op.getBatchRank(); d < e; ++d)
+    elements = arith::MulIOp::create(b, loc, elements,
+                                     tensor::DimOp::create(b, loc, source, d));
+  if (perBlock)
     elements = arith::MulIOp::create(
         b, loc, elements,
-        tensor::DimOp::create(b, loc, op.getShapeSource(), d));
+        arith::DivUIOp::create(
+            b, loc,
+            tensor::DimOp::create(b, loc, source, op.getBatchRank() + 1),
+            arith::ConstantIndexOp::create(
+                b, loc, op.getStructure().getChannelGroup())));
   Value few = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, elements,
-      arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(cores)));
+      arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(threshold)));
   // Both versions write into the same destinations, so that the results
   // bufferize in place whichever runs.
   SmallVector<Value> destinations = ScanIO(b, op).resultDestinations(b, loc);
@@ -161,16 +171,35 @@ struct SelectSchedulePass
       });
       return estimates;
     };
+    bool gpu = model->name == "cuda";
     for (ScanOp op : autoOps) {
       SmallVector<ScheduleEstimate> large = candidates(op, model->cores);
       if (large.empty())
         continue;
-      bool dynamicBatch =
-          llvm::any_of(ScanDims::fromOp(op)->batch, [](int64_t size) {
-            return ShapedType::isDynamic(size);
-          });
+      std::optional<ScanDims> dims = ScanDims::fromOp(op);
+      bool dynamicBatch = llvm::any_of(dims->batch, [](int64_t size) {
+        return ShapedType::isDynamic(size);
+      });
+      // The CPU's tasks are batch elements: with a dynamic batch, the
+      // choice for one element runs below `cores` of them. The GPU's are
+      // lanes (batch elements times channel blocks): with dynamic lanes,
+      // the choice for one element runs below the lanes that stream 60% of
+      // the bandwidth by themselves, and sequential (which then fills the
+      // GPU) above.
+      bool perBlock = gpu && op.hasIndependentChannels();
+      bool dynamicLanes =
+          dynamicBatch || (perBlock && ShapedType::isDynamic(dims->size));
+      double threshold =
+          gpu ? 0.6 * model->bytesPerSecond / model->coreBytesPerSecond
+              : model->cores;
+      if (gpu && dynamicLanes)
+        llvm::erase_if(large, [](const ScheduleEstimate &estimate) {
+          return estimate.schedule.getKind() != ScheduleKind::Sequential;
+        });
+      if (large.empty())
+        continue;
       SmallVector<ScheduleEstimate> small =
-          dynamicBatch ? candidates(op, 1) : large;
+          dynamicLanes ? candidates(op, 1) : large;
       if (small.front().schedule == large.front().schedule) {
         if (explain)
           explainChoice(op, *model, "", large);
@@ -179,11 +208,16 @@ struct SelectSchedulePass
       }
       // The batch decides and is only known at run time.
       if (explain) {
-        explainChoice(op, *model, " when the batch is smaller than the cores",
-                      small);
+        explainChoice(
+            op, *model,
+            gpu ? " below " + std::to_string(static_cast<int64_t>(threshold)) +
+                      " lanes"
+                : std::string(" when the batch is smaller than the "
+                              "cores"),
+            small);
         explainChoice(op, *model, " otherwise", large);
       }
-      dispatchOnBatch(op, model->cores, small.front().schedule,
+      dispatchOnLanes(op, perBlock, threshold, small.front().schedule,
                       large.front().schedule);
     }
   }

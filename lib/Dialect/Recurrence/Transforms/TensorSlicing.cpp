@@ -54,6 +54,33 @@ struct RowSlice {
     rowType = RankedTensorType::get(shape, rowType.getElementType());
   }
 };
+
+/// Offsets, sizes and unit strides of a box, and its type without the first
+/// `dropped` dims.
+struct BoxSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  RankedTensorType rowType;
+
+  BoxSlice(OpBuilder &b, Value source, ArrayRef<OpFoldResult> boxOffsets,
+           ArrayRef<OpFoldResult> boxSizes, unsigned dropped) {
+    auto fold = [&](OpFoldResult value) -> OpFoldResult {
+      if (std::optional<int64_t> known = getConstantIntValue(value))
+        return b.getIndexAttr(*known);
+      return value;
+    };
+    SmallVector<int64_t> shape;
+    for (auto [index, offset, size] : llvm::enumerate(boxOffsets, boxSizes)) {
+      offsets.push_back(fold(offset));
+      sizes.push_back(fold(size));
+      strides.push_back(b.getIndexAttr(1));
+      if (index >= dropped)
+        shape.push_back(
+            getConstantIntValue(size).value_or(ShapedType::kDynamic));
+    }
+    rowType = RankedTensorType::get(
+        shape, cast<RankedTensorType>(source.getType()).getElementType());
+  }
+};
 } // namespace
 
 /// `value` with the shape of `type`, through a tensor.cast when they differ
@@ -114,8 +141,9 @@ Value mlir::recurrence::copyIntoRow(OpBuilder &b, Location loc, Value row,
 
 /// Emits the parallel insertion of `source` into `slice` of `dest` at the end
 /// of `combining`, after casting it (at the current point) to the slice type.
+template <typename Slice>
 static void emitParallelInsert(OpBuilder &b, Location loc, Value source,
-                               Value dest, const RowSlice &slice,
+                               Value dest, const Slice &slice,
                                Block *combining) {
   source = castTo(b, loc, source, slice.rowType);
   OpBuilder::InsertionGuard guard(b);
@@ -139,6 +167,15 @@ Value mlir::recurrence::extractRows(OpBuilder &b, Location loc, Value source,
       b, loc, slice.rowType, source, slice.offsets, slice.sizes, slice.strides);
 }
 
+Value mlir::recurrence::extractBox(OpBuilder &b, Location loc, Value source,
+                                   ArrayRef<OpFoldResult> offsets,
+                                   ArrayRef<OpFoldResult> sizes,
+                                   unsigned dropped) {
+  BoxSlice slice(b, source, offsets, sizes, dropped);
+  return tensor::ExtractSliceOp::create(
+      b, loc, slice.rowType, source, slice.offsets, slice.sizes, slice.strides);
+}
+
 void mlir::recurrence::parallelInsertRows(OpBuilder &b, Location loc,
                                           Value rows, Value dest,
                                           ValueRange lead, OpFoldResult offset,
@@ -156,6 +193,13 @@ mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
     SmallVector<Value> results(outputs);
     for (const ParallelWrite &write : body(b, loc, {}, outputs)) {
       Value &dest = results[write.output];
+      if (!write.offsets.empty()) {
+        BoxSlice slice(b, dest, write.offsets, write.sizes, write.dropped);
+        dest = tensor::InsertSliceOp::create(
+            b, loc, castTo(b, loc, write.source, slice.rowType), dest,
+            slice.offsets, slice.sizes, slice.strides);
+        continue;
+      }
       if (!write.rowCount) {
         dest = insertRow(b, loc, write.source, dest, write.lead);
         continue;
@@ -176,7 +220,12 @@ mlir::recurrence::buildParallelLoop(OpBuilder &b, Location loc,
   Block *combining = forall.getTerminator().getBody();
   for (const ParallelWrite &write : body(b, loc, ivs, shared)) {
     Value dest = shared[write.output];
-    if (write.rowCount)
+    if (!write.offsets.empty())
+      emitParallelInsert(
+          b, loc, write.source, dest,
+          BoxSlice(b, dest, write.offsets, write.sizes, write.dropped),
+          combining);
+    else if (write.rowCount)
       parallelInsertRows(b, loc, write.source, dest, write.lead,
                          write.rowOffset, write.rowCount, combining);
     else

@@ -75,13 +75,17 @@
 // CHECK:             %[[RECN:[^ ]*]] = tensor.insert_slice %[[HC]] into %[[REC]][%[[CC]], 0, 0] [1, 4, 1] [1, 1, 1] : tensor<4x1xf32> into tensor<?x4x1xf32>
 // CHECK:             %[[PC:[^ ]*]] = tensor.extract_slice %[[LOCAL]]#1[%[[I2]], %[[CC]], 0] [1, 1, 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<4xf32>
 // CHECK:             %[[EC:[^ ]*]] = tensor.extract_slice %[[LOCAL]]#0[%[[I2]], %[[CC]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
-// H_c = P_c H_{c-1} + e_c.
-// CHECK:             %[[HCN:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[PC]], %[[HC]] : tensor<4xf32>, tensor<4x1xf32>) outs(%[[EC]] : tensor<4x1xf32>) {
+// H_c = P_c H_{c-1} + e_c, in a copy of e_c, then copied over H_{c-1} (one
+// buffer for the carried state).
+// CHECK:             %[[TMP:[^ ]*]] = tensor.empty() : tensor<4x1xf32>
+// CHECK-NEXT:        %[[ECOPY:[^ ]*]] = linalg.copy ins(%[[EC]] : tensor<4x1xf32>) outs(%[[TMP]] : tensor<4x1xf32>) -> tensor<4x1xf32>
+// CHECK-NEXT:        %[[SUM:[^ ]*]] = linalg.generic {indexing_maps = [#[[$N_OF_ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[PC]], %[[HC]] : tensor<4xf32>, tensor<4x1xf32>) outs(%[[ECOPY]] : tensor<4x1xf32>) {
 // CHECK-NEXT:        ^bb0(%[[PP:[^ ]*]]: f32, %[[HH:[^ ]*]]: f32, %[[EE:[^ ]*]]: f32):
 // CHECK-NEXT:          %[[PH:[^ ]*]] = arith.mulf %[[PP]], %[[HH]] : f32
 // CHECK-NEXT:          %[[PHE:[^ ]*]] = arith.addf %[[EE]], %[[PH]] : f32
 // CHECK-NEXT:          linalg.yield %[[PHE]] : f32
-// CHECK:             scf.yield %[[HCN]], %[[RECN]] : tensor<4x1xf32>, tensor<?x4x1xf32>
+// CHECK:             %[[HCN:[^ ]*]] = linalg.copy ins(%[[SUM]] : tensor<4x1xf32>) outs(%[[HC]] : tensor<4x1xf32>) -> tensor<4x1xf32>
+// CHECK-NEXT:        scf.yield %[[HCN]], %[[RECN]] : tensor<4x1xf32>, tensor<?x4x1xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP2]]#1 into %[[STARTS]][%[[I2]], 0, 0, 0] [1, %{{.*}}, 4, 1] [1, 1, 1, 1] : tensor<?x4x1xf32> into tensor<2x?x4x1xf32>
 // CHECK-NEXT:      }
@@ -151,10 +155,12 @@ func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>) -> tensor<2x
 // CHECK:           %[[RECN:[^ ]*]] = tensor.insert_slice %[[HC]] into %[[REC]][%[[CC]], 0, 0] [1, 4, 1] [1, 1, 1]
 // CHECK:           %[[PC:[^ ]*]] = tensor.extract_slice %[[LOCAL]]#1[%[[CC]], 0, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<?x2x2x2xf32> to tensor<2x2x2xf32>
 // CHECK:           %[[EC:[^ ]*]] = tensor.extract_slice %[[LOCAL]]#0[%[[CC]], 0, 0] [1, 4, 1] [1, 1, 1] : tensor<?x4x1xf32> to tensor<4x1xf32>
+// CHECK:           %[[ECOPY:[^ ]*]] = linalg.copy ins(%[[EC]] : tensor<4x1xf32>)
 // CHECK:           %[[HB:[^ ]*]] = tensor.expand_shape %[[HC]] {{\[}}[0, 1], [2]] output_shape [2, 2, 1] : tensor<4x1xf32> into tensor<2x2x1xf32>
-// CHECK:           %[[EB:[^ ]*]] = tensor.expand_shape %[[EC]] {{\[}}[0, 1], [2]] output_shape [2, 2, 1] : tensor<4x1xf32> into tensor<2x2x1xf32>
+// CHECK:           %[[EB:[^ ]*]] = tensor.expand_shape %[[ECOPY]] {{\[}}[0, 1], [2]] output_shape [2, 2, 1] : tensor<4x1xf32> into tensor<2x2x1xf32>
 // CHECK:           %[[HCB:[^ ]*]] = linalg.generic {indexing_maps = [#[[$BLK_A]], #[[$BLK_H]], #[[$BLK_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[PC]], %[[HB]] : tensor<2x2x2xf32>, tensor<2x2x1xf32>) outs(%[[EB]] : tensor<2x2x1xf32>)
-// CHECK:           %[[HCN:[^ ]*]] = tensor.collapse_shape %[[HCB]] {{\[}}[0, 1], [2]] : tensor<2x2x1xf32> into tensor<4x1xf32>
+// CHECK:           %[[SUM:[^ ]*]] = tensor.collapse_shape %[[HCB]] {{\[}}[0, 1], [2]] : tensor<2x2x1xf32> into tensor<4x1xf32>
+// CHECK:           %[[HCN:[^ ]*]] = linalg.copy ins(%[[SUM]] : tensor<4x1xf32>) outs(%[[HC]] : tensor<4x1xf32>)
 // CHECK:           scf.yield %[[HCN]], %[[RECN]] : tensor<4x1xf32>, tensor<?x4x1xf32>
 // The final state is the carry past the last chunk.
 // CHECK:         %[[FINAL:[^ ]*]] = tensor.collapse_shape %[[LOOP2]]#0 {{\[}}[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
@@ -187,7 +193,8 @@ func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>, %init: t
 // CHECK:         %[[CARRIED:[^ ]*]] = scf.forall (%[[I2:[^ ]*]]) in (3) shared_outs(
 // CHECK:           scf.for %[[CC:[^ ]*]] = {{.*}} iter_args(%[[HC:[^ ]*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<4x1xf32>, tensor<?x4x1xf32>) {
 // CHECK:             %[[EC:[^ ]*]] = tensor.extract_slice %[[LOCAL]][%[[I2]], %[[CC]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<3x?x4x1xf32> to tensor<4x1xf32>
-// CHECK-NEXT:        linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[HC]] : tensor<4x1xf32>) outs(%[[EC]] : tensor<4x1xf32>) {
+// CHECK:             %[[ECOPY:[^ ]*]] = linalg.copy ins(%[[EC]] : tensor<4x1xf32>)
+// CHECK-NEXT:        linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%[[HC]] : tensor<4x1xf32>) outs(%[[ECOPY]] : tensor<4x1xf32>) {
 // CHECK-NEXT:        ^bb0(%[[X:[^ ]*]]: f32, %[[Y:[^ ]*]]: f32):
 // CHECK-NEXT:          %[[SUM:[^ ]*]] = arith.addf %[[X]], %[[Y]] : f32
 // CHECK-NEXT:          linalg.yield %[[SUM]] : f32

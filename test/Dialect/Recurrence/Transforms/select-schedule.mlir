@@ -39,7 +39,7 @@
 // CPU16-LABEL: func.func @many_channels_short(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x1024xf32>) -> tensor<64x128x1024xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<64x128x1024xf32>) input(%b : tensor<64x128x1024xf32>) -> tensor<64x128x1024xf32>
   return %h : tensor<64x128x1024xf32>
@@ -50,17 +50,18 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 // alone streams 60% of the socket's bandwidth, so the chunked schedule's
 // second pass over the data does not pay for itself, with 2 cores or with 16
 // (which share the same 50 GB/s): sequential stays (narrowly) cheapest. On
-// the GPU chunked<4096> wins. Every chunk size is a candidate here.
+// the GPU, where one thread walking the sequence streams 0.15 GB/s, the
+// Blelloch scan wins, chunked<1024> next. Every chunk size is a candidate.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @one_channel_long(
 // CHECK:         recurrence.scan diagonal schedule sequential transition
 // CUDA-LABEL:  func.func @one_channel_long(
-// CUDA:          recurrence.scan diagonal schedule chunked<4096> transition
+// CUDA:          recurrence.scan diagonal schedule scan transition
 // CPU16-LABEL: func.func @one_channel_long(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s); estimated seconds: chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+}} scan {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %h : tensor<1x1000000x1xf32>
@@ -86,18 +87,19 @@ func.func @few_channels_long(%a: tensor<1x262144x256xf32>, %b: tensor<1x262144x2
 
 //===----------------------------------------------------------------------===//
 // block_diagonal<16> (batch 8, T = 4096, N = 512): composing 16 x 16 blocks
-// costs 16 times a step, so the CPU stays sequential; the GPU, with 132
-// units for 8 sequences, takes chunked<256>. chunked<4096> would not split T.
+// costs 16 times a step, so the CPU stays sequential; the GPU, with 256
+// lanes (sequences x blocks) for 270336 threads, takes chunked<64>.
+// chunked<4096> would not split T.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @block_diagonal(
 // CHECK:         recurrence.scan block_diagonal<16> schedule sequential transition
 // CUDA-LABEL:  func.func @block_diagonal(
-// CUDA:          recurrence.scan block_diagonal<16> schedule chunked<256> transition
+// CUDA:          recurrence.scan block_diagonal<16> schedule chunked<64> transition
 // CPU16-LABEL: func.func @block_diagonal(
 // CPU16:         recurrence.scan block_diagonal<16> schedule sequential transition
 func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (132 cores, 4000 GB/s); estimated seconds: chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<1024> {{[^ ]+}} sequential {{[^ ]+}} scan {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: chunked<64> {{[^ ]+}} scan {{[^ ]+}} chunked<256> {{[^ ]+}} sequential {{[^ ]+}} chunked<1024> {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan block_diagonal<16> transition(%A : tensor<8x4096x32x16x16xf32>) input(%b : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   return %h : tensor<8x4096x512xf32>
@@ -117,7 +119,7 @@ func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512
 // CPU16-LABEL: func.func @dplr_large_state(
 // CPU16:         recurrence.scan dplr<1> schedule sequential transition
 func.func @dplr_large_state(%d: tensor<1x4096x512xf32>, %u: tensor<1x4096x512x1xf32>, %v: tensor<1x4096x512x1xf32>, %b: tensor<1x4096x512xf32>) -> tensor<1x4096x512xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+$}}}}
   %h = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<1x4096x512xf32>, tensor<1x4096x512x1xf32>, tensor<1x4096x512x1xf32>) input(%b : tensor<1x4096x512xf32>) -> tensor<1x4096x512xf32>
   return %h : tensor<1x4096x512xf32>
@@ -135,7 +137,7 @@ func.func @dplr_large_state(%d: tensor<1x4096x512xf32>, %u: tensor<1x4096x512x1x
 // CPU16-LABEL: func.func @dense(
 // CPU16:         recurrence.scan dense schedule sequential transition
 func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> tensor<1x256x128xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (132 cores, 4000 GB/s); estimated seconds: scan {{[^ ]+}} sequential {{[^ ]+}} chunked<64> {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} sequential {{[^ ]+}} chunked<64> {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan dense transition(%A : tensor<1x256x128x128xf32>) input(%b : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
   return %h : tensor<1x256x128xf32>
@@ -144,10 +146,11 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 //===----------------------------------------------------------------------===//
 // Dynamic batch dims. One channel, T = 1000000 as above, in an unknown
 // number of sequences: the CPU runs them sequentially either way (one remark,
-// with the estimates for a batch of `cores`). On the GPU a batch smaller than
-// the 132 SMs takes chunked<4096> while a full one takes sequential: the op
-// is cloned under scf.if (batch < 132), and both clones write into one new
-// empty destination per result.
+// with the estimates for a batch of `cores`). On the GPU fewer lanes (batch
+// elements x channel blocks) than the 16000 that stream 60% of the bandwidth
+// by themselves take the scan, more take sequential: the op is cloned under
+// scf.if (lanes < 16000), and both clones write into one new empty
+// destination per result.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @dynamic_batch(
@@ -159,12 +162,14 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CUDA-DAG:      %[[ONE:.*]] = arith.constant 1 : index
 // CUDA-DAG:      %[[C0:.*]] = arith.constant 0 : index
 // CUDA:          %[[DIM:.*]] = tensor.dim %[[B]], %[[C0]] : tensor<?x1000000x1xf32>
-// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[ONE]], %[[DIM]] : index
-// CUDA:          %[[CORES:.*]] = arith.constant 132 : index
-// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %[[CORES]] : index
+// CUDA:          %[[BATCH:.*]] = arith.muli %[[ONE]], %[[DIM]] : index
+// CUDA:          %[[BLOCKS:.*]] = arith.divui
+// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[BATCH]], %[[BLOCKS]] : index
+// CUDA:          %[[LANES:.*]] = arith.constant 16000 : index
+// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %[[LANES]] : index
 // CUDA:          %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
 // CUDA:          %[[IF:.*]] = scf.if %[[FEW]] -> (tensor<?x1000000x1xf32>) {
-// CUDA-NEXT:       %[[SMALL:.*]] = recurrence.scan diagonal schedule chunked<4096> transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+// CUDA-NEXT:       %[[SMALL:.*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
 // CUDA-NEXT:       scf.yield %[[SMALL]] : tensor<?x1000000x1xf32>
 // CUDA-NEXT:     } else {
 // CUDA-NEXT:       %[[LARGE:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
@@ -175,8 +180,8 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s) when the batch is smaller than the cores; estimated seconds: chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+}} scan {{[^ ]+$}}
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 16000 lanes; estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+$}}
   // The CPU estimates are those of a batch of 2, the cores.
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
@@ -195,11 +200,13 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
 // CUDA:          %[[DIM0:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<2x?x1000000x1xf32>
 // CUDA:          %[[PART:.*]] = arith.muli %{{.*}}, %[[DIM0]] : index
 // CUDA:          %[[DIM1:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<2x?x1000000x1xf32>
-// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[PART]], %[[DIM1]] : index
+// CUDA:          %[[BATCH:.*]] = arith.muli %[[PART]], %[[DIM1]] : index
+// CUDA:          %[[BLOCKS:.*]] = arith.divui
+// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[BATCH]], %[[BLOCKS]] : index
 // CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %{{.*}} : index
 // CUDA-NOT:      tensor.empty
 // CUDA:          %[[IF:.*]]:2 = scf.if %[[FEW]] -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
-// CUDA-NEXT:       %[[SMALL:.*]], %[[SMALL_LAST:.*]] = recurrence.scan diagonal schedule chunked<4096> transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
+// CUDA-NEXT:       %[[SMALL:.*]], %[[SMALL_LAST:.*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
 // CUDA-NEXT:       scf.yield %[[SMALL]], %[[SMALL_LAST]]
 // CUDA-NEXT:     } else {
 // CUDA-NEXT:       %[[LARGE:.*]], %[[LARGE_LAST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
@@ -210,8 +217,8 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000000x1xf32>, %init: tensor<2x?x1xf32>, %d0: tensor<2x?x1000000x1xf32>, %d1: tensor<2x?x1xf32>) -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s) when the batch is smaller than the cores; estimated seconds: chunked<4096>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s) otherwise; estimated seconds: sequential
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 16000 lanes; estimated seconds: scan
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x1000000x1xf32>) input(%b : tensor<2x?x1000000x1xf32>) init(%init : tensor<2x?x1xf32>) outs(%d0, %d1 : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
   return %h, %last : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
@@ -226,7 +233,7 @@ func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000
 // CHECK:         recurrence.scan diagonal schedule sequential matrix transition
 // CUDA-LABEL:  func.func @dynamic_batch_and_steps(
 // CUDA:          scf.if
-// CUDA-NEXT:       recurrence.scan diagonal schedule chunked<1024> matrix transition
+// CUDA-NEXT:       recurrence.scan diagonal schedule scan matrix transition
 // CUDA:          } else {
 // CUDA-NEXT:       recurrence.scan diagonal schedule sequential matrix transition
 // CPU16-LABEL: func.func @dynamic_batch_and_steps(
@@ -238,8 +245,8 @@ func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000
 // CPU16:         } else {
 // CPU16-NEXT:      recurrence.scan diagonal schedule sequential matrix transition({{.*}}) outs(%[[DEST]] : tensor<?x?x1x8xf32>)
 func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule chunked<1024> chosen for cuda (132 cores, 4000 GB/s) when the batch is smaller than the cores; estimated seconds: chunked<1024>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (132 cores, 4000 GB/s) otherwise; estimated seconds: sequential
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 16000 lanes; estimated seconds: scan
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>
   return %h : tensor<?x?x1x8xf32>
@@ -277,7 +284,7 @@ func.func @dynamic_batch_explicit(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000
 // CUDA-NEXT:     recurrence.scan diagonal schedule chunked<64> transition
 // CUDA-NEXT:     recurrence.scan diagonal schedule scan transition
 // CUDA-NEXT:     recurrence.scan diagonal schedule sequential transition
-// CUDA-NEXT:     recurrence.scan diagonal schedule chunked<4096> transition
+// CUDA-NEXT:     recurrence.scan diagonal schedule scan transition
 // CPU16-LABEL: func.func @explicit(
 // CPU16-NEXT:    recurrence.scan diagonal schedule chunked<64> transition
 // CPU16-NEXT:    recurrence.scan diagonal schedule scan transition
@@ -287,7 +294,7 @@ func.func @explicit(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) ->
   %0 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   %1 = recurrence.scan diagonal schedule scan transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<4096> chosen for cuda
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %3 = recurrence.scan diagonal schedule auto transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %0, %1, %2, %3 : tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>

@@ -22,8 +22,12 @@
 
 namespace mlir::recurrence {
 
+/// The threads resident on one streaming multiprocessor (sm_90).
+constexpr int64_t kThreadsPerSM = 2048;
+
 struct TargetModel {
   std::string name;
+  std::string unit;          // what `cores` counts: cores, or GPU threads
   double cores;              // parallel units
   double bytesPerSecond;     // memory bandwidth of the whole target
   double coreBytesPerSecond; // what one core (SM) can stream by itself
@@ -31,7 +35,8 @@ struct TargetModel {
   double regionSeconds;      // starting one parallel region (or kernel)
   double taskSeconds;        // one parallel task
 
-  /// Defaults for `cpu` or `cuda`; cores or bandwidth (GB/s) of 0 keep them.
+  /// Defaults for `cpu` or `cuda`; cores (SMs for cuda) or bandwidth (GB/s)
+  /// of 0 keep them.
   static std::optional<TargetModel> get(StringRef name, int64_t cores,
                                         double gigabytesPerSecond);
 };

@@ -34,9 +34,11 @@ lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
 
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per
-/// chunk from the carried start states.
+/// chunk from the carried start states. With `tileChannels`, where channels
+/// are independent, every phase also runs per channel block.
 FailureOr<SmallVector<Value>> lowerScanToChunks(RewriterBase &rewriter,
-                                                ScanOp op, int64_t chunkSize);
+                                                ScanOp op, int64_t chunkSize,
+                                                bool tileChannels = false);
 
 /// A Blelloch (up-sweep / down-sweep) scan over the pairs (A_t, b_t). Fails
 /// where the structure refuses the scan schedule (checkSchedule).

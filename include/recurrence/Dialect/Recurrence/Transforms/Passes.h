@@ -56,8 +56,10 @@ ChannelSplit splitChannels(int64_t elements, int64_t channels, int64_t block,
 void populateLowerSequentialPatterns(RewritePatternSet &patterns,
                                      const ChannelTiling &tiling = {});
 
-/// Adds the patterns that lower chunked scans.
-void populateLowerChunkedPatterns(RewritePatternSet &patterns);
+/// Adds the patterns that lower chunked scans (per channel block too with
+/// `tileChannels`, where channels are independent).
+void populateLowerChunkedPatterns(RewritePatternSet &patterns,
+                                  bool tileChannels = false);
 
 /// Adds the patterns that lower scan-scheduled scans to a Blelloch scan.
 void populateLowerScanPatterns(RewritePatternSet &patterns);

@@ -184,7 +184,17 @@ def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
         transition(%a : tensor<1x262144x256xf32>)
         input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
     ```
+
+    With `tile-channels`, a scan whose channels are independent runs each
+    phase per channel block as well (through the op's TilingInterface): the
+    parallel phases over (batch, chunk, block), the carry over (batch,
+    block). The GPU pipeline sets it: one thread per block and chunk, the
+    blocks fastest, so that neighbouring threads read neighbouring channels.
   }];
+  let options = [
+    Option<"tileChannels", "tile-channels", "bool", /*default=*/"false",
+           "Run every phase per channel block where channels are independent">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",

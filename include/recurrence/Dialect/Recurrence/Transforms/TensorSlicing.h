@@ -49,6 +49,12 @@ void parallelInsertRow(OpBuilder &b, Location loc, Value row, Value dest,
 Value extractRows(OpBuilder &b, Location loc, Value source, ValueRange lead,
                   OpFoldResult offset, OpFoldResult count);
 
+/// The box source[offsets : offsets + sizes] (unit strides) without its first
+/// `dropped` dims, which must have size 1: a tile of one batch element.
+Value extractBox(OpBuilder &b, Location loc, Value source,
+                 ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                 unsigned dropped);
+
 /// Like parallelInsertRow for a block of rows written by extractRows.
 void parallelInsertRows(OpBuilder &b, Location loc, Value rows, Value dest,
                         ValueRange lead, OpFoldResult offset,
@@ -62,6 +68,10 @@ struct ParallelWrite {
   unsigned output = 0; // index into the loop's outputs
   SmallVector<Value> lead;
   OpFoldResult rowOffset, rowCount;
+  /// Or a box: `source` to output[offsets : offsets + sizes] without its
+  /// first `dropped` dims (see extractBox).
+  SmallVector<OpFoldResult> offsets, sizes;
+  unsigned dropped = 0;
 
   /// `source` to output[lead..., :...].
   static ParallelWrite row(Value source, unsigned output, ValueRange lead) {
@@ -69,6 +79,17 @@ struct ParallelWrite {
     write.source = source;
     write.output = output;
     write.lead.assign(lead.begin(), lead.end());
+    return write;
+  }
+  /// `source` to the box of output at `offsets` of `sizes`, whose first
+  /// `dropped` dims (of size 1) `source` lacks.
+  static ParallelWrite box(Value source, unsigned output,
+                           ArrayRef<OpFoldResult> offsets,
+                           ArrayRef<OpFoldResult> sizes, unsigned dropped) {
+    ParallelWrite write = row(source, output, {});
+    write.offsets.assign(offsets.begin(), offsets.end());
+    write.sizes.assign(sizes.begin(), sizes.end());
+    write.dropped = dropped;
     return write;
   }
   /// `source` to rows [offset, offset + count) of output[lead..., :...].
