@@ -307,6 +307,15 @@ def bench(baselines=None):
                 f"ms={ours * 1e3:.3f} GB/s={moved / ours / 1e9:.0f} "
                 f"copy_GB/s={moved / copy / 1e9:.0f} "
                 f"vs_copy={copy / ours:.3f}")
+        # What each schedule would have taken: the cost model's check.
+        line += " schedules:"
+        for schedule, chunk in (("sequential", None), ("chunked", 64),
+                                ("chunked", 256), ("chunked", 1024)):
+            took = seconds(lambda: rt.scan(a, b, structure=structure,
+                                           schedule=schedule,
+                                           chunk_size=chunk), reps=5)
+            line += (f" {schedule}{f'<{chunk}>' if chunk else ''}="
+                     f"{took * 1e3:.3f}ms")
         if accelerated is not None and m is None:
             # The same values, time contiguous as it takes them.
             gates = a.transpose(1, 2).contiguous()

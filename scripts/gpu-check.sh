@@ -9,7 +9,7 @@
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
 # the whole run takes over 10 minutes on the H200, so split it in two calls:
 # --only forward,backward and --only user_ir,overhead,bench,bench_backward);
-# MEMCHECK=0 skips the sanitizer run.
+# MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheel="$(realpath "${1:?usage: $0 WHEEL [gpu_check.py options]}")"
@@ -33,5 +33,9 @@ if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --print-limit 20 \
     "$python" "$root/bench/gpu_check.py" --quick "$@" 2>&1 | grep -v "^PASS" |
     tail -n 40 || status=$?
+  echo "== compute-sanitizer --tool racecheck (reduced forward run: chunked and sequential kernels)"
+  compute-sanitizer --tool racecheck --print-limit 20 \
+    "$python" "$root/bench/gpu_check.py" --quick --only forward 2>&1 |
+    grep -v "^PASS" | tail -n 20 || status=$?
 fi
 exit $status

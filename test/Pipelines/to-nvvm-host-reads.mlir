@@ -4,8 +4,9 @@
 //   kernels: the read moves into the kernels, since nothing writes the
 //   argument, and the host touches no element of it;
 // - the buffer deallocation frees buffers that a loop may own through a
-//   helper that walks index and flag lists: those lists stay host
-//   allocations (malloc), while the data is allocated on the device;
+//   helper that walks index and flag lists (a host loop whose carried
+//   tensors swap places): those lists stay host allocations (malloc), while
+//   the data is allocated on the device;
 // - a step's temporaries, which bufferization puts on the stack, are
 //   device allocations when kernels use them (dplr without batch dims).
 //
@@ -21,12 +22,15 @@
 // CHECK: gpu.binary @unbatched_scalar_kernel
 // CHECK-LABEL: llvm.func @unbatched_blocks(
 // CHECK: llvm.call @mgpuMemAlloc
+// CHECK: gpu.launch_func
+// CHECK-LABEL: llvm.func @dense_bf16(
+// CHECK: gpu.binary @dense_bf16_kernel
+// CHECK-LABEL: llvm.func @swapped_carries(
+// CHECK: llvm.call @mgpuMemAlloc
 // CHECK: llvm.call @malloc
 // CHECK: llvm.call @dealloc_helper
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: llvm.call @free
-// CHECK-LABEL: llvm.func @dense_bf16(
-// CHECK: gpu.binary @dense_bf16_kernel
 // CHECK-LABEL: llvm.func @dealloc_helper(
 // CHECK: llvm.store %{{.*}} : i1, !llvm.ptr
 
@@ -55,4 +59,14 @@ func.func @unbatched_blocks(%a: tensor<?x?x3x3xf32>, %k: tensor<?x?xf32>, %v: te
 func.func @dense_bf16(%a: tensor<?x?x?x?xbf16>, %b: tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16> {
   %h = recurrence.scan dense schedule sequential accumulate(f32) transition(%a : tensor<?x?x?x?xbf16>) input(%b : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
   return %h : tensor<?x?x?xbf16>
+}
+
+func.func @swapped_carries(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %n: index) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%x = %b, %y = %b) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+    %z = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%x : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    scf.yield %y, %z : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+  }
+  return %r#1 : tensor<?x?x?xf32>
 }

@@ -11,13 +11,14 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // Dynamic sizes: the cost model's choice depends on the lanes (batch
-// elements x channels) at run time. Below 16000 lanes (which alone would
-// stream 60% of the bandwidth) the chunked schedule runs, its three phases
-// as three kernels; above, the sequential one.
+// elements x channels) at run time. Below 4800 lanes (whose sequential
+// threads would stream slower than the chunked kernels) the chunked
+// schedule runs, its three phases as three kernels; above, the sequential
+// one.
 // CHECK-LABEL: llvm.func @diagonal
 // CHECK: %[[THREADS:.*]] = llvm.mlir.constant(128 : index) : i64
-// CHECK: %[[CHUNK:.*]] = llvm.mlir.constant(256 : index) : i64
-// CHECK: %[[LANES:.*]] = llvm.mlir.constant(16000 : index) : i64
+// CHECK: %[[CHUNK:.*]] = llvm.mlir.constant(64 : index) : i64
+// CHECK: %[[LANES:.*]] = llvm.mlir.constant(4800 : index) : i64
 // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK: %[[FEW:.*]] = llvm.icmp "ult" %{{.*}}, %[[LANES]] : i64
 // CHECK: llvm.cond_br %[[FEW]], ^bb1, ^bb2

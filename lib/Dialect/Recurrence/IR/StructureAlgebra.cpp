@@ -410,6 +410,14 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
     return earlier;
   if (earlier.form == Form::Identity)
     return later;
+  // A matrix product needs its own output; in place, it is then copied over
+  // `earlier`, so that a loop-carried product stays one buffer (a temporary
+  // of the iteration, not an allocation carried from step to step).
+  auto intoEarlier = [&](Value product) {
+    if (!inPlace)
+      return product;
+    return linalg::CopyOp::create(b, loc, product, earlier.value).getResult(0);
+  };
   switch (later.form) {
   case Form::Identity:
     break;
@@ -439,16 +447,18 @@ Composite mlir::recurrence::compose(OpBuilder &b, Location loc,
   case Form::Blocks:
   case Form::Companion:
     // Loops (g, i, j, k): out[g, i, j] += L[g, i, k] * E[g, k, j].
-    return {later.form,
-            contract(b, loc, 4, later.value, {0, 1, 3}, earlier.value,
-                     {0, 3, 2}, zerosLike(b, loc, later.value), {0, 1, 2},
-                     {kPar, kPar, kPar, kRed}),
-            later.blockSize};
+    return {
+        later.form,
+        intoEarlier(contract(b, loc, 4, later.value, {0, 1, 3}, earlier.value,
+                             {0, 3, 2}, zerosLike(b, loc, later.value),
+                             {0, 1, 2}, {kPar, kPar, kPar, kRed})),
+        later.blockSize};
   case Form::Dense:
     // Loops (i, j, k): out[i, j] += L[i, k] * E[k, j].
-    return {later.form, contract(b, loc, 3, later.value, {0, 2}, earlier.value,
+    return {later.form,
+            intoEarlier(contract(b, loc, 3, later.value, {0, 2}, earlier.value,
                                  {2, 1}, zerosLike(b, loc, later.value), {0, 1},
-                                 {kPar, kPar, kRed})};
+                                 {kPar, kPar, kRed}))};
   }
   llvm_unreachable("unknown composite form");
 }

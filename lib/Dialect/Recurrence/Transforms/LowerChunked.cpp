@@ -239,8 +239,13 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
               b, l, arith::AddIOp::create(b, l, start, one), end, one, init,
               [&](OpBuilder &nb, Location nl, Value tau, ValueRange args) {
                 Value t = in.timeOf(nb, nl, tau);
-                SmallVector<Value> next = {
-                    in.step(nb, nl, batchIvs, t, args[0]).first};
+                // Elementwise steps update the state in place; others build
+                // it anew and copy it over the carried one, which so stays
+                // one buffer (no allocation per step, none in a kernel).
+                Value stepped = in.step(nb, nl, batchIvs, t, args[0]).first;
+                if (!op.getStructure().hasApplyAndCopy())
+                  stepped = copyIntoRow(nb, nl, stepped, args[0], {});
+                SmallVector<Value> next = {stepped};
                 if (hasProducts) {
                   Composite step = stepComposite(
                       nb, nl, in.transitionAt(nb, nl, batchIvs, t));

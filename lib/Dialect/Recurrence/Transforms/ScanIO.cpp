@@ -197,7 +197,12 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
     return {next, insertRow(b, loc, fromCanonical(b, loc, newest), block, row)};
   }
   auto [next, newest] = step(b, loc, batch, t, state);
-  return {next, writeRow(b, loc, batch, t, newest, block, row)};
+  Value written = writeRow(b, loc, batch, t, newest, block, row);
+  // A state built anew (a stack, or a step with a readout) is copied over
+  // the carried one, which so stays one buffer.
+  if (!structure.hasApplyAndCopy())
+    next = linalg::CopyOp::create(b, loc, next, state).getResult(0);
+  return {next, written};
 }
 
 Value ScanIO::newestOf(OpBuilder &b, Location loc, Value state) const {

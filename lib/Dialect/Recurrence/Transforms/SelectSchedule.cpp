@@ -183,15 +183,16 @@ struct SelectSchedulePass
       // The CPU's tasks are batch elements: with a dynamic batch, the
       // choice for one element runs below `cores` of them. The GPU's are
       // lanes (batch elements times channel blocks): with dynamic lanes,
-      // the choice for one element runs below the lanes that stream 60% of
-      // the bandwidth by themselves, and sequential (which then fills the
-      // GPU) above.
+      // the choice for one element runs below the lanes whose sequential
+      // threads stream as fast as the chunked kernels (60% of their
+      // bandwidth share, for their second pass), and sequential above.
       bool perBlock = gpu && op.hasIndependentChannels();
       bool dynamicLanes =
           dynamicBatch || (perBlock && ShapedType::isDynamic(dims->size));
-      double threshold =
-          gpu ? 0.6 * model->bytesPerSecond / model->coreBytesPerSecond
-              : model->cores;
+      double threshold = gpu ? 0.6 * model->chunkedEfficiency *
+                                   model->bytesPerSecond /
+                                   model->coreBytesPerSecond
+                             : model->cores;
       if (gpu && dynamicLanes)
         llvm::erase_if(large, [](const ScheduleEstimate &estimate) {
           return estimate.schedule.getKind() != ScheduleKind::Sequential;

@@ -143,7 +143,9 @@ func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>) -> tensor<2x
 // P := A_t P, block by block: out[g, i, j] += A_t[g, i, k] * P[g, k, j].
 // CHECK:             %[[ZEROS:[^ ]*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
 // CHECK:             %[[PN:[^ ]*]] = linalg.generic {indexing_maps = [#[[$BLK_A]], #[[$BLK_H]], #[[$BLK_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[AT]], %[[P1]] : tensor<2x2x2xf32>, tensor<2x2x2xf32>) outs(%[[ZEROS]] : tensor<2x2x2xf32>)
-// CHECK:             scf.yield %{{.*}}, %[[PN]] : tensor<4x1xf32>, tensor<2x2x2xf32>
+// ... then copied over the carried product (one buffer for the loop).
+// CHECK:             %[[PNC:[^ ]*]] = linalg.copy ins(%[[PN]] : tensor<2x2x2xf32>) outs(%[[P1]] : tensor<2x2x2xf32>)
+// CHECK:             scf.yield %{{.*}}, %[[PNC]] : tensor<4x1xf32>, tensor<2x2x2xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP1]]#0 into %[[ENDS]][%[[CH]], 0, 0] [1, 4, 1] [1, 1, 1] : tensor<4x1xf32> into tensor<?x4x1xf32>
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP1]]#1 into %[[PRODS]][%[[CH]], 0, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<2x2x2xf32> into tensor<?x2x2x2xf32>

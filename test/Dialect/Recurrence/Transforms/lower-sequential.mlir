@@ -159,7 +159,9 @@ func.func @dynamic_steps(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4
 // A vector readout is one number per step.
 // CHECK:           %[[Y0:.*]] = tensor.extract %[[Y]][%{{.*}}] : tensor<1xf32>
 // CHECK:           %[[NEWYS:.*]] = tensor.insert %[[Y0]] into %[[YS]][%[[T]]] : tensor<8xf32>
-// CHECK:           scf.yield %[[NEW]], %[[NEWYS]] : tensor<4x1xf32>, tensor<8xf32>
+// The new state is copied over the carried one (one buffer for the loop).
+// CHECK:           %[[NEXT:.*]] = linalg.copy ins(%[[NEW]] : tensor<4x1xf32>) outs(%[[H]] : tensor<4x1xf32>)
+// CHECK:           scf.yield %[[NEXT]], %[[NEWYS]] : tensor<4x1xf32>, tensor<8xf32>
 func.func @dense_readout(%A: tensor<8x4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>) -> tensor<8xf32> {
   %y = recurrence.scan dense schedule sequential transition(%A : tensor<8x4x4xf32>) input(%b : tensor<8x4xf32>) readout(%c : tensor<8x4xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
@@ -201,7 +203,8 @@ func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>) -> tenso
 // CHECK:           %[[FRESH:.*]] = tensor.empty() : tensor<3x4x1xf32>
 // CHECK:           %[[PUSHED:.*]] = tensor.insert_slice %[[NEW]] into %[[FRESH]][0, 0, 0] [1, 4, 1] [1, 1, 1] : tensor<4x1xf32> into tensor<3x4x1xf32>
 // CHECK:           %[[OLDER:.*]] = tensor.extract_slice %[[STACK]][0, 0, 0] [2, 4, 1] [1, 1, 1] : tensor<3x4x1xf32> to tensor<2x4x1xf32>
-// CHECK:           %[[NEXT:.*]] = tensor.insert_slice %[[OLDER]] into %[[PUSHED]][1, 0, 0] [2, 4, 1] [1, 1, 1] : tensor<2x4x1xf32> into tensor<3x4x1xf32>
+// CHECK:           %[[PUSHED2:.*]] = tensor.insert_slice %[[OLDER]] into %[[PUSHED]][1, 0, 0] [2, 4, 1] [1, 1, 1] : tensor<2x4x1xf32> into tensor<3x4x1xf32>
+// CHECK:           %[[NEXT:.*]] = linalg.copy ins(%[[PUSHED2]] : tensor<3x4x1xf32>) outs(%[[STACK]] : tensor<3x4x1xf32>)
 // CHECK:           scf.yield %[[NEXT]], %{{.*}} : tensor<3x4x1xf32>, tensor<8x4xf32>
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0], [1, 2]] : tensor<3x4x1xf32> into tensor<3x4xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]]

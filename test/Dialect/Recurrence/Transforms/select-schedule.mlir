@@ -2,10 +2,12 @@
 // cost model onto every `auto` recurrence.scan; with explain=true it reports
 // each decision as a remark listing every candidate, cheapest first. The
 // estimates themselves are not pinned here ({{[^ ]+}} stands for a number),
-// only the decision and the candidates. A dynamic T counts as 65536 steps.
-// When a batch dim is dynamic, the op is estimated for a batch of 1 and for
-// a batch of `cores` elements; if the two choices differ, the op is cloned
-// under an scf.if on the runtime batch size (one remark per clone).
+// only the decision and the candidates. A dynamic T counts as 65536 steps
+// on the CPU, 4096 on the GPU. When a batch dim is dynamic, the op is
+// estimated for a batch of 1 and for a batch of `cores` elements; if the two
+// choices differ, the op is cloned under an scf.if on the runtime batch size
+// (one remark per clone). On the GPU the same holds for lanes (batch
+// elements x channel blocks) when the batch or N is dynamic.
 //
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cpu cores=2 explain=true" -verify-diagnostics | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda explain=true" -mlir-print-op-on-diagnostic=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=CUDA-REMARK
@@ -61,7 +63,7 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 // CPU16-LABEL: func.func @one_channel_long(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<4096> {{[^ ]+}} sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %h : tensor<1x1000000x1xf32>
@@ -147,10 +149,10 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // Dynamic batch dims. One channel, T = 1000000 as above, in an unknown
 // number of sequences: the CPU runs them sequentially either way (one remark,
 // with the estimates for a batch of `cores`). On the GPU fewer lanes (batch
-// elements x channel blocks) than the 16000 that stream 60% of the bandwidth
-// by themselves take the scan, more take sequential: the op is cloned under
-// scf.if (lanes < 16000), and both clones write into one new empty
-// destination per result.
+// elements x channel blocks) than 4800, whose sequential threads would
+// stream slower than the chunked kernels, take the scan, more take
+// sequential: the op is cloned under scf.if (lanes < 4800), and both clones
+// write into one new empty destination per result.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @dynamic_batch(
@@ -165,7 +167,7 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CUDA:          %[[BATCH:.*]] = arith.muli %[[ONE]], %[[DIM]] : index
 // CUDA:          %[[BLOCKS:.*]] = arith.divui
 // CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[BATCH]], %[[BLOCKS]] : index
-// CUDA:          %[[LANES:.*]] = arith.constant 16000 : index
+// CUDA:          %[[LANES:.*]] = arith.constant 4800 : index
 // CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %[[LANES]] : index
 // CUDA:          %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
 // CUDA:          %[[IF:.*]] = scf.if %[[FEW]] -> (tensor<?x1000000x1xf32>) {
@@ -180,7 +182,7 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 16000 lanes; estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<4096> {{[^ ]+}} sequential {{[^ ]+$}}
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+$}}
   // The CPU estimates are those of a batch of 2, the cores.
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
@@ -217,7 +219,7 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000000x1xf32>, %init: tensor<2x?x1xf32>, %d0: tensor<2x?x1000000x1xf32>, %d1: tensor<2x?x1xf32>) -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 16000 lanes; estimated seconds: scan
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x1000000x1xf32>) input(%b : tensor<2x?x1000000x1xf32>) init(%init : tensor<2x?x1xf32>) outs(%d0, %d1 : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
@@ -245,7 +247,7 @@ func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000
 // CPU16:         } else {
 // CPU16-NEXT:      recurrence.scan diagonal schedule sequential matrix transition({{.*}}) outs(%[[DEST]] : tensor<?x?x1x8xf32>)
 func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 16000 lanes; estimated seconds: scan
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>

@@ -88,7 +88,8 @@ Composite stepComposite(OpBuilder &b, Location loc, const StepTransition &a);
 /// The identity in the shape of `like`.
 Composite identityLike(OpBuilder &b, Location loc, const Composite &like);
 
-/// later * earlier. With `inPlace`, elementwise forms overwrite `earlier`,
+/// later * earlier. With `inPlace` the result overwrites `earlier` (the
+/// elementwise forms directly, the matrix forms by a copy of the product),
 /// which the caller must own (e.g. a loop-carried product); never use it on
 /// a slice of a shared parallel output.
 Composite compose(OpBuilder &b, Location loc, const Composite &later,

@@ -34,6 +34,8 @@ struct TargetModel {
   double flopsPerCore;       // per second
   double regionSeconds;      // starting one parallel region (or kernel)
   double taskSeconds;        // one parallel task
+  double chunkedEfficiency;  // the bandwidth share chunked phases reach
+  double assumedSteps;       // T, where it is dynamic
 
   /// Defaults for `cpu` or `cuda`; cores (SMs for cuda) or bandwidth (GB/s)
   /// of 0 keep them.
