@@ -163,15 +163,21 @@ struct SelectSchedulePass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    bool gpu = model->name == "cuda";
     auto candidates = [&](ScanOp op, int64_t cores) {
       SmallVector<ScheduleEstimate> estimates =
           estimateSchedules(op, *model, cores);
+      // On the GPU, a scan whose channels mix (dplr, dense, a readout)
+      // stays sequential unless asked otherwise: its chunks would compose
+      // dense N x N products, in temporaries a thread allocates in the
+      // kernel when N is dynamic.
+      bool mixing = gpu && !op.hasIndependentChannels();
       llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
-        return !isAllowed(estimate.schedule.getKind());
+        ScheduleKind kind = estimate.schedule.getKind();
+        return !isAllowed(kind) || (mixing && kind != ScheduleKind::Sequential);
       });
       return estimates;
     };
-    bool gpu = model->name == "cuda";
     for (ScanOp op : autoOps) {
       SmallVector<ScheduleEstimate> large = candidates(op, model->cores);
       if (large.empty())
