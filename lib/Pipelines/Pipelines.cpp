@@ -131,9 +131,10 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Every outermost parallel loop (a scan's (batch, channel) loops, an
-  // elementwise op of the adjoint, a copy) in blocks of `threads`, blocks
-  // and threads mapped to the GPU's; host allocations on the device.
+  // Every outermost parallel loop (a scan's loops over batch, chunks and
+  // channel blocks, an elementwise op of the adjoint, a copy) flattened in
+  // blocks of `threads`, mapped to the GPU's; host allocations on the
+  // device.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(
       createGpuParallelizePass(GpuParallelizePassOptions{options.threads}));

@@ -85,10 +85,10 @@ struct RecurrenceToNVVMOptions
       llvm::cl::init(32)};
 };
 
-/// recurrence ops on tensors -> loops over (batch, channel) mapped to GPU
-/// blocks and threads -> gpu.launch -> NVVM, with the kernels embedded as
-/// PTX (the driver compiles it for the device at load time) and host code
-/// in the LLVM dialect that launches them through the mgpu* runtime.
+/// recurrence ops on tensors -> loops over (batch, [chunk,] channel block)
+/// mapped to GPU blocks and threads -> gpu.launch -> NVVM, with the kernels
+/// embedded as PTX (the driver compiles it for the device at load time) and
+/// host code in the LLVM dialect that launches them through the mgpu* runtime.
 void buildRecurrenceToNVVMPipeline(OpPassManager &pm,
                                    const RecurrenceToNVVMOptions &options);
 

@@ -49,9 +49,13 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   }
   if (cores > 0)
     target.cores = static_cast<double>(cores) * unitsPerCore;
+  // A CPU core's stream is a share of the socket's bandwidth; a GPU
+  // thread's is latency bound and stays 0.15 GB/s whatever the bandwidth.
+  target.coreBytesPerSecond = coreShare * target.bytesPerSecond;
   if (gigabytesPerSecond > 0)
     target.bytesPerSecond = gigabytesPerSecond * 1e9;
-  target.coreBytesPerSecond = coreShare * target.bytesPerSecond;
+  if (name != "cuda")
+    target.coreBytesPerSecond = coreShare * target.bytesPerSecond;
   return target;
 }
 
@@ -108,8 +112,9 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   MLIRContext *context = op.getContext();
 
   // The CPU's sequential loops run one task per batch element, or per (batch
-  // element, channel tile) where channels are independent. The GPU's run
-  // one thread per channel block in every schedule (a lane).
+  // element, channel tile) where channels are independent. The GPU's
+  // sequential and chunked kernels run one thread per lane: a batch element
+  // and, where channels are independent, a channel block.
   int64_t tiles = 1;
   double lanes = batch;
   if (target.name == "cuda" && op.hasIndependentChannels())

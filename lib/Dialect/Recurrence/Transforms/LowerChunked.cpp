@@ -106,6 +106,7 @@ public:
     // sequential lowering relies on it too).
     auto tiledOp = cast<ScanOp>(tile->tiledOps.front());
     made.push_back(tiledOp);
+    llvm::append_range(slices, tile->generatedSlices);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     return {ScanIO(b, tiledOp), SmallVector<Value>(io.getBatchRank(), zero)};
   }
@@ -140,11 +141,16 @@ public:
                       io.getBatchRank());
   }
 
-  /// Erases the tiles made for reading.
+  /// Erases the tiles made for reading, and the slices of their operands
+  /// that the phases did not read.
   void eraseTiles() {
     for (ScanOp tile : made)
       rewriter.eraseOp(tile);
+    for (Operation *slice : llvm::reverse(slices))
+      if (slice->use_empty())
+        rewriter.eraseOp(slice);
     made.clear();
+    slices.clear();
   }
 
 private:
@@ -174,6 +180,7 @@ private:
   SmallVector<OpFoldResult> sizes;
   OpFoldResult columns;
   SmallVector<ScanOp> made;
+  SmallVector<Operation *> slices;
 };
 
 /// Sizes of a per-chunk buffer: lanes, K, then `inner`.

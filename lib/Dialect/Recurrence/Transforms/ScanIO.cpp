@@ -198,8 +198,9 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
   }
   auto [next, newest] = step(b, loc, batch, t, state);
   Value written = writeRow(b, loc, batch, t, newest, block, row);
-  // A state built anew (a stack, or a step with a readout) is copied over
-  // the carried one, which so stays one buffer.
+  // A state built anew (a stack, a step with a readout, or an output of
+  // another type than the state) is copied over the carried one, which so
+  // stays one buffer.
   if (!structure.hasApplyAndCopy())
     next = linalg::CopyOp::create(b, loc, next, state).getResult(0);
   return {next, written};

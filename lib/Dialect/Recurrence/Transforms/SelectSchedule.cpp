@@ -167,21 +167,35 @@ struct SelectSchedulePass
     auto candidates = [&](ScanOp op, int64_t cores) {
       SmallVector<ScheduleEstimate> estimates =
           estimateSchedules(op, *model, cores);
-      // On the GPU, a scan whose channels mix (dplr, dense, a readout)
-      // stays sequential unless asked otherwise: its chunks would compose
-      // dense N x N products, in temporaries a thread allocates in the
-      // kernel when N is dynamic.
-      bool mixing = gpu && !op.hasIndependentChannels();
+      // On the GPU, a scan that is not split per channel block (channels
+      // that mix: dplr, dense, a readout) or whose matrix state has a
+      // dynamic D stays sequential unless asked otherwise: each chunk
+      // thread would hold the whole state (dplr and dense compose dense
+      // N x N products), in temporaries it allocates in the kernel when
+      // their size is dynamic.
+      std::optional<ScanDims> shape = ScanDims::fromOp(op);
+      bool mixing =
+          gpu &&
+          (!op.hasIndependentChannels() ||
+           (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)));
       llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
         ScheduleKind kind = estimate.schedule.getKind();
         return !isAllowed(kind) || (mixing && kind != ScheduleKind::Sequential);
       });
       return estimates;
     };
+    auto noneAllowed = [&](ScanOp op) {
+      op.emitOpError() << "no schedule in `schedules` can lower this scan "
+                          "for target '"
+                       << target << "'; allow sequential";
+      signalPassFailure();
+    };
     for (ScanOp op : autoOps) {
       SmallVector<ScheduleEstimate> large = candidates(op, model->cores);
-      if (large.empty())
-        continue;
+      if (large.empty()) {
+        noneAllowed(op);
+        return;
+      }
       std::optional<ScanDims> dims = ScanDims::fromOp(op);
       bool dynamicBatch = llvm::any_of(dims->batch, [](int64_t size) {
         return ShapedType::isDynamic(size);
@@ -203,8 +217,10 @@ struct SelectSchedulePass
         llvm::erase_if(large, [](const ScheduleEstimate &estimate) {
           return estimate.schedule.getKind() != ScheduleKind::Sequential;
         });
-      if (large.empty())
-        continue;
+      if (large.empty()) {
+        noneAllowed(op);
+        return;
+      }
       SmallVector<ScheduleEstimate> small =
           dynamicLanes ? candidates(op, 1) : large;
       if (small.front().schedule == large.front().schedule) {

@@ -247,14 +247,20 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
     a remark listing every candidate's estimated time. When the batch size
     is only known at run time and the cheapest schedule differs between a
     batch smaller than the cores and a larger one, the op is cloned under an
-    `scf.if` on the batch size with each regime's choice.
+    `scf.if` on the batch size with each regime's choice. On `cuda` the
+    parallel units are GPU threads and the tasks lanes (batch elements x
+    channel blocks): with a dynamic batch or N the op is cloned under
+    `scf.if` on the lanes, the cheapest choice for one batch element below
+    the lanes whose sequential threads would stream slower than the chunked
+    kernels, sequential above. A scan that no allowed schedule can lower is
+    an error.
 
     ```mlir
     // -recurrence-select-schedule="target=cuda explain=true"
-    %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>)
-        input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
-    // remark: schedule chunked<4096> chosen for cuda (132 cores, 4000 GB/s);
-    //         estimated seconds: chunked<4096> ... sequential ... scan ...
+    %h = recurrence.scan diagonal transition(%a : tensor<1x262144x256xf32>)
+        input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+    // remark: schedule chunked<1024> chosen for cuda (270336 threads,
+    //         4000 GB/s); estimated seconds: chunked<1024> ... sequential ...
     ```
   }];
   let options = [
@@ -306,11 +312,10 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
     parallel dims (an op without any gets a one-iteration one), so that it
     runs as a kernel; the linalg ops inside parallel loops (a thread's step)
     become sequential loops. `memref.copy` becomes `linalg.copy` first.
-    Then every outermost `scf.parallel` is tiled for the GPU mapping: a
-    scan's (batch..., channel) loop in tiles of 1 x `threads` in its first
-    two dims, an elementwise loop nest flattened to one dim (the innermost
-    fastest, so consecutive threads take consecutive elements) in tiles of
-    `threads`. Buffers that host code allocates become `gpu.alloc` /
+    Then every outermost `scf.parallel` (a scan's loop over batch, chunks
+    and channel blocks, an elementwise loop nest) is flattened to one dim,
+    the innermost fastest so that consecutive threads take consecutive
+    channels or elements, and tiled by `threads`. Buffers that host code allocates become `gpu.alloc` /
     `gpu.dealloc` on the call's stream.
   }];
   let options = [
