@@ -29,11 +29,9 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   // walking a recurrence, a step's loads depending on the last, streams
   // about 0.15 GB/s (measured on the H200: 12 bytes per step in 82 ns), so
   // a sequential kernel needs tens of thousands of them to fill the GPU.
-  double coreShare;
   double unitsPerCore = 1;
   if (name == "cpu") {
     target = {"cpu", "cores", 1, 50e9, 0, 8e9, 5e-6, 2e-7, 1.0, 65536};
-    coreShare = 0.6;
   } else if (name == "cuda") {
     unitsPerCore = kThreadsPerSM;
     // Its chunked kernels (three phases, many registers per thread) stream
@@ -43,20 +41,28 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
     target = {
         "cuda", "threads", 132 * unitsPerCore, 4000e9, 0, 2.2e8, 4e-6, 1e-12,
         0.3,    4096};
-    coreShare = 0.15e9 / 4000e9;
   } else {
     return std::nullopt;
   }
   if (cores > 0)
     target.cores = static_cast<double>(cores) * unitsPerCore;
-  // A CPU core's stream is a share of the socket's bandwidth; a GPU
-  // thread's is latency bound and stays 0.15 GB/s whatever the bandwidth.
-  target.coreBytesPerSecond = coreShare * target.bytesPerSecond;
   if (gigabytesPerSecond > 0)
     target.bytesPerSecond = gigabytesPerSecond * 1e9;
-  if (name != "cuda")
-    target.coreBytesPerSecond = coreShare * target.bytesPerSecond;
+  // A CPU core's stream is a share of the socket's bandwidth; a GPU
+  // thread's is latency bound and stays 0.15 GB/s whatever the bandwidth.
+  target.coreBytesPerSecond =
+      name == "cuda" ? 0.15e9 : 0.6 * target.bytesPerSecond;
   return target;
+}
+
+bool TargetModel::lanesPerBlock(ScanOp op) const {
+  return name == "cuda" && op.hasIndependentChannels();
+}
+
+double TargetModel::chunkedBelowLanes() const {
+  // Where sequential threads stream as fast as the chunked kernels (60% of
+  // their bandwidth share, for their second pass over the data).
+  return 0.6 * chunkedEfficiency * bytesPerSecond / coreBytesPerSecond;
 }
 
 namespace {
@@ -117,7 +123,7 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   // and, where channels are independent, a channel block.
   int64_t tiles = 1;
   double lanes = batch;
-  if (target.name == "cuda" && op.hasIndependentChannels())
+  if (target.lanesPerBlock(op))
     lanes = batch * std::max(1.0, n / dims->structure.getChannelGroup());
   if (target.name == "cpu" && op.hasIndependentChannels()) {
     ChannelTiling tiling;

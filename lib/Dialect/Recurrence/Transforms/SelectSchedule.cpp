@@ -176,7 +176,7 @@ struct SelectSchedulePass
       std::optional<ScanDims> shape = ScanDims::fromOp(op);
       bool mixing =
           gpu &&
-          (!op.hasIndependentChannels() ||
+          (!model->lanesPerBlock(op) ||
            (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)));
       llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
         ScheduleKind kind = estimate.schedule.getKind();
@@ -203,16 +203,12 @@ struct SelectSchedulePass
       // The CPU's tasks are batch elements: with a dynamic batch, the
       // choice for one element runs below `cores` of them. The GPU's are
       // lanes (batch elements times channel blocks): with dynamic lanes,
-      // the choice for one element runs below the lanes whose sequential
-      // threads stream as fast as the chunked kernels (60% of their
-      // bandwidth share, for their second pass), and sequential above.
-      bool perBlock = gpu && op.hasIndependentChannels();
+      // the choice for one element runs below the lanes where chunked
+      // kernels beat sequential threads, and sequential above.
+      bool perBlock = model->lanesPerBlock(op);
       bool dynamicLanes =
           dynamicBatch || (perBlock && ShapedType::isDynamic(dims->size));
-      double threshold = gpu ? 0.6 * model->chunkedEfficiency *
-                                   model->bytesPerSecond /
-                                   model->coreBytesPerSecond
-                             : model->cores;
+      double threshold = gpu ? model->chunkedBelowLanes() : model->cores;
       if (gpu && dynamicLanes)
         llvm::erase_if(large, [](const ScheduleEstimate &estimate) {
           return estimate.schedule.getKind() != ScheduleKind::Sequential;

@@ -37,6 +37,13 @@ struct TargetModel {
   double chunkedEfficiency;  // the bandwidth share chunked phases reach
   double assumedSteps;       // T, where it is dynamic
 
+  /// Whether the GPU's tasks (lanes) are per channel block for `op` as well
+  /// as per batch element: where its channels are independent.
+  bool lanesPerBlock(ScanOp op) const;
+  /// On the GPU, the lanes below which the chunked schedule beats the
+  /// sequential one's threads.
+  double chunkedBelowLanes() const;
+
   /// Defaults for `cpu` or `cuda`; cores (SMs for cuda) or bandwidth (GB/s)
   /// of 0 keep them.
   static std::optional<TargetModel> get(StringRef name, int64_t cores,
