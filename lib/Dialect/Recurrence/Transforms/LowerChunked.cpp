@@ -73,7 +73,6 @@ public:
 
   /// The lane space: batch sizes, then the channel blocks.
   ArrayRef<OpFoldResult> getSizes() const { return sizes; }
-  bool isTiled() const { return tiled; }
 
   /// A phase's loop space over lanes and `count` chunks: the chunks after
   /// the batch dims, the blocks last, so that neighbouring iterations read
@@ -111,22 +110,18 @@ public:
     return {ScanIO(b, tiledOp), SmallVector<Value>(io.getBatchRank(), zero)};
   }
 
-  /// The write of a lane's `value` of result `result` (its rows
-  /// [offset, offset + count) of the output when given) into `output`.
+  /// The write of a lane's `value` into the loop output that holds result
+  /// `result` (at the same index): the lane's part of it, or with `offset`
+  /// its rows [offset, offset + count) of the output.
   ParallelWrite write(OpBuilder &b, Value value, unsigned result,
-                      unsigned output, ValueRange lane,
-                      OpFoldResult offset = {}, OpFoldResult count = {}) {
-    int64_t batchRank = io.getBatchRank();
+                      ValueRange lane, OpFoldResult offset = {},
+                      OpFoldResult count = {}) {
     if (!tiled)
-      return offset ? ParallelWrite::rows(value, output, lane, offset, count)
-                    : ParallelWrite::row(value, output, lane);
-    auto [resultOffsets, resultSizes] = boxOf(b, result, lane);
-    if (offset) {
-      resultOffsets[batchRank] = offset;
-      resultSizes[batchRank] = count;
-    }
-    return ParallelWrite::box(value, output, resultOffsets, resultSizes,
-                              batchRank);
+      return offset ? ParallelWrite::rows(value, result, lane, offset, count)
+                    : ParallelWrite::row(value, result, lane);
+    auto [resultOffsets, resultSizes] = boxOf(b, result, lane, offset, count);
+    return ParallelWrite::box(value, result, resultOffsets, resultSizes,
+                              io.getBatchRank());
   }
 
   /// A lane's rows [offset, offset + count) of the output `dest`.
@@ -134,9 +129,7 @@ public:
                     OpFoldResult offset, OpFoldResult count) {
     if (!tiled)
       return recurrence::extractRows(b, loc, dest, lane, offset, count);
-    auto [resultOffsets, resultSizes] = boxOf(b, 0, lane);
-    resultOffsets[io.getBatchRank()] = offset;
-    resultSizes[io.getBatchRank()] = count;
+    auto [resultOffsets, resultSizes] = boxOf(b, 0, lane, offset, count);
     return extractBox(b, loc, dest, resultOffsets, resultSizes,
                       io.getBatchRank());
   }
@@ -164,12 +157,19 @@ private:
     }
     return {offsets, tileSizes};
   }
-  std::pair<Sizes, Sizes> boxOf(OpBuilder &b, unsigned result,
-                                ValueRange lane) {
+  /// The lane's box of result `result`; with `offset`, only its time rows
+  /// [offset, offset + count).
+  std::pair<Sizes, Sizes> boxOf(OpBuilder &b, unsigned result, ValueRange lane,
+                                OpFoldResult offset, OpFoldResult count) {
     auto [offsets, tileSizes] = tileOf(b, lane);
     Sizes resultOffsets, resultSizes;
     (void)op.getResultTilePosition(b, result, offsets, tileSizes, resultOffsets,
                                    resultSizes);
+    if (offset) {
+      int64_t batchRank = io.getBatchRank();
+      resultOffsets[batchRank] = offset;
+      resultSizes[batchRank] = count;
+    }
     return {resultOffsets, resultSizes};
   }
 
@@ -311,7 +311,7 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
           if (op.getFinalState())
             writes.push_back(
                 lanes.write(b, lane.io.toResultLayout(b, l, loop.getResult(0)),
-                            1, 1, laneIvs));
+                            1, laneIvs));
           return writes;
         });
 
@@ -345,8 +345,8 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
                     in.stepAndWrite(nb, nl, batchIvs, t, args[0], args[1], row);
                 scf::YieldOp::create(nb, nl, ValueRange{next, out});
               });
-          return SmallVector<ParallelWrite>{lanes.write(
-              b, loop.getResult(1), 0, 0, laneIvs, rowOffset, length)};
+          return SmallVector<ParallelWrite>{
+              lanes.write(b, loop.getResult(1), 0, laneIvs, rowOffset, length)};
         });
 
     lanes.eraseTiles();
