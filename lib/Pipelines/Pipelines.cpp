@@ -70,7 +70,8 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
 /// What every target runs first: model ops decomposed, elementwise ops as
 /// linalg, a schedule on every scan (of `schedules`, where given), the scans
 /// lowered, their elementwise operands computed where they are read, and
-/// the empty tensors of results eliminated while the parallel
+/// the empty tensors of results eliminated (in each branch of a schedule
+/// chosen at run time) while the parallel
 /// loops still carry them (canonicalization folds single-iteration loops
 /// into chains it cannot see through).
 static void addScanLowering(OpPassManager &pm, bool inlineCalls,
@@ -91,6 +92,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   pm.addPass(createLowerChunkedPass(LowerChunkedPassOptions{tileChunks}));
   pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(createFuseStepProducersPass());
+  pm.addPass(createSinkMaterializeIntoBranchesPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -283,7 +283,18 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   if (cuda)
     if (llvm::Error error = cuda::ensureDriver())
       return error;
+  // $RECURRENCE_NVVM_OPTIONS tunes the GPU pipeline (`-recurrence-to-nvvm`'s
+  // options, e.g. "unroll=8 threads=64"); it is part of the cache key.
   RecurrenceToNVVMOptions cudaOptions;
+  if (const char *nvvmOptions = std::getenv("RECURRENCE_NVVM_OPTIONS");
+      cuda && nvvmOptions) {
+    std::string problems;
+    llvm::raw_string_ostream problemStream(problems);
+    if (failed(cudaOptions.parseFromString(nvvmOptions, problemStream)))
+      return makeError("$RECURRENCE_NVVM_OPTIONS: cannot parse '" +
+                       Twine(nvvmOptions) + "' as -recurrence-to-nvvm options" +
+                       (problems.empty() ? "" : ": " + problems));
+  }
 
   // The JIT compiles for this machine, and says so: the cores asked for,
   // $RECURRENCE_CORES, the module's own DLTI target spec, or this machine's.

@@ -285,6 +285,23 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
   ];
 }
 
+def SinkMaterializeIntoBranchesPass
+    : Pass<"recurrence-sink-materialize-into-branches"> {
+  let summary = "Write the results of an scf.if into their destinations in "
+                "each branch";
+  let description = [{
+    Where every result of an `scf.if` is written into a buffer by a
+    `bufferization.materialize_in_destination` right after it (with nothing
+    in between that touches memory), moves those writes into both branches
+    and drops the results. A schedule chosen at run time (the cost model's
+    `scf.if` over the batch or lanes) then computes straight into the
+    caller's buffers: empty-tensor elimination replaces the destinations of
+    each branch, where it would only replace those of one branch through
+    the `scf.if` and leave the other to a temporary and a full copy.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
   let summary = "Unroll GPU time loops and issue their operand loads first";
   let description = [{

@@ -1,0 +1,96 @@
+//===- SinkMaterializeIntoBranches.cpp - Results written in each branch ---===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A schedule dispatched at run time is an `scf.if` between two lowerings
+// that yield the scan's results, which the caller's wrapper then writes into
+// its buffers. Empty-tensor elimination follows one branch back to the
+// results' destinations, so the other branch would compute into a temporary
+// that is copied whole afterwards. Writing the results inside each branch
+// gives each its own path to the buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::recurrence {
+#define GEN_PASS_DEF_SINKMATERIALIZEINTOBRANCHESPASS
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
+} // namespace mlir::recurrence
+
+using namespace mlir;
+using bufferization::MaterializeInDestinationOp;
+
+namespace {
+/// The writes of every result of `op` into buffers, one per result, if they
+/// follow `op` in its block with only memory-free ops in between, and their
+/// buffers exist before `op`; else empty.
+SmallVector<MaterializeInDestinationOp>
+resultWrites(scf::IfOp op, DominanceInfo &dominance) {
+  SmallVector<MaterializeInDestinationOp> writes;
+  if (op.getNumResults() == 0 || op.getElseRegion().empty())
+    return {};
+  for (Value result : op.getResults()) {
+    if (!result.hasOneUse())
+      return {};
+    auto write = dyn_cast<MaterializeInDestinationOp>(*result.user_begin());
+    if (!write || write->getBlock() != op->getBlock() ||
+        !isa<BaseMemRefType>(write.getDest().getType()) ||
+        !dominance.properlyDominates(write.getDest(), op))
+      return {};
+    writes.push_back(write);
+  }
+  Operation *last = writes.front();
+  for (MaterializeInDestinationOp write : writes)
+    if (last->isBeforeInBlock(write))
+      last = write;
+  for (Operation *between = op->getNextNode(); between != last;
+       between = between->getNextNode())
+    if (!llvm::is_contained(writes, between) && !isMemoryEffectFree(between))
+      return {};
+  return writes;
+}
+
+struct SinkMaterializeIntoBranchesPass
+    : recurrence::impl::SinkMaterializeIntoBranchesPassBase<
+          SinkMaterializeIntoBranchesPass> {
+  void runOnOperation() override {
+    DominanceInfo dominance(getOperation());
+    SmallVector<scf::IfOp> branches;
+    getOperation()->walk([&](scf::IfOp op) { branches.push_back(op); });
+    for (scf::IfOp op : branches) {
+      SmallVector<MaterializeInDestinationOp> writes =
+          resultWrites(op, dominance);
+      if (writes.empty())
+        continue;
+      OpBuilder b(op);
+      for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
+        auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+        b.setInsertionPoint(yield);
+        for (auto [value, write] : llvm::zip(yield.getOperands(), writes)) {
+          auto copy = cast<MaterializeInDestinationOp>(b.clone(*write));
+          copy.getSourceMutable().assign(value);
+        }
+        yield.getResultsMutable().clear();
+      }
+      b.setInsertionPoint(op);
+      auto sunk = scf::IfOp::create(b, op.getLoc(), TypeRange(),
+                                    op.getCondition(), /*withElse=*/false);
+      sunk.getThenRegion().takeBody(op.getThenRegion());
+      sunk.getElseRegion().takeBody(op.getElseRegion());
+      for (MaterializeInDestinationOp write : writes)
+        write->erase();
+      op->erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,108 @@
+// RUN: recurrence-opt %s -split-input-file -recurrence-sink-materialize-into-branches | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-sink-materialize-into-branches -eliminate-empty-tensors -empty-tensor-to-alloc-tensor -one-shot-bufferize=bufferize-function-boundaries -canonicalize | FileCheck %s --check-prefix=BUFFERS
+
+// Both results of a schedule dispatch are written into the caller's buffers
+// in each branch; a pure op between the scf.if and the writes stays.
+// CHECK-LABEL: func.func @dispatch
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[X:.*]] = linalg.fill ins(%{{.*}}) outs(%[[E:.*]] :
+// CHECK: %[[S:.*]] = linalg.fill ins(%{{.*}}) outs(%{{.*}} :
+// CHECK: bufferization.materialize_in_destination %[[X]] in restrict writable %arg2
+// CHECK: bufferization.materialize_in_destination %[[S]] in restrict writable %arg3
+// CHECK: } else {
+// CHECK: %[[Y:.*]] = linalg.fill ins(%{{.*}}) outs(%[[E]] :
+// CHECK: bufferization.materialize_in_destination %[[Y]] in restrict writable %arg2
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %arg3
+// CHECK-NEXT: }
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: return
+// Each branch then writes the caller's buffers themselves: no temporary and
+// no copy.
+// BUFFERS-LABEL: func.func @dispatch
+// BUFFERS-NOT: memref.alloc
+// BUFFERS-NOT: memref.copy
+// BUFFERS: scf.if
+// BUFFERS: linalg.fill ins(%{{.*}}) outs(%arg2
+// BUFFERS: linalg.fill ins(%{{.*}}) outs(%arg3
+// BUFFERS: } else {
+// BUFFERS: linalg.fill ins(%{{.*}}) outs(%arg2
+// BUFFERS: linalg.fill ins(%{{.*}}) outs(%arg3
+// BUFFERS-NOT: memref.copy
+// BUFFERS: return
+func.func @dispatch(%c: i1, %n: index, %o: memref<?xf32>, %s: memref<4xf32>) {
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %es = tensor.empty() : tensor<4xf32>
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %r:2 = scf.if %c -> (tensor<?xf32>, tensor<4xf32>) {
+    %x = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    %xs = linalg.fill ins(%one : f32) outs(%es : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %x, %xs : tensor<?xf32>, tensor<4xf32>
+  } else {
+    %y = linalg.fill ins(%two : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    %ys = linalg.fill ins(%two : f32) outs(%es : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %y, %ys : tensor<?xf32>, tensor<4xf32>
+  }
+  %m = arith.addi %n, %n : index
+  bufferization.materialize_in_destination %r#0 in restrict writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
+  bufferization.materialize_in_destination %r#1 in restrict writable %s : (tensor<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A write to memory between the scf.if and the result's write: the result
+// stays where it is.
+// CHECK-LABEL: func.func @effect_between
+// CHECK: %[[R:.*]] = scf.if
+// CHECK: memref.store
+// CHECK: bufferization.materialize_in_destination %[[R]] in
+func.func @effect_between(%c: i1, %n: index, %o: memref<?xf32>, %p: memref<1xf32>) {
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0 : index
+  %r = scf.if %c -> tensor<?xf32> {
+    %x = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %x : tensor<?xf32>
+  } else {
+    scf.yield %e : tensor<?xf32>
+  }
+  memref.store %one, %p[%zero] : memref<1xf32>
+  bufferization.materialize_in_destination %r in restrict writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
+  return
+}
+
+// -----
+
+// A result with another use, and a result written into a tensor: both stay.
+// CHECK-LABEL: func.func @other_uses
+// CHECK: %[[R:.*]] = scf.if
+// CHECK: bufferization.materialize_in_destination %[[R]] in
+// CHECK: return %[[R]]
+// CHECK-LABEL: func.func @into_tensor
+// CHECK: %[[T:.*]] = scf.if
+// CHECK: bufferization.materialize_in_destination %[[T]] in %arg2 : (tensor<?xf32>, tensor<?xf32>)
+func.func @other_uses(%c: i1, %n: index, %o: memref<?xf32>) -> tensor<?xf32> {
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %r = scf.if %c -> tensor<?xf32> {
+    %x = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %x : tensor<?xf32>
+  } else {
+    scf.yield %e : tensor<?xf32>
+  }
+  bufferization.materialize_in_destination %r in restrict writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
+  return %r : tensor<?xf32>
+}
+func.func @into_tensor(%c: i1, %n: index, %t: tensor<?xf32>) -> tensor<?xf32> {
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %r = scf.if %c -> tensor<?xf32> {
+    %x = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %x : tensor<?xf32>
+  } else {
+    scf.yield %e : tensor<?xf32>
+  }
+  %w = bufferization.materialize_in_destination %r in %t : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %w : tensor<?xf32>
+}
