@@ -34,8 +34,8 @@ namespace {
 /// The writes of every result of `op` into buffers, one per result, if they
 /// follow `op` in its block with only memory-free ops in between, and their
 /// buffers exist before `op`; else empty.
-SmallVector<MaterializeInDestinationOp>
-resultWrites(scf::IfOp op, DominanceInfo &dominance) {
+SmallVector<MaterializeInDestinationOp> resultWrites(scf::IfOp op,
+                                                     DominanceInfo &dominance) {
   SmallVector<MaterializeInDestinationOp> writes;
   if (op.getNumResults() == 0 || op.getElseRegion().empty())
     return {};
