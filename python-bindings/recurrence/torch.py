@@ -84,6 +84,11 @@ def _tensor(array):
     return _torch.from_numpy(array)
 
 
+_TORCH_TO_NUMPY = {_torch.float64: np.dtype(np.float64),
+                   _torch.float32: np.dtype(np.float32),
+                   _torch.float16: np.dtype(np.float16),
+                   _torch.bfloat16: _recurrence.DTYPES["bf16"]}
+
 _DUMMY_DTYPES = {_torch.float64: np.float64, _torch.float32: np.float32,
                  # bfloat16 checks as float16, which has its width
                  _torch.float16: np.float16, _torch.bfloat16: np.float16}
@@ -98,10 +103,35 @@ def _dummy(tensor):
         (0,) * tensor.dim())
 
 
+# Checked layouts by the operands' static shapes and dtypes and the scan's
+# parameters: a call with the shapes of an earlier one checks nothing anew.
+_LAYOUTS = {}
+
+
 def _layout(transition, b, init, readout, structure, reverse, matrix,
             return_final_state, schedule, chunk_size):
     """The checked spec of a scan and its output shapes, from the shapes of
-    its operands: (spec, out_shape, last_shape)."""
+    its operands: (spec, out_shape, last_shape). Callers must not modify
+    them."""
+    tensors = _operands(transition, b, init, readout)
+    key = (tuple((t.shape, t.dtype) for t in tensors), len(transition),
+           init is not None, readout is not None, structure, reverse, matrix,
+           return_final_state, schedule, chunk_size)
+    # Symbolic sizes (fake tensors under torch.compile) are checked anew.
+    static = all(type(s) is int for t in tensors for s in t.shape)
+    layout = _LAYOUTS.get(key) if static else None
+    if layout is None:
+        layout = _check_layout(transition, b, init, readout, structure,
+                               reverse, matrix, return_final_state, schedule,
+                               chunk_size)
+        if static and len(_LAYOUTS) < 256:
+            _LAYOUTS[key] = layout
+    return layout
+
+
+def _check_layout(transition, b, init, readout, structure, reverse, matrix,
+                  return_final_state, schedule, chunk_size):
+    """_layout, checked by the native shape rules."""
     operands = api._structure(structure)["operands"]
     a = (None if not transition else
          tuple(_dummy(t) for t in transition) if len(operands) > 1 else
@@ -137,10 +167,26 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
     return [_tensor(r) for r in results]
 
 
+def _cuda_compiled(spec, gradient=False):
+    """The scan of `spec` (or its adjoint) compiled for the GPU, looked up
+    by the spec object that _layout caches."""
+    key = (id(spec), gradient)
+    entry = _CUDA_COMPILED.get(key)
+    if entry is not None and entry[0] is spec:
+        return entry[1]
+    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient)
+    if len(_CUDA_COMPILED) < 512:  # the entry keeps `spec`, and its id, alive
+        _CUDA_COMPILED[key] = (spec, compiled)
+    return compiled
+
+
+_CUDA_COMPILED = {}
+
+
 def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
     """The scan compiled for the GPU, run on torch's current stream: the
     output in the operands' `dtype`, the final state in the state's."""
-    compiled = api.compiled_scan(dict(spec, target="cuda"))
+    compiled = _cuda_compiled(spec)
     device = operands[0].device
     operands = [t.detach().contiguous() for t in operands]
     dtypes = [dtype, _state_dtype(dtype)]
@@ -153,17 +199,26 @@ def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
 
 def _call_cuda(compiled, args, results):
     """Calls a function compiled for cuda on contiguous CUDA tensors, on
-    torch's current stream."""
-    with _torch.cuda.device(args[0].device):
-        api.call_on_cuda(compiled, args, results)
+    torch's current stream of their device."""
+    compiled.call_device([_device_view(t) for t in args],
+                         [_device_view(t) for t in results],
+                         _torch.cuda.current_stream(args[0].device).cuda_stream
+                         or 1)
     return results
+
+
+def _device_view(tensor):
+    """(address, NumPy dtype, shape, strides in elements) of a CUDA tensor
+    that the checks above accepted."""
+    return (tensor.data_ptr(), _TORCH_TO_NUMPY[tensor.dtype],
+            tuple(tensor.shape), tuple(tensor.stride()))
 
 
 def _scan_backward_cuda(spec, operands, grad_out, grad_final, out_shape,
                         last_shape):
     """The adjoint compiled for the GPU: one gradient per operand, in the
     operand's dtype, from the output's cotangent (and the final state's)."""
-    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient=True)
+    compiled = _cuda_compiled(spec, gradient=True)
     device = operands[0].device
     _, arg_dtypes, _, result_dtypes = compiled.signature()
     dtypes = [api.torch_dtype(_torch, d) for d in arg_dtypes]

@@ -357,6 +357,23 @@ def test_errors():
                 torch.zeros((2, 4, 2), dtype=torch.float64))
 
 
+def test_checked_layouts_are_reused_only_for_the_same_shapes():
+    # A call remembers the checked layout of its shapes; another call with
+    # other shapes is checked (and rejected) anew, and its results have its
+    # own shape.
+    a = torch.full((2, 4, 3), 0.5, dtype=torch.float64)
+    rt.scan(a, a)
+    with pytest.raises(ValueError, match=r"b: expected shape \(2, 4, 3\), "
+                       r"got \(2, 4, 5\)"):
+        rt.scan(a, torch.zeros((2, 4, 5), dtype=torch.float64))
+    with pytest.raises(ValueError, match="b: expected shape"):
+        rt.scan(a, torch.zeros((2, 4, 5), dtype=torch.float64))
+    longer = torch.ones((2, 6, 3), dtype=torch.float64)
+    h = rt.scan(longer * 0.5, longer)
+    assert h.shape == (2, 6, 3)
+    np.testing.assert_allclose(h[:, -1].numpy(), 2 - 0.5 ** 5)
+
+
 def test_scan_out_tensors():
     rng = np.random.default_rng(45)
     a = torch.tensor(rng.uniform(-0.9, 0.9, (2, 6, 3)))

@@ -20,6 +20,8 @@
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::recurrence {
@@ -194,6 +196,23 @@ SmallVector<OpFoldResult> perChunk(ArrayRef<OpFoldResult> lanes, Value count,
 
 } // namespace
 
+/// A zero state in a buffer of the lane's own, where its size is static: a
+/// GPU thread then accumulates its chunk's local state in registers (once
+/// the buffer is promoted to the stack) and writes it out once, instead of
+/// reading and writing the shared result in memory at every step (which
+/// empty-tensor elimination would make of a tensor.empty).
+static Value privateZeroState(OpBuilder &b, Location loc, const ScanIO &io) {
+  std::optional<SmallVector<int64_t>> shape =
+      getConstantIntValues(io.stateSizes(b, loc));
+  if (!shape)
+    return io.zeroState(b, loc);
+  Type elementType = io.getOp().getStateType();
+  Value buffer = bufferization::AllocTensorOp::create(
+      b, loc, RankedTensorType::get(*shape, elementType), ValueRange());
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  return linalg::FillOp::create(b, loc, zero, buffer).getResult(0);
+}
+
 FailureOr<SmallVector<Value>>
 mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
                                     int64_t chunkSize, bool tileChannels) {
@@ -236,7 +255,9 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
           Value t0 = in.timeOf(b, l, start);
           Value end = arith::AddIOp::create(b, l, start, length);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
-          Value first = in.step(b, l, batchIvs, t0, in.zeroState(b, l)).first;
+          Value start0 =
+              tiled ? privateZeroState(b, l, in) : in.zeroState(b, l);
+          Value first = in.step(b, l, batchIvs, t0, start0).first;
           Composite product =
               stepComposite(b, l, in.transitionAt(b, l, batchIvs, t0));
           SmallVector<Value> init = {first};
