@@ -146,8 +146,8 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Several time steps' operand loads in flight per thread.
-  pm.addNestedPass<func::FuncOp>(
-      createGpuLoadsInFlightPass(GpuLoadsInFlightPassOptions{options.unroll}));
+  pm.addNestedPass<func::FuncOp>(createGpuLoadsInFlightPass(
+      GpuLoadsInFlightPassOptions{options.unroll, options.chunkUnroll}));
   // Upstream's NVVM lowering of kernels and host, with PTX embedded.
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

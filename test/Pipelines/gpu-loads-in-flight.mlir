@@ -8,6 +8,7 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=1 -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=unroll=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
 
 // CHECK: gpu.launch
 // CHECK: scf.for
@@ -22,14 +23,42 @@
 // CHECK: memref.load
 // CHECK: memref.store
 
+// ONE-LABEL: func.func @diagonal
 // ONE: scf.for
 // ONE-COUNT-2: memref.load %{{(subview|expand_shape)}}
 // ONE: memref.load %alloca
 // ONE-NOT: scf.for
+// ONE-LABEL: func.func @chunked
 
-// ZERO: error: unroll must be positive, got 0
+// ZERO: error: unroll and chunk-unroll must be positive, got 0 and 4
+
+// A chunked scan's loops over the steps of one chunk (marked with the chunk
+// size, which bounds their trip count) are unrolled by chunk-unroll (4):
+// the local phase issues the loads of 4 steps (a_t, b_t, and a_t for the
+// product) before their updates, the output phase those of 4 steps (a_t
+// and b_t) before it stores their outputs; the carry's loop over chunks is
+// unrolled by `unroll`.
+// CHUNK-LABEL: func.func @chunked
+// CHUNK: gpu.launch
+// CHUNK: scf.for
+// CHUNK-NOT: memref.store
+// CHUNK-COUNT-12: memref.load %{{(subview|expand_shape)}}
+// CHUNK-NOT: memref.load %{{(subview|expand_shape)}}
+// CHUNK: } {recurrence.chunk_steps = 64 : index}
+// CHUNK: gpu.launch
+// CHUNK: gpu.launch
+// CHUNK: scf.for
+// CHUNK-NOT: memref.store
+// CHUNK-COUNT-8: memref.load %{{(subview|expand_shape)}}
+// CHUNK-NOT: memref.load %{{(subview|expand_shape)}}
+// CHUNK: } {recurrence.chunk_steps = 64 : index}
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
+
+func.func @chunked(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }

@@ -1,7 +1,8 @@
 // A schedule chosen at run time (dynamic lanes: chunked below the threshold,
 // sequential above) writes the caller's buffer in either branch: the JIT's
 // destination-passing wrapper gets no temporary output and no copy kernel,
-// only the chunked schedule's three kernels and the sequential one.
+// only the chunked schedule's three kernels (for short and for long
+// sequences) and the sequential one.
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
 
@@ -9,7 +10,11 @@
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<?x?x?xf32>)
 // CHECK-NOT: gpu.alloc async [%{{.*}}] (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) : memref<?x?x?xf32>
 // CHECK: scf.if
+// CHECK: scf.if
 // CHECK-COUNT-3: gpu.launch
+// CHECK: } else {
+// CHECK-COUNT-3: gpu.launch
+// CHECK: }
 // CHECK: } else {
 // CHECK: gpu.launch
 // CHECK: memref.subview %[[OUT]]

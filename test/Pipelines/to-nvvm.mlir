@@ -1,7 +1,7 @@
 // -recurrence-to-nvvm: scans lowered to GPU kernels, one thread per batch
 // element and channel (block) in the sequential schedule, and per batch
 // element, chunk and channel block in the chunked one; the threads in blocks
-// of 128 (flattened, channels fastest), with the PTX for sm_90 embedded in a
+// of 32 (flattened, channels fastest), with the PTX for sm_90 embedded in a
 // gpu.binary and host code in the LLVM dialect that launches them. The
 // kernels read each step's operands and write its output row in global
 // memory.
@@ -13,22 +13,33 @@
 // Dynamic sizes: the cost model's choice depends on the lanes (batch
 // elements x channels) at run time. Below 4800 lanes (whose sequential
 // threads would stream slower than the chunked kernels) the chunked
-// schedule runs, its three phases as three kernels; above, the sequential
-// one.
+// schedule runs, its three phases as three kernels, in chunks of 64 steps
+// below 32768 steps and of 1024 from there on (fewer chunks for the carry
+// to walk); above, the sequential one.
 // CHECK-LABEL: llvm.func @diagonal
-// CHECK: %[[THREADS:.*]] = llvm.mlir.constant(128 : index) : i64
+// CHECK: %[[THREADS:.*]] = llvm.mlir.constant(32 : index) : i64
+// CHECK: %[[LONGCHUNK:.*]] = llvm.mlir.constant(1024 : index) : i64
 // CHECK: %[[CHUNK:.*]] = llvm.mlir.constant(64 : index) : i64
+// CHECK: %[[STEPS:.*]] = llvm.mlir.constant(32768 : index) : i64
 // CHECK: %[[LANES:.*]] = llvm.mlir.constant(4800 : index) : i64
 // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK: %[[FEW:.*]] = llvm.icmp "ult" %{{.*}}, %[[LANES]] : i64
-// CHECK: llvm.cond_br %[[FEW]], ^bb1, ^bb2
+// CHECK: llvm.cond_br %[[FEW]], ^bb1, ^bb4
 // CHECK: ^bb1:
+// CHECK: %[[SHORT:.*]] = llvm.icmp "ult" %{{.*}}, %[[STEPS]] : i64
+// CHECK: llvm.cond_br %[[SHORT]], ^bb2, ^bb3
+// CHECK: ^bb2:
 // CHECK: llvm.udiv %{{.*}}, %[[CHUNK]] : i64
 // CHECK: gpu.launch_func @diagonal_kernel::@diagonal_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 // CHECK: gpu.launch_func @diagonal_kernel_0::@diagonal_kernel
 // CHECK: gpu.launch_func @diagonal_kernel_1::@diagonal_kernel
-// CHECK: ^bb2:
-// CHECK: gpu.launch_func @diagonal_kernel_2::@diagonal_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
+// CHECK: ^bb3:
+// CHECK: llvm.udiv %{{.*}}, %[[LONGCHUNK]] : i64
+// CHECK: gpu.launch_func @diagonal_kernel_2::@diagonal_kernel
+// CHECK: gpu.launch_func @diagonal_kernel_3::@diagonal_kernel
+// CHECK: gpu.launch_func @diagonal_kernel_4::@diagonal_kernel
+// CHECK: ^bb4:
+// CHECK: gpu.launch_func @diagonal_kernel_5::@diagonal_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 // CHECK: gpu.binary @diagonal_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry diagonal_kernel

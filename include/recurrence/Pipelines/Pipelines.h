@@ -77,12 +77,16 @@ struct RecurrenceToNVVMOptions
       llvm::cl::init(64)};
   PassOptions::Option<int64_t> threads{
       *this, "threads", llvm::cl::desc("Threads per block along the channels"),
-      llvm::cl::init(128)};
+      llvm::cl::init(32)};
   PassOptions::Option<int64_t> unroll{
       *this, "unroll",
       llvm::cl::desc("Time steps whose operand loads a thread issues "
                      "together"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> chunkUnroll{
+      *this, "chunk-unroll",
+      llvm::cl::desc("The same in a chunked phase's loop over one chunk"),
+      llvm::cl::init(4)};
 };
 
 /// recurrence ops on tensors -> loops over (batch, [chunk,] channel block)

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -139,9 +140,11 @@ struct GpuLoadsInFlightPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (unroll < 1) {
+    if (unroll < 1 || chunkUnroll < 1) {
       getOperation()->emitError()
-          << "unroll must be positive, got " << static_cast<int64_t>(unroll);
+          << "unroll and chunk-unroll must be positive, got "
+          << static_cast<int64_t>(unroll) << " and "
+          << static_cast<int64_t>(chunkUnroll);
       return signalPassFailure();
     }
     getOperation()->walk([&](gpu::LaunchOp launch) {
@@ -154,9 +157,14 @@ struct GpuLoadsInFlightPass
           loops.push_back(loop);
       });
       for (scf::ForOp loop : loops) {
-        if (unroll > 1) {
+        // A chunk's loop runs in one of many threads: fewer steps in flight
+        // keep its registers, and so the threads resident, many.
+        int64_t factor = loop->hasAttr(recurrence::kChunkStepsAttrName)
+                             ? chunkUnroll
+                             : unroll;
+        if (factor > 1) {
           FailureOr<UnrolledLoopInfo> unrolled =
-              loopUnrollByFactor(loop, unroll);
+              loopUnrollByFactor(loop, factor);
           if (succeeded(unrolled) && unrolled->mainLoopOp)
             loop = *unrolled->mainLoopOp;
         }

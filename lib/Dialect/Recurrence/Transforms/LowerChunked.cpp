@@ -196,6 +196,15 @@ SmallVector<OpFoldResult> perChunk(ArrayRef<OpFoldResult> lanes, Value count,
 
 } // namespace
 
+/// Marks a phase's loop over the steps of one chunk, whose trip count is
+/// at most `chunkSize`: the GPU pipeline keeps fewer of its steps' loads in
+/// flight per thread than in a sequential thread's loop over all steps
+/// (recurrence-gpu-loads-in-flight), since such kernels have many threads.
+static void markChunkLoop(scf::ForOp loop, int64_t chunkSize) {
+  loop->setAttr(kChunkStepsAttrName,
+                IntegerAttr::get(IndexType::get(loop.getContext()), chunkSize));
+}
+
 /// A zero state in a buffer of the lane's own, where its size is static: a
 /// GPU thread then accumulates its chunk's local state in registers (once
 /// the buffer is promoted to the stack) and writes it out once, instead of
@@ -285,6 +294,7 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
                 }
                 scf::YieldOp::create(nb, nl, next);
               });
+          markChunkLoop(loop, chunkSize);
           SmallVector<Value> at = appendIndex(laneIvs, c);
           SmallVector<ParallelWrite> writes = {
               ParallelWrite::row(loop.getResult(0), 0, at)};
@@ -366,6 +376,7 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
                     in.stepAndWrite(nb, nl, batchIvs, t, args[0], args[1], row);
                 scf::YieldOp::create(nb, nl, ValueRange{next, out});
               });
+          markChunkLoop(loop, chunkSize);
           return SmallVector<ParallelWrite>{
               lanes.write(b, loop.getResult(1), 0, laneIvs, rowOffset, length)};
         });

@@ -67,11 +67,34 @@ ScanOp cloneWith(OpBuilder &b, ScanOp op, ScheduleAttr schedule,
   return copy;
 }
 
-/// Replaces `op` by `scf.if (lanes < threshold)` between two clones, for
-/// sizes only known at run time. The lanes are the batch elements, times
-/// the channel blocks with `perBlock`.
-void dispatchOnLanes(ScanOp op, bool perBlock, double threshold,
-                     ScheduleAttr small, ScheduleAttr large) {
+/// Replaces `op` by `scf.if (few)` between a clone with `small` and one
+/// with `large`, which write into the same destinations (so that the results
+/// bufferize in place whichever runs). Returns the `small` clone.
+ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value few, ScheduleAttr small,
+                  ScheduleAttr large) {
+  Location loc = op.getLoc();
+  SmallVector<Value> destinations = ScanIO(b, op).resultDestinations(b, loc);
+  ScanOp smallClone;
+  auto dispatch = scf::IfOp::create(
+      b, loc, few,
+      [&](OpBuilder &nb, Location nl) {
+        smallClone = cloneWith(nb, op, small, destinations);
+        scf::YieldOp::create(nb, nl, smallClone->getResults());
+      },
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(
+            nb, nl, cloneWith(nb, op, large, destinations)->getResults());
+      });
+  op->replaceAllUsesWith(dispatch.getResults());
+  op->erase();
+  return smallClone;
+}
+
+/// `scf.if (lanes < threshold)` between `small` and `large`, for sizes only
+/// known at run time. The lanes are the batch elements, times the channel
+/// blocks with `perBlock`. Returns the `small` clone.
+ScanOp dispatchOnLanes(ScanOp op, bool perBlock, double threshold,
+                       ScheduleAttr small, ScheduleAttr large) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value source = op.getShapeSource();
@@ -90,21 +113,21 @@ void dispatchOnLanes(ScanOp op, bool perBlock, double threshold,
   Value few = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, elements,
       arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(threshold)));
-  // Both versions write into the same destinations, so that the results
-  // bufferize in place whichever runs.
-  SmallVector<Value> destinations = ScanIO(b, op).resultDestinations(b, loc);
-  auto dispatch = scf::IfOp::create(
-      b, loc, few,
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(
-            nb, nl, cloneWith(nb, op, small, destinations)->getResults());
-      },
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(
-            nb, nl, cloneWith(nb, op, large, destinations)->getResults());
-      });
-  op->replaceAllUsesWith(dispatch.getResults());
-  op->erase();
+  return dispatchOn(b, op, few, small, large);
+}
+
+/// `scf.if (T < threshold)` between `short` and `long`, for a T only known
+/// at run time.
+void dispatchOnSteps(ScanOp op, int64_t threshold, ScheduleAttr shortOnes,
+                     ScheduleAttr longOnes) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value steps =
+      tensor::DimOp::create(b, loc, op.getShapeSource(), op.getBatchRank());
+  Value few =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, steps,
+                            arith::ConstantIndexOp::create(b, loc, threshold));
+  dispatchOn(b, op, few, shortOnes, longOnes);
 }
 
 struct SelectSchedulePass
@@ -236,8 +259,36 @@ struct SelectSchedulePass
             small);
         explainChoice(op, *model, " otherwise", large);
       }
-      dispatchOnLanes(op, perBlock, threshold, small.front().schedule,
-                      large.front().schedule);
+      ScanOp smallClone =
+          dispatchOnLanes(op, perBlock, threshold, small.front().schedule,
+                          large.front().schedule);
+      // On the GPU, where few lanes run chunked and T is dynamic too, the
+      // best chunk follows T: short chunks give short sequences threads
+      // enough, long ones keep the carry over chunks short. The choice for
+      // sequences 64 times the assumed length runs from 8 times it on.
+      std::optional<ScanDims> smallDims = ScanDims::fromOp(smallClone);
+      if (!gpu || !smallDims || !ShapedType::isDynamic(smallDims->steps) ||
+          small.front().schedule.getKind() != ScheduleKind::Chunked)
+        continue;
+      TargetModel longer = *model;
+      longer.assumedSteps *= 64;
+      SmallVector<ScheduleEstimate> longSmall =
+          estimateSchedules(smallClone, longer, 1);
+      llvm::erase_if(longSmall, [&](const ScheduleEstimate &estimate) {
+        return estimate.schedule.getKind() != ScheduleKind::Chunked;
+      });
+      if (longSmall.empty() ||
+          longSmall.front().schedule == small.front().schedule)
+        continue;
+      if (explain)
+        explainChoice(
+            smallClone, longer,
+            " for sequences of " +
+                std::to_string(static_cast<int64_t>(8 * model->assumedSteps)) +
+                " steps or more",
+            longSmall);
+      dispatchOnSteps(smallClone, static_cast<int64_t>(8 * model->assumedSteps),
+                      small.front().schedule, longSmall.front().schedule);
     }
   }
 };

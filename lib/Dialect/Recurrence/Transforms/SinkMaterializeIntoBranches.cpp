@@ -66,7 +66,10 @@ struct SinkMaterializeIntoBranchesPass
   void runOnOperation() override {
     DominanceInfo dominance(getOperation());
     SmallVector<scf::IfOp> branches;
-    getOperation()->walk([&](scf::IfOp op) { branches.push_back(op); });
+    // Outer ones first: the writes sunk into their branches then follow the
+    // nested scf.if ops, which sink them further.
+    getOperation()->walk<WalkOrder::PreOrder>(
+        [&](scf::IfOp op) { branches.push_back(op); });
     for (scf::IfOp op : branches) {
       SmallVector<MaterializeInDestinationOp> writes =
           resultWrites(op, dominance);

@@ -63,7 +63,7 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 // CPU16-LABEL: func.func @one_channel_long(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<4096> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %h : tensor<1x1000000x1xf32>
@@ -183,7 +183,7 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<4096> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+$}}
   // The CPU estimates are those of a batch of 2, the cores.
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}

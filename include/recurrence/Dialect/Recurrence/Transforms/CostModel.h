@@ -36,6 +36,7 @@ struct TargetModel {
   double taskSeconds;        // one parallel task
   double chunkedEfficiency;  // the bandwidth share chunked phases reach
   double assumedSteps;       // T, where it is dynamic
+  double carryStepSeconds;   // one dependent step of the carry over chunks
 
   /// Whether the GPU's tasks (lanes) are per channel block for `op` as well
   /// as per batch element: where its channels are independent.

@@ -26,6 +26,11 @@
 
 namespace mlir::recurrence {
 
+/// The discardable attribute on a chunked phase's loop over the steps of one
+/// chunk: the chunk size, which bounds its trip count.
+inline constexpr llvm::StringLiteral kChunkStepsAttrName =
+    "recurrence.chunk_steps";
+
 /// scf.forall over the batch (and over channel tiles, per `tiling`) around
 /// an scf.for over time.
 FailureOr<SmallVector<Value>>

@@ -311,13 +311,20 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
     `unroll`, then moves the loads of buffers the kernel never writes, with
     the index arithmetic they need, to the start of the loop body. A thread
     then has the operands of `unroll` steps in flight at once instead of one
-    step's latency per step. Moving those loads above the body's stores is
+    step's latency per step. A chunked phase's loop over one chunk, which
+    its lowering marks with `recurrence.chunk_steps`, is unrolled by
+    `chunk-unroll` instead: its kernel has a thread per chunk, and fewer
+    registers per thread keep more of them resident. Moving those loads
+    above the body's stores is
     sound because the operands a kernel only reads never overlap its
     results (the JIT's calling convention guarantees it).
   }];
   let options = [
     Option<"unroll", "unroll", "int64_t", /*default=*/"8",
-           "Steps whose loads are issued together (1: no unrolling)">
+           "Steps whose loads are issued together (1: no unrolling)">,
+    Option<"chunkUnroll", "chunk-unroll", "int64_t", /*default=*/"4",
+           "The same in a chunked phase's loop over one chunk (marked "
+           "`recurrence.chunk_steps`), whose kernel has many threads">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
