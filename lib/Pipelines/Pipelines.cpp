@@ -138,8 +138,8 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // blocks of `threads`, mapped to the GPU's; host allocations on the
   // device.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  pm.addNestedPass<func::FuncOp>(
-      createGpuParallelizePass(GpuParallelizePassOptions{options.threads}));
+  pm.addNestedPass<func::FuncOp>(createGpuParallelizePass(
+      GpuParallelizePassOptions{options.threads, options.elementwiseThreads}));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());

@@ -1,21 +1,23 @@
 // The gradients that -recurrence-differentiate derives, lowered for the GPU
-// by -recurrence-to-nvvm: the adjoint's scans are scan kernels, its
-// elementwise ops and copies are kernels over one flattened dim in blocks of
-// 32 threads (consecutive threads on consecutive elements), and the host
-// code allocates its intermediates on the device and touches no element.
+// by -recurrence-to-nvvm: the adjoint's scans are scan kernels in blocks of
+// 32 threads, its elementwise ops and copies are kernels over one flattened
+// dim in blocks of 256 threads (consecutive threads on consecutive
+// elements), and the host code allocates its intermediates on the device
+// and touches no element.
 //
 // RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
 
 // CHECK-LABEL: llvm.func @diagonal_grad(
+// CHECK-DAG: %[[ELEMENTWISE:.*]] = llvm.mlir.constant(256 : index) : i64
 // CHECK-DAG: %[[THREADS:.*]] = llvm.mlir.constant(32 : index) : i64
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK: llvm.call @mgpuMemAlloc
-// An elementwise kernel: one dim of blocks, 32 threads.
-// CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 // The reverse scan (chunked or sequential, chosen at run time by the lanes):
 // (batch, [chunk,] channel block) flattened on the grid, 32 threads.
-// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
+// An elementwise kernel: one dim of blocks, 256 threads.
+// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[ELEMENTWISE]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: gpu.binary @diagonal_grad_kernel
 // CHECK-SAME: .entry diagonal_grad_kernel

@@ -76,8 +76,14 @@ struct RecurrenceToNVVMOptions
       llvm::cl::desc("The width of index values on the host"),
       llvm::cl::init(64)};
   PassOptions::Option<int64_t> threads{
-      *this, "threads", llvm::cl::desc("Threads per block along the channels"),
+      *this, "threads",
+      llvm::cl::desc("Threads per block of a scan's kernels (along the "
+                     "channels)"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> elementwiseThreads{
+      *this, "elementwise-threads",
+      llvm::cl::desc("Threads per block of elementwise kernels and copies"),
+      llvm::cl::init(256)};
   PassOptions::Option<int64_t> unroll{
       *this, "unroll",
       llvm::cl::desc("Time steps whose operand loads a thread issues "

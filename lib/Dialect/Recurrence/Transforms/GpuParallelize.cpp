@@ -389,7 +389,8 @@ struct GpuParallelizePass
     Operation *root = getOperation();
     // The scans' loops over (batch, [chunk,] channel block) and the
     // elementwise loops: flattened, the innermost dim fastest (neighbouring
-    // threads read neighbouring channels), in blocks of `threads`.
+    // threads read neighbouring channels), in blocks of `threads` and of
+    // `elementwise-threads`.
     SmallVector<scf::ParallelOp> scans;
     root->walk([&](scf::ParallelOp loop) {
       if (!inParallelLoop(loop))
@@ -400,9 +401,11 @@ struct GpuParallelizePass
         linalgToLoops(rewriter, root);
     if (failed(elementwise))
       return signalPassFailure();
-    llvm::append_range(scans, *elementwise);
     for (scf::ParallelOp loop : scans)
       scf::tileParallelLoop(flatten(rewriter, loop), {threads},
+                            /*noMinMaxBounds=*/true);
+    for (scf::ParallelOp loop : *elementwise)
+      scf::tileParallelLoop(flatten(rewriter, loop), {elementwiseThreads},
                             /*noMinMaxBounds=*/true);
     if (failed(allocationsToDevice(rewriter, root)))
       return signalPassFailure();

@@ -340,12 +340,16 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
     Then every outermost `scf.parallel` (a scan's loop over batch, chunks
     and channel blocks, an elementwise loop nest) is flattened to one dim,
     the innermost fastest so that consecutive threads take consecutive
-    channels or elements, and tiled by `threads`. Buffers that host code allocates become `gpu.alloc` /
-    `gpu.dealloc` on the call's stream.
+    channels or elements, and tiled by `threads` (a scan's loop) or
+    `elementwise-threads`. Buffers that host code allocates become
+    `gpu.alloc` / `gpu.dealloc` on the call's stream.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"128",
-           "Threads per block">
+           "Threads per block of a scan's kernels">,
+    Option<"elementwiseThreads", "elementwise-threads", "int64_t",
+           /*default=*/"256",
+           "Threads per block of elementwise kernels and copies">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
