@@ -1,0 +1,42 @@
+// On the GPU (the schedules its pipeline lowers), a scan whose lanes and T
+// are both dynamic gets two run-time choices: sequential threads for 4800
+// lanes or more; below, the chunked schedule with the chunk the cost model
+// picks for the assumed T (4096 steps: chunks of 64) under 32768 steps, and
+// the one it picks for 64 times as many (chunks of 1024, since the carry
+// walks the chunks one dependent step at a time) from there on. Every
+// clone writes the same destinations. A static T needs no second choice.
+//
+// RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=sequential,chunked" | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=sequential,chunked explain=true" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// CHECK-LABEL: func.func @dynamic_steps(
+// CHECK:         %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK:         %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x?x?xf32>
+// CHECK:         scf.if %[[FEW]] -> (tensor<?x?x?xf32>) {
+// CHECK:           %[[T:.*]] = tensor.dim %arg1, %c1
+// CHECK:           %[[SHORT:.*]] = arith.cmpi ult, %[[T]], %c32768 : index
+// CHECK:           scf.if %[[SHORT]] -> (tensor<?x?x?xf32>) {
+// CHECK-NEXT:        recurrence.scan diagonal schedule chunked<64> {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
+// CHECK:           } else {
+// CHECK-NEXT:        recurrence.scan diagonal schedule chunked<1024> {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
+// CHECK:         } else {
+// CHECK-NEXT:      recurrence.scan diagonal schedule sequential {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
+// REMARK: select-schedule-steps.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: chunked<64>
+// REMARK: select-schedule-steps.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
+// REMARK: select-schedule-steps.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<1024> chosen for cuda (270336 threads, 4000 GB/s) for sequences of 32768 steps or more; estimated seconds: chunked<1024>
+func.func @dynamic_steps(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
+
+// CHECK-LABEL: func.func @static_steps(
+// CHECK:         scf.if
+// CHECK-NOT:     scf.if
+// CHECK:         recurrence.scan diagonal schedule chunked<
+// CHECK:         } else {
+// CHECK-NEXT:      recurrence.scan diagonal schedule sequential
+// REMARK-NOT: for sequences of
+func.func @static_steps(%a: tensor<?x4096x?xf32>, %b: tensor<?x4096x?xf32>) -> tensor<?x4096x?xf32> {
+  %h = recurrence.scan diagonal transition(%a : tensor<?x4096x?xf32>) input(%b : tensor<?x4096x?xf32>) -> tensor<?x4096x?xf32>
+  return %h : tensor<?x4096x?xf32>
+}
