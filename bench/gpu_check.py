@@ -80,10 +80,11 @@ def run(a, b, kwargs, dtype, device):
     return out if isinstance(out, tuple) else (out,)
 
 
-def cases(shapes, dtypes, salt=()):
-    """Every structure x variant x dtype x shape: (name, dtype, rng, a, b,
-    kwargs), the operands as float64 CPU tensors, seeded per case."""
-    for structure in STRUCTURES:
+def cases(shapes, dtypes, structures, salt=()):
+    """Every structure (of `structures`) x variant x dtype x shape: (name,
+    dtype, rng, a, b, kwargs), the operands as float64 CPU tensors, seeded
+    per case."""
+    for structure in structures:
         for variant in VARIANTS:
             for dtype in dtypes:
                 for index, shape in enumerate(shapes):
@@ -133,13 +134,14 @@ def compare(name, compute, a, b, kwargs, dtype, tolerance):
     return 0 if ok else 1
 
 
-def correctness(shapes, dtypes):
+def correctness(shapes, dtypes, structures):
     """The forward on the GPU against the CPU and float64."""
     rounding = {torch.float32: 2e-5, torch.float64: 1e-12,
                 torch.bfloat16: 2 ** -8 + 2e-5,
                 torch.float16: 2 ** -11 + 2e-5}
     return sum(compare(name, run, a, b, kwargs, dtype, rounding[dtype])
-               for name, dtype, _, a, b, kwargs in cases(shapes, dtypes))
+               for name, dtype, _, a, b, kwargs in cases(shapes, dtypes,
+                                                         structures))
 
 
 def long_sequence():
@@ -191,13 +193,14 @@ def gradients_of(a, b, kwargs, dtype, device, weights):
     return [g.grad for g in grads]
 
 
-def backward(shapes, dtypes):
+def backward(shapes, dtypes, structures):
     """The gradients of a random weighting of the outputs, on the GPU
     against the CPU's of the same dtype and float64's."""
     # A gradient sums over up to T steps: a wider bound than the forward's.
     rounding = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
     failures = 0
-    for name, dtype, rng, a, b, kwargs in cases(shapes, dtypes, salt=(7,)):
+    for name, dtype, rng, a, b, kwargs in cases(shapes, dtypes, structures,
+                                                salt=(7,)):
         weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
                    for o in run(a, b, kwargs, torch.float64, "cpu")]
         failures += compare(
@@ -406,8 +409,16 @@ def main():
     parser.add_argument("--only", default=",".join(SECTIONS),
                         help="comma-separated sections to run, of "
                              + ", ".join(SECTIONS))
+    parser.add_argument("--structures", default=",".join(STRUCTURES),
+                        help="comma-separated structures the correctness "
+                             "checks cover (the seeds stay those of the "
+                             "whole run)")
     args = parser.parse_args()
     only = args.only.split(",")
+    structures = args.structures.split(",")
+    if set(structures) - set(STRUCTURES):
+        parser.error(f"unknown structures: "
+                     f"{', '.join(sorted(set(structures) - set(STRUCTURES)))}")
     unknown = set(only) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
@@ -421,11 +432,11 @@ def main():
         shapes, dtypes = shapes[:2], [torch.float32]
     failures = 0
     if "forward" in only:
-        failures += correctness(shapes, dtypes)
+        failures += correctness(shapes, dtypes, structures)
         if not args.quick:
             failures += long_sequence()
     if "backward" in only:
-        failures += backward(shapes, dtypes)
+        failures += backward(shapes, dtypes, structures)
     if "user_ir" in only:
         failures += user_ir()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "

@@ -9,6 +9,7 @@
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
 # the whole run takes over 10 minutes on the H200, so split it in two calls:
 # --only forward,backward and --only user_ir,overhead,bench,bench_backward);
+# --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
