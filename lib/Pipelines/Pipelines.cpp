@@ -27,11 +27,21 @@
 using namespace mlir;
 using namespace mlir::recurrence;
 
+/// A step's temporaries allocated once per loop rather than per step: the
+/// sizes (dims of the operands) hoisted first, then the allocations that no
+/// iteration yields (upstream keeps those, and never leaves a parallel
+/// loop's body).
+static void addAllocationHoisting(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+}
+
 /// Tensors to buffers, with functions taking and returning plain memrefs.
 static void addBufferization(OpPassManager &pm) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(createBufferizePass());
+  addAllocationHoisting(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
@@ -125,6 +135,7 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(createBufferizePass());
+  addAllocationHoisting(pm);
   bufferization::PromoteBuffersToStackPassOptions stack;
   stack.maxRankOfAllocatedMemRef = 3;
   pm.addNestedPass<func::FuncOp>(

@@ -1,0 +1,26 @@
+// A dplr step with a dynamic N computes A_t h into a temporary that it then
+// copies over the carried state. Both pipelines allocate that temporary
+// once per sequence, before the time loop (the dims it is sized by hoisted
+// first, then upstream's buffer-loop-hoisting), rather than at every step:
+// on the CPU a heap allocation per step, on the GPU a device-heap malloc
+// per thread and step. The allocations stay inside the loop over the batch,
+// which runs in parallel; the carried state, which iterations yield, is not
+// shared either.
+//
+// RUN: recurrence-opt %s -recurrence-to-llvm -mlir-print-ir-after=buffer-loop-hoisting 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=buffer-loop-hoisting 2>&1 >/dev/null | FileCheck %s
+
+// CHECK-LABEL: func.func @dplr(
+// CHECK:         memref.alloc({{.*}}) {{.*}} : memref<?x?x?xf32>
+// CHECK:         scf.forall
+// CHECK:           %[[STATE:.*]] = memref.alloc({{.*}}) {{.*}} : memref<?x1xf32>
+// CHECK:           %[[TEMP:.*]] = memref.alloc({{.*}}) {{.*}} : memref<?x1xf32>
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[STATE]],
+// CHECK-NOT:         memref.alloc
+// CHECK:             outs(%[[TEMP]] : memref<?x1xf32>)
+// CHECK-NOT:         memref.alloc
+// CHECK:             scf.yield
+func.func @dplr(%d: tensor<?x?x?xf32>, %u: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan dplr<2> schedule sequential transition(%d, %u, %v : tensor<?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
