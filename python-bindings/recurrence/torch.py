@@ -116,7 +116,7 @@ def _layout(transition, b, init, readout, structure, reverse, matrix,
     tensors = _operands(transition, b, init, readout)
     key = (tuple((t.shape, t.dtype) for t in tensors), len(transition),
            init is not None, readout is not None, structure, reverse, matrix,
-           return_final_state, schedule, chunk_size)
+           return_final_state, schedule, chunk_size, type(chunk_size))
     # Symbolic sizes (fake tensors under torch.compile) are checked anew.
     static = all(type(s) is int for t in tensors for s in t.shape)
     layout = _LAYOUTS.get(key) if static else None
@@ -199,12 +199,22 @@ def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
 
 def _call_cuda(compiled, args, results):
     """Calls a function compiled for cuda on contiguous CUDA tensors, on
-    torch's current stream of their device."""
+    torch's current stream of their device. The runtime makes that device's
+    context current; torch's device guard restores the caller's after the
+    call, when it was another one."""
+    device = args[0].device
+    if _torch.cuda.current_device() == (device.index or 0):
+        _call_device(compiled, args, results, device)
+    else:
+        with _torch.cuda.device(device):
+            _call_device(compiled, args, results, device)
+    return results
+
+
+def _call_device(compiled, args, results, device):
     compiled.call_device([_device_view(t) for t in args],
                          [_device_view(t) for t in results],
-                         _torch.cuda.current_stream(args[0].device).cuda_stream
-                         or 1)
-    return results
+                         _torch.cuda.current_stream(device).cuda_stream or 1)
 
 
 def _device_view(tensor):

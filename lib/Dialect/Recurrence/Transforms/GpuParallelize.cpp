@@ -385,6 +385,16 @@ struct GpuParallelizePass
   using Base::Base;
 
   void runOnOperation() override {
+    for (int64_t count : {static_cast<int64_t>(threads),
+                          static_cast<int64_t>(elementwiseThreads)})
+      if (count < 1 || count > 1024) {
+        getOperation()->emitError()
+            << "threads and elementwise-threads must be between 1 and 1024 "
+               "(threads per block), got "
+            << static_cast<int64_t>(threads) << " and "
+            << static_cast<int64_t>(elementwiseThreads);
+        return signalPassFailure();
+      }
     IRRewriter rewriter(&getContext());
     Operation *root = getOperation();
     // The scans' loops over (batch, [chunk,] channel block) and the

@@ -213,9 +213,15 @@ static void markChunkLoop(scf::ForOp loop, int64_t chunkSize) {
 static Value privateZeroState(OpBuilder &b, Location loc, const ScanIO &io) {
   std::optional<SmallVector<int64_t>> shape =
       getConstantIntValues(io.stateSizes(b, loc));
-  if (!shape)
-    return io.zeroState(b, loc);
   Type elementType = io.getOp().getStateType();
+  // Only what promotion to the stack takes (upstream's default limit, which
+  // the GPU pipeline keeps): a larger buffer would be a device-heap
+  // allocation in every thread.
+  constexpr int64_t kStackBytes = 1024;
+  if (!shape || ShapedType::getNumElements(*shape) *
+                        elementType.getIntOrFloatBitWidth() / 8 >
+                    kStackBytes)
+    return io.zeroState(b, loc);
   Value buffer = bufferization::AllocTensorOp::create(
       b, loc, RankedTensorType::get(*shape, elementType), ValueRange());
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));

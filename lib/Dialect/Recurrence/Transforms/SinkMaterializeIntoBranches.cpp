@@ -75,13 +75,21 @@ struct SinkMaterializeIntoBranchesPass
           resultWrites(op, dominance);
       if (writes.empty())
         continue;
+      // The writes keep their order (destinations may alias without
+      // `restrict`). A `restrict` write is cloned into both branches: only
+      // one of them runs, so the buffer still has one writer.
+      SmallVector<unsigned> order = llvm::to_vector(
+          llvm::seq<unsigned>(0, static_cast<unsigned>(writes.size())));
+      llvm::sort(order, [&](unsigned x, unsigned y) {
+        return writes[x]->isBeforeInBlock(writes[y]);
+      });
       OpBuilder b(op);
       for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
         auto yield = cast<scf::YieldOp>(region->front().getTerminator());
         b.setInsertionPoint(yield);
-        for (auto [value, write] : llvm::zip(yield.getOperands(), writes)) {
-          auto copy = cast<MaterializeInDestinationOp>(b.clone(*write));
-          copy.getSourceMutable().assign(value);
+        for (unsigned i : order) {
+          auto copy = cast<MaterializeInDestinationOp>(b.clone(*writes[i]));
+          copy.getSourceMutable().assign(yield.getOperand(i));
         }
         yield.getResultsMutable().clear();
       }

@@ -3,7 +3,9 @@
 // state in a buffer of the lane's own (bufferization.alloc_tensor, which
 // empty-tensor elimination leaves alone): a GPU thread accumulates the
 // chunk in registers and writes the end state out once. A state of dynamic
-// size (dense here: a lane holds all N channels) keeps tensor.empty.
+// size (dense here: a lane holds all N channels), or one larger than what
+// is promoted to the stack (1 KiB: a matrix state's row of 512 columns),
+// keeps tensor.empty: its own buffer would be a heap allocation per thread.
 //
 // RUN: recurrence-opt %s -recurrence-lower-chunked=tile-channels=1 | FileCheck %s
 
@@ -16,6 +18,8 @@
 // CHECK-NOT: bufferization.alloc_tensor
 // CHECK-LABEL: func.func @dense
 // CHECK-NOT: bufferization.alloc_tensor
+// CHECK-LABEL: func.func @wide_matrix
+// CHECK-NOT: bufferization.alloc_tensor
 // CHECK: return
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
@@ -24,4 +28,8 @@ func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 func.func @dense(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %h = recurrence.scan dense schedule chunked<64> transition(%a : tensor<?x?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
+}
+func.func @wide_matrix(%a: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x512xf32>) -> tensor<2x64x8x512xf32> {
+  %h = recurrence.scan diagonal schedule chunked<16> matrix transition(%a : tensor<2x64x8xf32>) factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x512xf32>) -> tensor<2x64x8x512xf32>
+  return %h : tensor<2x64x8x512xf32>
 }

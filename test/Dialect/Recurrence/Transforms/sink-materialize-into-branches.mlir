@@ -106,3 +106,30 @@ func.func @into_tensor(%c: i1, %n: index, %t: tensor<?xf32>) -> tensor<?xf32> {
   %w = bufferization.materialize_in_destination %r in %t : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %w : tensor<?xf32>
 }
+
+// -----
+
+// The writes keep their order in each branch (without restrict the two
+// buffers may alias, and the later write wins).
+// CHECK-LABEL: func.func @order
+// CHECK: scf.if
+// CHECK: bufferization.materialize_in_destination %{{.*}} in writable %arg3
+// CHECK-NEXT: bufferization.materialize_in_destination %{{.*}} in writable %arg2
+// CHECK: } else {
+// CHECK: bufferization.materialize_in_destination %{{.*}} in writable %arg3
+// CHECK-NEXT: bufferization.materialize_in_destination %{{.*}} in writable %arg2
+func.func @order(%c: i1, %n: index, %o: memref<?xf32>, %p: memref<?xf32>) {
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %r:2 = scf.if %c -> (tensor<?xf32>, tensor<?xf32>) {
+    %x = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %x, %x : tensor<?xf32>, tensor<?xf32>
+  } else {
+    %y = linalg.fill ins(%two : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %y, %y : tensor<?xf32>, tensor<?xf32>
+  }
+  bufferization.materialize_in_destination %r#1 in writable %p : (tensor<?xf32>, memref<?xf32>) -> ()
+  bufferization.materialize_in_destination %r#0 in writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
+  return
+}
