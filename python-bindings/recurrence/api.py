@@ -466,15 +466,6 @@ def _current_stream():
     return (torch.cuda.current_stream().cuda_stream or 1) if torch else 0
 
 
-def call_on_cuda(native, args, results):
-    """Calls `native`, compiled for cuda, on CUDA arrays, on the current
-    stream."""
-    native.call_device([_device_array(f"argument {i}", x)
-                        for i, x in enumerate(args)],
-                       [_device_array(f"outs[{i}]", x)
-                        for i, x in enumerate(results)], _current_stream())
-
-
 def _device_array(name, x):
     """(address, NumPy dtype, shape, strides in elements) of a CUDA array: a
     torch tensor, or any object with ``__cuda_array_interface__``."""

@@ -84,10 +84,9 @@ def _tensor(array):
     return _torch.from_numpy(array)
 
 
-_TORCH_TO_NUMPY = {_torch.float64: np.dtype(np.float64),
-                   _torch.float32: np.dtype(np.float32),
-                   _torch.float16: np.dtype(np.float16),
-                   _torch.bfloat16: _recurrence.DTYPES["bf16"]}
+# The NumPy dtype (one of signature()'s) of each torch dtype taken.
+_TORCH_TO_NUMPY = {getattr(_torch, name): dtype
+                   for name, dtype in api._TORCH_TYPES.items()}
 
 _DUMMY_DTYPES = {_torch.float64: np.float64, _torch.float32: np.float32,
                  # bfloat16 checks as float16, which has its width
