@@ -16,8 +16,8 @@
 // The reverse scan (chunked or sequential, chosen at run time by the lanes):
 // (batch, [chunk,] channel block) flattened on the grid, 32 threads.
 // CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
-// An elementwise kernel: one dim of blocks, 256 threads.
-// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[ELEMENTWISE]], %[[ONE]], %[[ONE]])
+// An elementwise kernel: blocks over (rows, tiles of the run), 256 threads.
+// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ELEMENTWISE]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: gpu.binary @diagonal_grad_kernel
 // CHECK-SAME: .entry diagonal_grad_kernel

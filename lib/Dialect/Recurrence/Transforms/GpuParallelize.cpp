@@ -36,6 +36,10 @@ namespace mlir::recurrence {
 using namespace mlir;
 
 namespace {
+/// Elements an elementwise kernel's thread takes: several, so that its
+/// index arithmetic is spent once for them.
+constexpr int64_t kElementsPerThread = 4;
+
 bool inParallelLoop(Operation *op) {
   return op->getParentOfType<scf::ParallelOp>() != nullptr;
 }
@@ -117,6 +121,99 @@ scf::ParallelOp flatten(RewriterBase &rewriter, scf::ParallelOp loop) {
                              indices.getResults());
   rewriter.eraseOp(loop);
   return flat;
+}
+
+/// The most blocks a grid's y dim may hold.
+constexpr int64_t kMaxGridY = 65535;
+
+/// An elementwise loop nest from [0, n_i) by 1 laid out as its data: the
+/// dims up to the last dynamic one (exclusive) are rows, the rest one inner
+/// run. Blocks cover (row, tile of the run); a block's `threads` threads
+/// take neighbouring elements of the run, `perThread` each, `threads`
+/// apart. Only the row is delinearized by run-time sizes, once per thread;
+/// the run's static trailing dims by constants. (One flat index per element
+/// spent most of an elementwise kernel's time dividing it by the sizes.)
+/// Tiles beyond the grid's y limit are visited by a loop.
+scf::ParallelOp rowsByTiles(RewriterBase &rewriter, scf::ParallelOp loop,
+                            int64_t threads, int64_t perThread) {
+  if (!llvm::all_of(loop.getLowerBound(),
+                    [](Value v) { return isConstantIntValue(v, 0); }) ||
+      !llvm::all_of(loop.getStep(),
+                    [](Value v) { return isConstantIntValue(v, 1); }))
+    return loop;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  ValueRange sizes = loop.getUpperBound();
+  int64_t first = 0; // the run's first dim: the last dynamic one
+  for (auto [i, size] : llvm::enumerate(sizes))
+    if (!getConstantIntValue(size))
+      first = i;
+  auto product = [&](ValueRange values) {
+    Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (Value size : values)
+      total = arith::MulIOp::create(rewriter, loc, total, size);
+    return total;
+  };
+  ValueRange rowSizes = sizes.take_front(first);
+  ValueRange runSizes = sizes.drop_front(first);
+  Value rows = product(rowSizes);
+  Value run = product(runSizes);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value width = arith::ConstantIndexOp::create(rewriter, loc, threads);
+  Value count = arith::ConstantIndexOp::create(rewriter, loc, perThread);
+  Value tileElements =
+      arith::ConstantIndexOp::create(rewriter, loc, threads * perThread);
+  Value tiles = arith::CeilDivUIOp::create(rewriter, loc, run, tileElements);
+  Value gridY = arith::MinUIOp::create(
+      rewriter, loc, tiles,
+      arith::ConstantIndexOp::create(rewriter, loc, kMaxGridY));
+  auto blocks =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{zero, zero},
+                              ValueRange{rows, gridY}, ValueRange{one, one});
+  rewriter.setInsertionPointToStart(blocks.getBody());
+  auto lanes = scf::ParallelOp::create(rewriter, loc, zero, width, one);
+  rewriter.setInsertionPointToStart(lanes.getBody());
+  Value row = blocks.getInductionVars()[0];
+  Value lane = lanes.getInductionVars()[0];
+  SmallVector<Value> indices;
+  if (rowSizes.size() == 1)
+    indices.push_back(row);
+  else if (rowSizes.size() > 1)
+    llvm::append_range(indices, affine::AffineDelinearizeIndexOp::create(
+                                    rewriter, loc, row, rowSizes,
+                                    /*hasOuterBound=*/true)
+                                    .getResults());
+  auto tileLoop = scf::ForOp::create(
+      rewriter, loc, blocks.getInductionVars()[1], tiles, gridY);
+  rewriter.setInsertionPointToStart(tileLoop.getBody());
+  auto elementLoop = scf::ForOp::create(rewriter, loc, zero, count, one);
+  rewriter.setInsertionPointToStart(elementLoop.getBody());
+  // col = (tile * perThread + element) * threads + lane
+  Value slot = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, tileLoop.getInductionVar(), count),
+      elementLoop.getInductionVar());
+  Value col = arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, slot, width), lane);
+  Value inside =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, col, run);
+  auto guard = scf::IfOp::create(rewriter, loc, inside);
+  Block *then = guard.thenBlock();
+  rewriter.setInsertionPointToStart(then);
+  if (runSizes.size() == 1)
+    indices.push_back(col);
+  else
+    llvm::append_range(indices, affine::AffineDelinearizeIndexOp::create(
+                                    rewriter, loc, col, runSizes,
+                                    /*hasOuterBound=*/true)
+                                    .getResults());
+  Operation *reduce = loop.getBody()->getTerminator();
+  rewriter.inlineBlockBefore(loop.getBody(), then,
+                             then->getTerminator()->getIterator(), indices);
+  rewriter.eraseOp(reduce);
+  rewriter.eraseOp(loop);
+  return blocks;
 }
 
 /// A stream-ordered device allocation or release, waited for:
@@ -397,10 +494,10 @@ struct GpuParallelizePass
       }
     IRRewriter rewriter(&getContext());
     Operation *root = getOperation();
-    // The scans' loops over (batch, [chunk,] channel block) and the
-    // elementwise loops: flattened, the innermost dim fastest (neighbouring
-    // threads read neighbouring channels), in blocks of `threads` and of
-    // `elementwise-threads`.
+    // The scans' loops over (batch, [chunk,] channel block): flattened, the
+    // innermost dim fastest (neighbouring threads read neighbouring
+    // channels), in blocks of `threads`. The elementwise loops: rows by
+    // tiles of their inner run, in blocks of `elementwise-threads`.
     SmallVector<scf::ParallelOp> scans;
     root->walk([&](scf::ParallelOp loop) {
       if (!inParallelLoop(loop))
@@ -415,8 +512,7 @@ struct GpuParallelizePass
       scf::tileParallelLoop(flatten(rewriter, loop), {threads},
                             /*noMinMaxBounds=*/true);
     for (scf::ParallelOp loop : *elementwise)
-      scf::tileParallelLoop(flatten(rewriter, loop), {elementwiseThreads},
-                            /*noMinMaxBounds=*/true);
+      rowsByTiles(rewriter, loop, elementwiseThreads, kElementsPerThread);
     if (failed(allocationsToDevice(rewriter, root)))
       return signalPassFailure();
     sinkReadsIntoKernels(rewriter, root);

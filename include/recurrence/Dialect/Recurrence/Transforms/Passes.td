@@ -337,11 +337,15 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
     parallel dims (an op without any gets a one-iteration one), so that it
     runs as a kernel; the linalg ops inside parallel loops (a thread's step)
     become sequential loops. `memref.copy` becomes `linalg.copy` first.
-    Then every outermost `scf.parallel` (a scan's loop over batch, chunks
-    and channel blocks, an elementwise loop nest) is flattened to one dim,
-    the innermost fastest so that consecutive threads take consecutive
-    channels or elements, and tiled by `threads` (a scan's loop) or
-    `elementwise-threads`. Buffers that host code allocates become
+    Then every outermost `scf.parallel` of a scan (its loop over batch,
+    chunks and channel blocks) is flattened to one dim, the innermost
+    fastest so that consecutive threads take consecutive channels, and
+    tiled by `threads`. An elementwise loop nest becomes blocks over (row,
+    tile of the inner run), where the rows are its dims before the last
+    dynamic one and the run the rest: `elementwise-threads` threads take
+    consecutive elements of the run, 4 each, so that only the row is
+    divided out of a flat index by run-time sizes, once per thread (tiles
+    past the grid's y limit of 65535 are looped over). Buffers that host code allocates become
     `gpu.alloc` / `gpu.dealloc` on the call's stream.
   }];
   let options = [

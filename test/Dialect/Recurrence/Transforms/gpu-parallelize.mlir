@@ -1,0 +1,73 @@
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-parallelize="threads=32 elementwise-threads=256" -cse | FileCheck %s
+
+// An elementwise op becomes blocks over (row, tile of the inner run) with
+// 256 threads on consecutive elements of the run, 4 each, 256 apart. The
+// rows are the dims before the last dynamic one, delinearized once per
+// thread; the run is that dim and the static ones after it. Tiles past the
+// grid's y limit are looped over.
+// CHECK-LABEL: func.func @rows
+// CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[T:.*]] = memref.dim %arg0, %c1
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg0, %c2
+// CHECK: %[[B1:.*]] = arith.muli %c1, %[[B]] : index
+// CHECK: %[[ROWS:.*]] = arith.muli %[[B1]], %[[T]] : index
+// CHECK: %[[N1:.*]] = arith.muli %c1, %[[N]] : index
+// CHECK: %[[LEN:.*]] = arith.muli %[[N1]], %c1 : index
+// CHECK: %[[TILES:.*]] = arith.ceildivui %[[LEN]], %c1024
+// CHECK: %[[GRIDY:.*]] = arith.minui %[[TILES]], %c65535
+// CHECK: scf.parallel (%[[ROW:.*]], %[[Y:.*]]) = (%c0, %c0) to (%[[ROWS]], %[[GRIDY]])
+// CHECK-NEXT: scf.parallel (%[[LANE:.*]]) = (%c0) to (%c256)
+// CHECK-NEXT: %[[BT:.*]]:2 = affine.delinearize_index %[[ROW]] into (%[[B]], %[[T]])
+// CHECK-NEXT: scf.for %[[TILE:.*]] = %[[Y]] to %[[TILES]] step %[[GRIDY]]
+// CHECK-NEXT: scf.for %[[E:.*]] = %c0 to %c4
+// CHECK-NEXT: %[[SLOT:.*]] = arith.muli %[[TILE]], %c4
+// CHECK-NEXT: %[[SLOT2:.*]] = arith.addi %[[SLOT]], %[[E]]
+// CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[SLOT2]], %c256
+// CHECK-NEXT: %[[COL:.*]] = arith.addi %[[BASE]], %[[LANE]]
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[COL]], %[[LEN]]
+// CHECK-NEXT: scf.if %[[IN]]
+// CHECK-NEXT: affine.delinearize_index %[[COL]] into (%[[N]], 1)
+// CHECK: %[[X:.*]] = memref.load %arg0
+// CHECK: memref.store %[[X]], %arg1
+// No other division.
+// CHECK-NOT: affine.delinearize_index
+// CHECK: return
+func.func @rows(%a: memref<?x?x?x1xf32>, %b: memref<?x?x?x1xf32>) {
+  linalg.copy ins(%a : memref<?x?x?x1xf32>) outs(%b : memref<?x?x?x1xf32>)
+  return
+}
+
+// -----
+
+// Static dims after the last dynamic one join the run: divided out by
+// constants. With no dynamic dim before it, there is one row.
+// CHECK-LABEL: func.func @static_run
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c1, %{{.*}})
+// CHECK-NOT: affine.delinearize_index
+// CHECK: scf.if
+// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%{{.*}}, 8, 4)
+// CHECK: memref.store
+func.func @static_run(%a: memref<?x8x4xf32>, %c: f32) {
+  linalg.fill ins(%c : f32) outs(%a : memref<?x8x4xf32>)
+  return
+}
+
+// -----
+
+// A scan's loop stays flat: one dim of blocks of 32 threads.
+// CHECK-LABEL: func.func @scan_loop
+// CHECK: %[[STEP:.*]] = arith.muli %c1, %c32
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%{{.*}}) step (%[[STEP]])
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%[[STEP]])
+// CHECK: affine.delinearize_index
+func.func @scan_loop(%a: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf32>
+  %m = memref.dim %a, %c1 : memref<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %m) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<?x?xf32>
+  }
+  return
+}
