@@ -13,12 +13,15 @@
 // RUN: recurrence-opt --load-dialect-plugin=%lru_plugin %s -recurrence-differentiate \
 // RUN:   -recurrence-to-llvm | %run | FileCheck %s
 
-// The adjoint of rho R(theta) is rho R(-theta), one step earlier.
+// The adjoint of rho R(theta) is rho R(-theta), read a step later: a scan
+// over the T - 1 = 4 steps before mu_T, then one step to init's cotangent.
 // GRAD-LABEL: func.func private @seq_grad(
 // GRAD: recurrence.scan #lru.rotation schedule sequential matrix transition(
 // GRAD: linalg.negf
 // GRAD: recurrence.scan #lru.rotation schedule sequential matrix reverse transition(
-// GRAD-SAME: tensor<2x6x2xf64>, tensor<2x6x2xf64>
+// GRAD-SAME: tensor<2x4x2xf64>, tensor<2x4x2xf64>
+// GRAD: recurrence.scan #lru.rotation schedule sequential matrix reverse transition(
+// GRAD-SAME: tensor<2x1x2xf64>, tensor<2x1x2xf64>
 func.func @seq(%rho: tensor<2x5x2xf64>, %theta: tensor<2x5x2xf64>, %b: tensor<2x5x4xf64>, %init: tensor<2x4xf64>)
     -> (tensor<2x5x4xf64>, tensor<2x4xf64>) {
   %h, %last = recurrence.scan #lru.rotation schedule sequential

@@ -124,15 +124,14 @@ public:
     return buildBlocks(b, loc, operands);
   }
 
-  /// The adjoint runs the transposes rho R(-theta), one step earlier.
+  /// The adjoint runs the transposes rho R(-theta).
   SmallVector<Value> buildAdjointTransition(OpBuilder &b, Location loc,
                                             ValueRange operands, bool) const {
     Value theta = operands[1];
     Value negated = linalg::NegFOp::create(b, loc, ValueRange{theta},
                                            ValueRange{emptyLike(b, loc, theta)})
                         .getResult(0);
-    return {padSteps(b, loc, operands[0], 0, 1),
-            padSteps(b, loc, negated, 0, 1)};
+    return {operands[0], negated};
   }
 
   /// With G the cotangent of a block (sum_d lambda h^T per pair):

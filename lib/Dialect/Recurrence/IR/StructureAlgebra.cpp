@@ -380,12 +380,28 @@ Value mlir::recurrence::padSteps(OpBuilder &b, Location loc, Value value,
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
   SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
-  offsets[1] = b.getIndexAttr(before);
   SmallVector<OpFoldResult> padded(sizes);
   padded[1] = affine::makeComposedFoldedAffineApply(
       b, loc, b.getAffineSymbolExpr(0) + (before + after), {sizes[1]});
-  Value zeros = zeroTensor(b, loc, padded, elementTypeOf(value));
-  return tensor::InsertSliceOp::create(b, loc, value, zeros, offsets, sizes,
+  Type elementType = elementTypeOf(value);
+  // Zeros in the pad steps only: the value's steps are written once.
+  Value result = tensor::EmptyOp::create(b, loc, padded, elementType);
+  auto zeros = [&](OpFoldResult at, int64_t count) {
+    if (count == 0)
+      return;
+    SmallVector<OpFoldResult> padSizes(sizes);
+    padSizes[1] = b.getIndexAttr(count);
+    offsets[1] = at;
+    result = tensor::InsertSliceOp::create(
+        b, loc, zeroTensor(b, loc, padSizes, elementType), result, offsets,
+        padSizes, strides);
+  };
+  zeros(b.getIndexAttr(0), before);
+  zeros(affine::makeComposedFoldedAffineApply(
+            b, loc, b.getAffineSymbolExpr(0) + before, {sizes[1]}),
+        after);
+  offsets[1] = b.getIndexAttr(before);
+  return tensor::InsertSliceOp::create(b, loc, value, result, offsets, sizes,
                                        strides);
 }
 

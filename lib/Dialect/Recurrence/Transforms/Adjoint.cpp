@@ -12,8 +12,10 @@
 //
 //   mu_s = A_{s+1}^T mu_{s+1} + G_s,   mu_T = G_T + F,
 //
-// a recurrence of the same structure run in reverse. Running it one step
-// further (m steps for a state of depth m) gives the cotangent of init too.
+// a recurrence of the same structure run in reverse. Running it m steps
+// further for a state of depth m gives the cotangent of init too; for a
+// first-order state it starts from mu_T, over transitions one step into the
+// transposes (a view), and one more step gives init's.
 // The gradients follow from mu and the recomputed states:
 //
 //   db_t = mu_t   dA_t = P_A(mu_t h_{t-1}^T)   dinit = mu_0   dc_t = h_t ybar_t
@@ -266,7 +268,7 @@ public:
       : b(b), loc(op.getLoc()), op(op), canon(canon), steps{b, loc},
         structure(op.getStructure()), elementType(op.getStateType()),
         perElement(op.hasPerElementTransition()),
-        depth(structure.getStateDepth()), lead(std::max<int64_t>(1, depth)) {}
+        depth(structure.getStateDepth()) {}
 
   /// Reads the operands and cotangents into the canonical form.
   void load(Value outputCotangent, Value finalStateCotangent) {
@@ -297,6 +299,8 @@ public:
 
   /// The gradients of every operand, with all states recomputed at once.
   SmallVector<Value> whole();
+  /// The same for a first-order state: the adjoint scan starts from mu_T.
+  SmallVector<Value> firstOrder();
   /// The same with states recomputed chunk by chunk from checkpoints.
   SmallVector<Value> checkpointed(int64_t chunk);
 
@@ -320,6 +324,25 @@ private:
         op.getStructureAttr(), op.getScheduleAttr(),
         /*matrix=*/true, reverse, scanTransitions, scanInput, scanKey,
         scanValue, scanInit, Value(), ValueRange(), TypeAttr());
+  }
+
+  /// The adjoint's transitions over T + max(1, m) steps: the structure's
+  /// over T + m, a first-order one with a zero step behind.
+  SmallVector<Value> adjointTransitions() {
+    SmallVector<Value> result =
+        structure.buildAdjointTransition(b, loc, transitions, perElement);
+    if (depth == 0)
+      for (Value &operand : result)
+        operand = padSteps(b, loc, operand, 0, 1);
+    return result;
+  }
+
+  /// h_{t-1} for t = 1 .. T: the states one step later, after init or zeros.
+  Value previousStates(Value states) {
+    Value history = padSteps(b, loc, states, 1, 0);
+    if (init)
+      history = steps.put(init, history, b.getIndexAttr(0));
+    return steps.slice(history, b.getIndexAttr(0), length);
   }
 
   /// G_t over `count` steps: ybar, or c_t ybar_t^T under a readout.
@@ -398,69 +421,142 @@ private:
   Type elementType;
   bool perElement, vector = false;
   int64_t depth;
-  // The steps the adjoint runs before step 1: the init states it reaches.
-  int64_t lead;
   SmallVector<Value> transitions;
   Value input, key, value, init, readout, ybar, last;
   OpFoldResult batch, length, size, columns;
 };
 
-SmallVector<Value> AdjointBuilder::whole() {
+SmallVector<Value> AdjointBuilder::firstOrder() {
   // The states h_1 .. h_T, recomputed.
   Value states =
       scan(length, false, transitions, input, key, value, init, false)
           .getOutput();
+  Value directs = direct(readout, ybar, length);
+  // Step p maps mu_{p+2} to mu_{p+1}: A_{p+2}^T is step p + 1 of these.
+  SmallVector<Value> transposed =
+      structure.buildAdjointTransition(b, loc, transitions, perElement);
 
-  // The direct cotangents of h_{1-lead} .. h_T: G_t, then F on the states
-  // the final state holds.
-  Value directs = padSteps(b, loc, direct(readout, ybar, length), lead, 0);
-  for (int64_t k = 0; last && k < lead; ++k) {
-    // F[k] is the cotangent of h_{T-k}, at T - k + lead - 1.
-    Value held = depth ? steps.at(last, b.getIndexAttr(k)) : last;
-    OpFoldResult at = steps.plus(length, lead - 1 - k);
-    directs = steps.put(add(steps.at(directs, at), held), directs, at);
+  // mu_T = G_T + F starts a reverse scan over the other T - 1 steps, whose
+  // transitions are a view one step into the transposes: nothing is padded
+  // or copied. Its final state mu_1 gives mu_0 = A_1^T mu_1, init's
+  // cotangent. Without steps, init's cotangent is F.
+  SmallVector<OpFoldResult> stateSizes = {batch, size, columns};
+  Type muType = typeOf(statesSizes(length), elementType);
+  Type initType = typeOf(stateSizes, elementType);
+  auto noSteps = [&]() -> std::pair<Value, Value> {
+    Value mu =
+        tensor::EmptyOp::create(b, loc, statesSizes(length), elementType);
+    Value dInit = last ? last : zeroTensor(b, loc, stateSizes, elementType);
+    return {tensor::CastOp::create(b, loc, muType, mu),
+            tensor::CastOp::create(b, loc, initType, dInit)};
+  };
+  auto someSteps = [&]() -> std::pair<Value, Value> {
+    OpFoldResult end = steps.plus(length, -1);
+    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+    Value muLast = steps.at(directs, end);
+    if (last)
+      muLast = add(muLast, last);
+    SmallVector<Value> shifted;
+    for (Value operand : transposed)
+      shifted.push_back(steps.slice(operand, one, end));
+    ScanOp rest = scan(end, true, shifted, steps.slice(directs, zero, end),
+                       Value(), Value(), muLast, /*withFinalState=*/true);
+    Value mu =
+        tensor::EmptyOp::create(b, loc, statesSizes(length), elementType);
+    mu = steps.put(muLast, steps.into(rest.getOutput(), mu, zero), end);
+    Value dInit;
+    if (init) {
+      SmallVector<Value> firstSteps;
+      for (Value operand : transposed)
+        firstSteps.push_back(steps.slice(operand, zero, one));
+      Value muZero = scan(one, true, firstSteps,
+                          zeroTensor(b, loc, statesSizes(one), elementType),
+                          Value(), Value(), rest.getFinalState(), false)
+                         .getOutput();
+      dInit = steps.at(muZero, zero);
+    } else {
+      dInit = zeroTensor(b, loc, stateSizes, elementType);
+    }
+    return {tensor::CastOp::create(b, loc, muType, mu),
+            tensor::CastOp::create(b, loc, initType, dInit)};
+  };
+  Value mu, dInit;
+  if (std::optional<int64_t> known = getConstantIntValue(length)) {
+    std::tie(mu, dInit) = *known == 0 ? noSteps() : someSteps();
+  } else {
+    Value empty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              getValueOrCreateConstantIndexOp(b, loc, length),
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{muType, initType}, empty,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      auto [m, d] = noSteps();
+      scf::YieldOp::create(b, loc, ValueRange{m, d});
+      b.setInsertionPointToStart(branch.elseBlock());
+      std::tie(m, d) = someSteps();
+      scf::YieldOp::create(b, loc, ValueRange{m, d});
+    }
+    mu = branch.getResult(0);
+    dInit = branch.getResult(1);
   }
 
-  // mu: the adjoint recurrence, in reverse over T + lead steps.
-  SmallVector<Value> adjointTransitions =
-      structure.buildAdjointTransition(b, loc, transitions, perElement);
-  Value mu = scan(steps.plus(length, lead), true, adjointTransitions, directs,
-                  Value(), Value(), Value(), false)
-                 .getOutput();
-  Value cotangents = steps.slice(mu, b.getIndexAttr(lead), length);
+  StepGradients g = gradientsOf(transitions, key, value, readout, ybar, mu,
+                                states, previousStates(states));
+  return finish(g, init ? dInit : Value());
+}
 
-  // The state each step read: h_{t-1}, or the stack h_{t-1} .. h_{t-m}.
-  Value history = padSteps(b, loc, states, lead, 0);
-  if (init && depth == 0)
-    history = steps.put(init, history, b.getIndexAttr(0));
+SmallVector<Value> AdjointBuilder::whole() {
+  if (depth == 0)
+    return firstOrder();
+  // A state of depth m: the states h_1 .. h_T, recomputed.
+  Value states =
+      scan(length, false, transitions, input, key, value, init, false)
+          .getOutput();
+
+  // The direct cotangents of h_{1-m} .. h_T: G_t, then F on the states the
+  // final state holds.
+  Value directs = padSteps(b, loc, direct(readout, ybar, length), depth, 0);
+  for (int64_t k = 0; last && k < depth; ++k) {
+    // F[k] is the cotangent of h_{T-k}, at T - k + m - 1.
+    OpFoldResult at = steps.plus(length, depth - 1 - k);
+    directs =
+        steps.put(add(steps.at(directs, at), steps.at(last, b.getIndexAttr(k))),
+                  directs, at);
+  }
+
+  // mu: the adjoint recurrence, in reverse over T + m steps.
+  SmallVector<Value> adjointOps = adjointTransitions();
+  Value mu = scan(steps.plus(length, depth), true, adjointOps, directs, Value(),
+                  Value(), Value(), false)
+                 .getOutput();
+  Value cotangents = steps.slice(mu, b.getIndexAttr(depth), length);
+
+  // The stack each step read, h_{t-1} .. h_{t-m}.
+  Value history = padSteps(b, loc, states, depth, 0);
   for (int64_t j = 0; init && j < depth; ++j)
     history = steps.put(steps.at(init, b.getIndexAttr(j)), history,
                         b.getIndexAttr(depth - 1 - j));
-  Value previous;
-  if (depth == 0) {
-    previous = steps.slice(history, b.getIndexAttr(0), length);
-  } else {
-    SmallVector<OpFoldResult> stackSizes = {
-        batch, length, b.getIndexAttr(depth), size, columns};
-    previous = tensor::EmptyOp::create(b, loc, stackSizes, elementType);
-    SmallVector<OpFoldResult> lagSizes(stackSizes);
-    lagSizes[2] = b.getIndexAttr(1);
-    for (int64_t i = 0; i < depth; ++i) {
-      Value lag = canon.expandDim(
-          steps.slice(history, b.getIndexAttr(depth - 1 - i), length), 1,
-          {length, b.getIndexAttr(1)});
-      previous = tensor::InsertSliceOp::create(b, loc, lag, previous,
-                                               indexAttrs(b, {0, 0, i, 0, 0}),
-                                               lagSizes, steps.strides(5));
-    }
+  SmallVector<OpFoldResult> stackSizes = {batch, length, b.getIndexAttr(depth),
+                                          size, columns};
+  Value previous = tensor::EmptyOp::create(b, loc, stackSizes, elementType);
+  SmallVector<OpFoldResult> lagSizes(stackSizes);
+  lagSizes[2] = b.getIndexAttr(1);
+  for (int64_t i = 0; i < depth; ++i) {
+    Value lag = canon.expandDim(
+        steps.slice(history, b.getIndexAttr(depth - 1 - i), length), 1,
+        {length, b.getIndexAttr(1)});
+    previous = tensor::InsertSliceOp::create(b, loc, lag, previous,
+                                             indexAttrs(b, {0, 0, i, 0, 0}),
+                                             lagSizes, steps.strides(5));
   }
 
   StepGradients g = gradientsOf(transitions, key, value, readout, ybar,
                                 cotangents, states, previous);
   Value dInit;
-  if (init && depth == 0) {
-    dInit = steps.at(mu, b.getIndexAttr(0));
-  } else if (init) {
+  if (init) {
     dInit = emptyLike(b, loc, init);
     for (int64_t j = 0; j < depth; ++j)
       dInit = steps.put(steps.at(mu, b.getIndexAttr(depth - 1 - j)), dInit,
@@ -516,8 +612,7 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
   checkpoints = forward.getResult(1);
 
   // The adjoint transitions over positions 0 .. T (step p maps mu_{p+1}).
-  SmallVector<Value> adjointTransitions =
-      structure.buildAdjointTransition(b, loc, transitions, perElement);
+  SmallVector<Value> adjointOps = adjointTransitions();
 
   // Backward, chunk by chunk from the last, carrying mu at the position
   // after the chunk; each chunk's gradients go into the full ones.
@@ -558,9 +653,8 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
           directs = steps.put(add(steps.at(directs, end), extra), directs, end);
         }
         Value from = arith::AddIOp::create(b, loc, start, one);
-        SmallVector<Value> adjointOps =
-            sliceAll(adjointTransitions, from, steps_);
-        Value mu = scan(steps_, true, adjointOps, directs, Value(), Value(),
+        SmallVector<Value> chunkOps = sliceAll(adjointOps, from, steps_);
+        Value mu = scan(steps_, true, chunkOps, directs, Value(), Value(),
                         carried[0], false)
                        .getOutput();
 
@@ -592,7 +686,7 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
   if (init) {
     // mu_0 = A_1^T mu_1: one more step; with T = 0, the final state is init.
     Value mu =
-        scan(b.getIndexAttr(1), true, sliceAll(adjointTransitions, zero, one),
+        scan(b.getIndexAttr(1), true, sliceAll(adjointOps, zero, one),
              zeroTensor(b, loc, statesSizes(b.getIndexAttr(1)), elementType),
              Value(), Value(), backward.getResult(0), false)
             .getOutput();

@@ -2,8 +2,9 @@
 // Its numbers are checked by python-bindings/tests/test_torch.py (gradcheck
 // of every structure and variant) and test/Plugin/lru-rotation-grad.mlir;
 // this file pins its form: the states recomputed by a forward scan, the
-// adjoint scan of the same structure in reverse over T + 1 steps with the
-// transposed transitions, and the projections.
+// adjoint scan of the same structure in reverse over T - 1 steps from mu_T
+// (T + m steps for a state of depth m) with the transposed transitions read
+// a step later (a view, not a padded copy), and the projections.
 //
 // RUN: recurrence-opt %s -recurrence-differentiate -canonicalize -cse | FileCheck %s
 
@@ -13,12 +14,13 @@
 // CHECK-SAME: -> (tensor<2x8x6xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6xf32>)
 // CHECK: %[[H:.*]] = recurrence.scan dplr<2> matrix transition(%[[D]], %[[U]], %[[V]] :
 // CHECK-SAME: -> tensor<2x8x6x1xf32>
-// CHECK-DAG: %[[D1:.*]] = tensor.insert_slice %[[D]] into %{{.*}}[0, 0, 0] [2, 8, 6] [1, 1, 1] : tensor<2x8x6xf32> into tensor<2x9x6xf32>
-// CHECK-DAG: %[[V1:.*]] = tensor.insert_slice %[[V]] into %{{.*}}[0, 0, 0, 0] [2, 8, 6, 2] [1, 1, 1, 1] : tensor<2x8x6x2xf32> into tensor<2x9x6x2xf32>
-// CHECK-DAG: %[[U1:.*]] = tensor.insert_slice %[[U]] into %{{.*}}[0, 0, 0, 0] [2, 8, 6, 2] [1, 1, 1, 1] : tensor<2x8x6x2xf32> into tensor<2x9x6x2xf32>
-// CHECK: %[[MU:.*]] = recurrence.scan dplr<2> matrix reverse transition(%[[D1]], %[[V1]], %[[U1]] :
-// CHECK-SAME: -> tensor<2x9x6x1xf32>
-// CHECK: tensor.extract_slice %[[MU]][0, 1, 0, 0] [2, 8, 6, 1]
+// CHECK-DAG: %[[D1:.*]] = tensor.extract_slice %[[D]][0, 1, 0] [2, 7, 6] [1, 1, 1]
+// CHECK-DAG: %[[V1:.*]] = tensor.extract_slice %[[V]][0, 1, 0, 0] [2, 7, 6, 2] [1, 1, 1, 1]
+// CHECK-DAG: %[[U1:.*]] = tensor.extract_slice %[[U]][0, 1, 0, 0] [2, 7, 6, 2] [1, 1, 1, 1]
+// CHECK: %[[MU:.*]], %{{.*}} = recurrence.scan dplr<2> matrix reverse transition(%[[D1]], %[[V1]], %[[U1]] :
+// CHECK-SAME: init(
+// CHECK-SAME: -> tensor<2x7x6x1xf32>, tensor<2x6x1xf32>
+// CHECK: tensor.insert_slice %[[MU]] into %{{.*}}[0, 0, 0, 0] [2, 7, 6, 1]
 func.func @dplr(%d: tensor<2x8x6xf32>, %u: tensor<2x8x6x2xf32>, %v: tensor<2x8x6x2xf32>, %b: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> {
   %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x6xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6x2xf32>) input(%b : tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
   return %h : tensor<2x8x6xf32>
@@ -28,7 +30,7 @@ func.func @dplr(%d: tensor<2x8x6xf32>, %u: tensor<2x8x6x2xf32>, %v: tensor<2x8x6
 // CHECK-LABEL: func.func @blocks_grad(
 // CHECK: recurrence.scan block_diagonal<3> schedule chunked<4> matrix transition(
 // CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<4x7x2x3x3xf64>) outs(%{{.*}} : tensor<4x7x2x3x3xf64>) permutation = [0, 1, 2, 4, 3]
-// CHECK: %[[P:.*]] = tensor.insert_slice %[[T]] into %{{.*}}[0, 0, 0, 0, 0] [4, 7, 2, 3, 3] [1, 1, 1, 1, 1] : tensor<4x7x2x3x3xf64> into tensor<4x8x2x3x3xf64>
+// CHECK: %[[P:.*]] = tensor.extract_slice %[[T]][0, 1, 0, 0, 0] [4, 6, 2, 3, 3] [1, 1, 1, 1, 1]
 // CHECK: recurrence.scan block_diagonal<3> schedule chunked<4> matrix reverse transition(%[[P]] :
 func.func @blocks(%a: tensor<4x7x2x3x3xf64>, %b: tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64> {
   %h = recurrence.scan block_diagonal<3> schedule chunked<4> matrix transition(%a : tensor<4x7x2x3x3xf64>) input(%b : tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64>
@@ -57,7 +59,10 @@ func.func @lags(%a: tensor<3x5x2x4xf32>, %b: tensor<3x5x4xf32>, %h0: tensor<3x2x
 // CHECK-SAME: -> tensor<1x9x4x1xf32>
 // CHECK: linalg.add
 // CHECK: recurrence.scan diagonal matrix reverse transition(
-// CHECK-SAME: -> tensor<1x10x4x1xf32>
+// CHECK-SAME: -> tensor<1x8x4x1xf32>, tensor<1x4x1xf32>
+// mu_0 = A_1^T mu_1, init's cotangent: one more step.
+// CHECK: recurrence.scan diagonal matrix reverse transition(
+// CHECK-SAME: -> tensor<1x1x4x1xf32>
 func.func @both(%a: tensor<9x4xf32>, %b: tensor<9x4xf32>, %h0: tensor<4xf32>) -> (tensor<9x4xf32>, tensor<4xf32>) {
   %h, %last = recurrence.scan diagonal reverse transition(%a : tensor<9x4xf32>) input(%b : tensor<9x4xf32>) init(%h0 : tensor<4xf32>) -> tensor<9x4xf32>, tensor<4xf32>
   return %h, %last : tensor<9x4xf32>, tensor<4xf32>
@@ -75,4 +80,22 @@ func.func @shared(%a: tensor<2x6x3xf32>, %b: tensor<2x6x3xf32>, %c: tensor<2x6x3
   %h = recurrence.scan diagonal transition(%a : tensor<2x6x3xf32>) input(%b : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
   %g = recurrence.scan diagonal reverse transition(%a : tensor<2x6x3xf32>) input(%c : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
   return %h, %g : tensor<2x6x3xf32>, tensor<2x6x3xf32>
+}
+
+// A dynamic T: with no steps there is nothing to scan, and init's cotangent
+// is the final state's; otherwise the adjoint starts from mu_T = G_T + F.
+// CHECK-LABEL: func.func @dynamic_grad(
+// CHECK-SAME: %{{.*}}: tensor<2x?x3xf32>, %{{.*}}: tensor<2x?x3xf32>, %{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<2x?x3xf32>, %[[F:.*]]: tensor<2x3xf32>)
+// CHECK: %[[FC:.*]] = tensor.expand_shape %[[F]]
+// CHECK: %[[T:.*]] = tensor.dim %{{.*}}, %c1 : tensor<2x?x3x1xf32>
+// CHECK: recurrence.scan diagonal matrix transition(
+// CHECK: %[[NONE:.*]] = arith.cmpi eq, %[[T]], %c0 : index
+// CHECK: scf.if %[[NONE]]
+// CHECK: scf.yield %{{.*}}, %[[FC]]
+// CHECK: } else {
+// CHECK: %[[MUT:.*]] = linalg.add ins(%{{.*}}, %[[FC]] :
+// CHECK: recurrence.scan diagonal matrix reverse transition(%{{.*}} : tensor<2x?x3xf32>) input(%{{.*}} : tensor<2x?x3x1xf32>) init(%[[MUT]] : tensor<2x3x1xf32>)
+func.func @dynamic(%a: tensor<2x?x3xf32>, %b: tensor<2x?x3xf32>, %h0: tensor<2x3xf32>) -> (tensor<2x?x3xf32>, tensor<2x3xf32>) {
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x3xf32>) input(%b : tensor<2x?x3xf32>) init(%h0 : tensor<2x3xf32>) -> tensor<2x?x3xf32>, tensor<2x3xf32>
+  return %h, %last : tensor<2x?x3xf32>, tensor<2x3xf32>
 }

@@ -149,13 +149,14 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
     InterfaceMethod<[{
         The transitions of the adjoint recurrence. `operands` are the full
         transition operands [B, T, step...] of a forward scan with one batch
-        dim; the result holds operands of the same structure over
-        T + max(1, m) steps (m the state depth) that a reverse scan runs to
-        get the cotangents of h_{1-max(1,m)} ... h_T. Step p holds the
-        transpose of the forward transition that maps h_s, s = p + 1 -
-        max(1, m), forward: A_{s+1}^T, or for a lag i of depth m the
-        coefficient of forward step s + i + 1; zeros where that step is
-        outside 1..T.
+        dim; the result holds operands of the same structure over T + m
+        steps (m the state depth, 0 for a first-order state) that a reverse
+        scan runs to get the cotangents of h_{1-m} ... h_T. For a first-order
+        state, step p holds A_{p+1}^T, the transpose of forward step p + 1
+        (the adjoint reads it shifted by a step: a view, not a copy). For a
+        state of depth m, step p holds, for lag i, the coefficient of forward
+        step p + i + 1 (the transition that maps h_s, s = p + 1 - m,
+        forward); zeros where that step is outside 1..T.
       }],
       "::llvm::SmallVector<::mlir::Value>", "buildAdjointTransition",
       (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,

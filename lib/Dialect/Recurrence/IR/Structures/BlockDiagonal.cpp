@@ -70,7 +70,7 @@ StructureCosts BlockDiagonalAttr::getCosts(double n, double d, bool) const {
 SmallVector<Value>
 BlockDiagonalAttr::buildAdjointTransition(OpBuilder &b, Location loc,
                                           ValueRange operands, bool) const {
-  return {padSteps(b, loc, transposeInner(b, loc, operands[0]), 0, 1)};
+  return {transposeInner(b, loc, operands[0])};
 }
 
 SmallVector<Value> BlockDiagonalAttr::buildTransitionGradient(

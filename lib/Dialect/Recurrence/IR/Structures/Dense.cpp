@@ -53,7 +53,7 @@ StructureCosts DenseAttr::getCosts(double n, double d, bool) const {
 SmallVector<Value> DenseAttr::buildAdjointTransition(OpBuilder &b, Location loc,
                                                      ValueRange operands,
                                                      bool) const {
-  return {padSteps(b, loc, transposeInner(b, loc, operands[0]), 0, 1)};
+  return {transposeInner(b, loc, operands[0])};
 }
 
 SmallVector<Value> DenseAttr::buildTransitionGradient(OpBuilder &b,

@@ -112,9 +112,7 @@ SmallVector<Value> DplrAttr::buildAdjointTransition(OpBuilder &b, Location loc,
                                                     ValueRange operands,
                                                     bool) const {
   // (diag(d) + U V^T)^T = diag(d) + V U^T.
-  return {padSteps(b, loc, operands[0], 0, 1),
-          padSteps(b, loc, operands[2], 0, 1),
-          padSteps(b, loc, operands[1], 0, 1)};
+  return {operands[0], operands[2], operands[1]};
 }
 
 /// sum_n factor[b, t, n, k] x[b, t, n, d]: [B, T, r, D].

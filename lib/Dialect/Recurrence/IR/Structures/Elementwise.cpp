@@ -176,15 +176,6 @@ StructureCosts DiagonalAttr::getCosts(double n, double d,
 // Derivatives: an elementwise A_t is its own transpose
 //===----------------------------------------------------------------------===//
 
-/// The operands shifted for the adjoint scan: step p holds A_{p+1}.
-static SmallVector<Value> padForAdjoint(OpBuilder &b, Location loc,
-                                        ValueRange operands) {
-  SmallVector<Value> shifted;
-  for (Value operand : operands)
-    shifted.push_back(padSteps(b, loc, operand, 0, 1));
-  return shifted;
-}
-
 /// sum lambda * previous over the loops of [B, T, N, D] that `gate` (the
 /// loops it keeps, in order) does not index.
 static Value gateGradient(OpBuilder &b, Location loc, Value gate,
@@ -209,11 +200,10 @@ SmallVector<Value> IdentityAttr::buildTransitionGradient(OpBuilder &, Location,
   return {};
 }
 
-SmallVector<Value> ScalarAttr::buildAdjointTransition(OpBuilder &b,
-                                                      Location loc,
+SmallVector<Value> ScalarAttr::buildAdjointTransition(OpBuilder &, Location,
                                                       ValueRange operands,
                                                       bool) const {
-  return padForAdjoint(b, loc, operands);
+  return llvm::to_vector(operands);
 }
 
 SmallVector<Value> ScalarAttr::buildTransitionGradient(OpBuilder &b,
@@ -224,11 +214,10 @@ SmallVector<Value> ScalarAttr::buildTransitionGradient(OpBuilder &b,
   return {gateGradient(b, loc, operands[0], {0, 1}, cotangent, previous)};
 }
 
-SmallVector<Value> DiagonalAttr::buildAdjointTransition(OpBuilder &b,
-                                                        Location loc,
+SmallVector<Value> DiagonalAttr::buildAdjointTransition(OpBuilder &, Location,
                                                         ValueRange operands,
                                                         bool) const {
-  return padForAdjoint(b, loc, operands);
+  return llvm::to_vector(operands);
 }
 
 SmallVector<Value>
