@@ -13,11 +13,12 @@
 // CHECK-DAG: %[[THREADS:.*]] = llvm.mlir.constant(32 : index) : i64
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK: llvm.call @mgpuMemAlloc
-// The reverse scan (chunked or sequential, chosen at run time by the lanes):
+// The states' first step (zeros) is an elementwise kernel: blocks over
+// (rows, tiles of the run), 256 threads.
+// CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ELEMENTWISE]], %[[ONE]], %[[ONE]])
+// The scans (chunked or sequential, chosen at run time by the lanes):
 // (batch, [chunk,] channel block) flattened on the grid, 32 threads.
-// CHECK: gpu.launch_func @diagonal_grad_kernel::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
-// An elementwise kernel: blocks over (rows, tiles of the run), 256 threads.
-// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %{{.*}}, %[[ONE]]) threads in (%[[ELEMENTWISE]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func @diagonal_grad_kernel_{{[0-9]+}}::@diagonal_grad_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: gpu.binary @diagonal_grad_kernel
 // CHECK-SAME: .entry diagonal_grad_kernel

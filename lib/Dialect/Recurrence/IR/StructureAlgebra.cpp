@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -168,6 +169,33 @@ Value mlir::recurrence::contract(OpBuilder &b, Location loc, unsigned numLoops,
                                  ArrayRef<IteratorType> iterators) {
   SmallVector<SmallVector<unsigned>> inputDims = {
       SmallVector<unsigned>(lhsDims), SmallVector<unsigned>(rhsDims)};
+  // Reducing only loops of one iteration (a vector state's unit column)
+  // onto a fill, each element is the fill value plus one product: the fill
+  // need not run (a full pass over the result), nor the result be read.
+  auto unitLoop = [&](unsigned loop) {
+    for (auto [operand, dims] : {std::pair(lhs, lhsDims), {rhs, rhsDims}}) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      for (auto [i, dim] : llvm::enumerate(dims))
+        if (dim == loop)
+          return type.getDimSize(i) == 1;
+    }
+    return false;
+  };
+  auto fill = acc.getDefiningOp<linalg::FillOp>();
+  bool oneProduct =
+      fill && llvm::all_of(llvm::seq(numLoops), [&](unsigned loop) {
+        return iterators[loop] != IteratorType::reduction || unitLoop(loop);
+      });
+  if (oneProduct) {
+    Value value = fill.getInputs()[0];
+    bool zero = matchPattern(value, m_AnyZeroFloat());
+    return GenericBuilder(b, loc, numLoops)
+        .build({lhs, rhs}, inputDims, fill.getOutputs()[0], accDims, iterators,
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 Value product = mul(nb, nl, args[0], args[1]);
+                 return zero ? product : add(nb, nl, value, product);
+               });
+  }
   return GenericBuilder(b, loc, numLoops)
       .build({lhs, rhs}, inputDims, acc, accDims, iterators,
              [](OpBuilder &nb, Location nl, ValueRange args) {

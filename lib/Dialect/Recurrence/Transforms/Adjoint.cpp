@@ -232,9 +232,13 @@ struct Steps {
     return into(one, dest, step);
   }
 
-  /// `dest` with `source` (a slice with the step dim) written from `step`.
-  Value into(Value source, Value dest, OpFoldResult step) {
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
+  /// `dest` with `source` (a slice with the step dim) written from `step`;
+  /// `sizes` are source's, when known without asking it.
+  Value into(Value source, Value dest, OpFoldResult step,
+             ArrayRef<OpFoldResult> knownSizes = {}) {
+    SmallVector<OpFoldResult> sizes(knownSizes);
+    if (sizes.empty())
+      sizes = tensor::getMixedSizes(b, loc, source);
     SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
     offsets[1] = step;
     return tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes,
@@ -337,12 +341,15 @@ private:
     return result;
   }
 
-  /// h_{t-1} for t = 1 .. T: the states one step later, after init or zeros.
-  Value previousStates(Value states) {
-    Value history = padSteps(b, loc, states, 1, 0);
-    if (init)
-      history = steps.put(init, history, b.getIndexAttr(0));
-    return steps.slice(history, b.getIndexAttr(0), length);
+  /// [B, T + 1, N, D] with init (or zeros) at step 0, to take the states at
+  /// steps 1 .. T: built before they are, so that the scan computing them
+  /// can write there in place.
+  Value historyFront() {
+    SmallVector<OpFoldResult> sizes = statesSizes(steps.plus(length, 1));
+    Value history = tensor::EmptyOp::create(b, loc, sizes, elementType);
+    Value first =
+        init ? init : zeroTensor(b, loc, {batch, size, columns}, elementType);
+    return steps.put(first, history, b.getIndexAttr(0));
   }
 
   /// G_t over `count` steps: ybar, or c_t ybar_t^T under a readout.
@@ -427,10 +434,15 @@ private:
 };
 
 SmallVector<Value> AdjointBuilder::firstOrder() {
-  // The states h_1 .. h_T, recomputed.
+  // The states h_1 .. h_T, recomputed after h_0 (init or zeros): h_{t-1}
+  // for every step is a view.
+  Value history = historyFront();
   Value states =
       scan(length, false, transitions, input, key, value, init, false)
           .getOutput();
+  // (The sizes must not ask the scan, so that the write moves into it.)
+  history = steps.into(states, history, b.getIndexAttr(1), statesSizes(length));
+  Value previous = steps.slice(history, b.getIndexAttr(0), length);
   Value directs = direct(readout, ybar, length);
   // Step p maps mu_{p+2} to mu_{p+1}: A_{p+2}^T is step p + 1 of these.
   SmallVector<Value> transposed =
@@ -456,14 +468,16 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
     Value muLast = steps.at(directs, end);
     if (last)
       muLast = add(muLast, last);
+    // mu is built first, so that the scan writes its steps there in place.
+    Value mu = steps.put(
+        muLast,
+        tensor::EmptyOp::create(b, loc, statesSizes(length), elementType), end);
     SmallVector<Value> shifted;
     for (Value operand : transposed)
       shifted.push_back(steps.slice(operand, one, end));
     ScanOp rest = scan(end, true, shifted, steps.slice(directs, zero, end),
                        Value(), Value(), muLast, /*withFinalState=*/true);
-    Value mu =
-        tensor::EmptyOp::create(b, loc, statesSizes(length), elementType);
-    mu = steps.put(muLast, steps.into(rest.getOutput(), mu, zero), end);
+    mu = steps.into(rest.getOutput(), mu, zero, statesSizes(end));
     Value dInit;
     if (init) {
       SmallVector<Value> firstSteps;
@@ -503,8 +517,8 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
     dInit = branch.getResult(1);
   }
 
-  StepGradients g = gradientsOf(transitions, key, value, readout, ybar, mu,
-                                states, previousStates(states));
+  StepGradients g =
+      gradientsOf(transitions, key, value, readout, ybar, mu, states, previous);
   return finish(g, init ? dInit : Value());
 }
 

@@ -11,7 +11,8 @@
 // its buffers. Empty-tensor elimination follows one branch back to the
 // results' destinations, so the other branch would compute into a temporary
 // that is copied whole afterwards. Writing the results inside each branch
-// gives each its own path to the buffers.
+// gives each its own path to the buffers. The same holds for a result
+// inserted into a larger tensor (the adjoint's states, padded by a step).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
@@ -60,6 +63,51 @@ SmallVector<MaterializeInDestinationOp> resultWrites(scf::IfOp op,
   return writes;
 }
 
+/// Moves each `tensor.insert_slice` of a result of `op` (its only use) into
+/// both branches, where its destination and bounds exist before `op`: the
+/// branches yield the larger tensor, each with its own value inserted.
+void sinkInsertSlices(scf::IfOp op, DominanceInfo &dominance) {
+  if (op.getElseRegion().empty())
+    return;
+  SmallVector<std::pair<unsigned, tensor::InsertSliceOp>> inserts;
+  for (OpResult result : op->getResults()) {
+    if (!result.hasOneUse())
+      continue;
+    auto insert = dyn_cast<tensor::InsertSliceOp>(*result.user_begin());
+    if (insert && insert.getSource() == result &&
+        llvm::all_of(insert->getOperands().drop_front(), [&](Value operand) {
+          return dominance.properlyDominates(operand, op);
+        }))
+      inserts.emplace_back(result.getResultNumber(), insert);
+  }
+  if (inserts.empty())
+    return;
+  OpBuilder b(op);
+  SmallVector<Type> types(op.getResultTypes());
+  for (auto [i, insert] : inserts)
+    types[i] = insert.getType();
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()}) {
+    auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+    b.setInsertionPoint(yield);
+    for (auto [i, insert] : inserts) {
+      IRMapping map;
+      map.map(insert.getSource(), yield.getOperand(i));
+      yield->setOperand(i, b.clone(*insert, map)->getResult(0));
+    }
+  }
+  b.setInsertionPoint(op);
+  auto sunk = scf::IfOp::create(b, op.getLoc(), types, op.getCondition(),
+                                /*withElse=*/false);
+  sunk.getThenRegion().takeBody(op.getThenRegion());
+  sunk.getElseRegion().takeBody(op.getElseRegion());
+  for (auto [i, insert] : inserts) {
+    insert.getResult().replaceAllUsesWith(sunk.getResult(i));
+    insert->erase();
+  }
+  op->replaceAllUsesWith(sunk->getResults());
+  op->erase();
+}
+
 struct SinkMaterializeIntoBranchesPass
     : recurrence::impl::SinkMaterializeIntoBranchesPassBase<
           SinkMaterializeIntoBranchesPass> {
@@ -73,8 +121,10 @@ struct SinkMaterializeIntoBranchesPass
     for (scf::IfOp op : branches) {
       SmallVector<MaterializeInDestinationOp> writes =
           resultWrites(op, dominance);
-      if (writes.empty())
+      if (writes.empty()) {
+        sinkInsertSlices(op, dominance);
         continue;
+      }
       // The writes keep their order (destinations may alias without
       // `restrict`). A `restrict` write is cloned into both branches: only
       // one of them runs, so the buffer still has one writer.

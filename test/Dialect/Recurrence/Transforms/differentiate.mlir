@@ -95,6 +95,13 @@ func.func @shared(%a: tensor<2x6x3xf32>, %b: tensor<2x6x3xf32>, %c: tensor<2x6x3
 // CHECK: } else {
 // CHECK: %[[MUT:.*]] = linalg.add ins(%{{.*}}, %[[FC]] :
 // CHECK: recurrence.scan diagonal matrix reverse transition(%{{.*}} : tensor<2x?x3xf32>) input(%{{.*}} : tensor<2x?x3x1xf32>) init(%[[MUT]] : tensor<2x3x1xf32>)
+// The gate's gradient, mu_t h_{t-1} summed over the unit column: one
+// product per element, written without a zero fill first.
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<2x?x3xf32>
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[E]] : tensor<2x?x3xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: linalg.yield %[[P]] : f32
 func.func @dynamic(%a: tensor<2x?x3xf32>, %b: tensor<2x?x3xf32>, %h0: tensor<2x3xf32>) -> (tensor<2x?x3xf32>, tensor<2x3xf32>) {
   %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x3xf32>) input(%b : tensor<2x?x3xf32>) init(%h0 : tensor<2x3xf32>) -> tensor<2x?x3xf32>, tensor<2x3xf32>
   return %h, %last : tensor<2x?x3xf32>, tensor<2x3xf32>

@@ -1,5 +1,5 @@
 // RUN: recurrence-opt %s -split-input-file -recurrence-sink-materialize-into-branches | FileCheck %s
-// RUN: recurrence-opt %s -split-input-file -recurrence-sink-materialize-into-branches -eliminate-empty-tensors -empty-tensor-to-alloc-tensor -one-shot-bufferize=bufferize-function-boundaries -canonicalize | FileCheck %s --check-prefix=BUFFERS
+// RUN: recurrence-opt %s -split-input-file -recurrence-sink-materialize-into-branches -eliminate-empty-tensors -empty-tensor-to-alloc-tensor -one-shot-bufferize=bufferize-function-boundaries -canonicalize -cse -canonicalize | FileCheck %s --check-prefix=BUFFERS
 
 // Both results of a schedule dispatch are written into the caller's buffers
 // in each branch; a pure op between the scf.if and the writes stays.
@@ -132,4 +132,61 @@ func.func @order(%c: i1, %n: index, %o: memref<?xf32>, %p: memref<?xf32>) {
   bufferization.materialize_in_destination %r#1 in writable %p : (tensor<?xf32>, memref<?xf32>) -> ()
   bufferization.materialize_in_destination %r#0 in writable %o : (tensor<?xf32>, memref<?xf32>) -> ()
   return
+}
+
+// -----
+
+// A result inserted into a larger tensor that exists before the scf.if
+// (the adjoint's states after their first step): each branch inserts its
+// own value and yields the larger tensor, so that each computes in place.
+// An insert whose bounds ask the scf.if's result stays outside.
+// CHECK-LABEL: func.func @insert
+// CHECK: %[[BIG:.*]] = tensor.empty(%arg2) : tensor<?xf32>
+// CHECK: %[[R:.*]]:2 = scf.if %{{.*}} -> (tensor<?xf32>, tensor<?xf32>) {
+// CHECK: %[[X:.*]] = linalg.fill
+// CHECK: %[[X2:.*]] = linalg.fill
+// CHECK: %[[XI:.*]] = tensor.insert_slice %[[X]] into %[[BIG]][1] [%arg1] [1]
+// CHECK: scf.yield %[[XI]], %[[X2]]
+// CHECK: } else {
+// CHECK: %[[Y:.*]] = linalg.fill
+// CHECK: %[[Y2:.*]] = linalg.fill
+// CHECK: %[[YI:.*]] = tensor.insert_slice %[[Y]] into %[[BIG]][1] [%arg1] [1]
+// CHECK: scf.yield %[[YI]], %[[Y2]]
+// CHECK: %[[D:.*]] = tensor.dim %[[R]]#1
+// CHECK: tensor.insert_slice %[[R]]#1 into %{{.*}}[0] [%[[D]]] [1]
+// CHECK: return %[[R]]#0
+// Bufferized, each branch fills its part of the larger buffer itself.
+// BUFFERS-LABEL: func.func @insert
+// BUFFERS: %[[B:.*]] = memref.alloc(%arg2)
+// BUFFERS: scf.if
+// BUFFERS-NOT: memref.copy
+// BUFFERS: linalg.fill ins(%{{.*}}) outs(%[[S:.*]] : memref<?xf32, strided<[1], offset: 1>>)
+// BUFFERS-NOT: memref.copy
+// BUFFERS: } else {
+// BUFFERS-NOT: memref.copy
+// BUFFERS: linalg.fill ins(%{{.*}}) outs(%{{.*}} : memref<?xf32, strided<[1], offset: 1>>)
+// BUFFERS-NOT: memref.copy
+// BUFFERS: }
+// BUFFERS: return %[[B]],
+func.func @insert(%c: i1, %n: index, %m: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %e2 = tensor.empty(%n) : tensor<?xf32>
+  %big = tensor.empty(%m) : tensor<?xf32>
+  %other = tensor.empty(%m) : tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %r:2 = scf.if %c -> (tensor<?xf32>, tensor<?xf32>) {
+    %x = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    %x2 = linalg.fill ins(%one : f32) outs(%e2 : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %x, %x2 : tensor<?xf32>, tensor<?xf32>
+  } else {
+    %y = linalg.fill ins(%two : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    %y2 = linalg.fill ins(%two : f32) outs(%e2 : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %y, %y2 : tensor<?xf32>, tensor<?xf32>
+  }
+  %i = tensor.insert_slice %r#0 into %big[1] [%n] [1] : tensor<?xf32> into tensor<?xf32>
+  %d = tensor.dim %r#1, %c0 : tensor<?xf32>
+  %j = tensor.insert_slice %r#1 into %other[0] [%d] [1] : tensor<?xf32> into tensor<?xf32>
+  return %i, %j : tensor<?xf32>, tensor<?xf32>
 }

@@ -299,6 +299,9 @@ def SinkMaterializeIntoBranchesPass
     caller's buffers: empty-tensor elimination replaces the destinations of
     each branch, where it would only replace those of one branch through
     the `scf.if` and leave the other to a temporary and a full copy.
+    Likewise, a result whose only use is a `tensor.insert_slice` into a
+    tensor that exists before the `scf.if` (the adjoint's states, padded by
+    a step) is inserted in each branch, which then yields the larger tensor.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
