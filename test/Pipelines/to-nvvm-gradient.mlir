@@ -7,6 +7,18 @@
 //
 // RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
+// RUN: recurrence-opt %s -recurrence-differentiate -recurrence-to-nvvm --mlir-print-ir-before=recurrence-gpu-parallelize -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
+
+// The diagonal adjoint's full-size work is its two scans and the gate's
+// gradient: the states and mu are computed where they are read, without
+// padded copies, and no zero fill of a whole tensor precedes the gradient.
+// BUFFERS-LABEL: func.func @diagonal_grad(
+// BUFFERS-NOT: linalg.copy ins(%{{[^ ]*}} : memref<?x?x?
+// BUFFERS-NOT: memref.copy %{{[^ ]*}}, %{{[^ ]*}} : memref<?x?x?
+// BUFFERS-NOT: linalg.fill ins(%{{[^ ]*}} : f32) outs(%{{[^ ]*}} : memref<?x?x?
+// BUFFERS: linalg.generic
+// BUFFERS-NOT: linalg.copy ins(%{{[^ ]*}} : memref<?x?x?
+// BUFFERS: return
 
 // CHECK-LABEL: llvm.func @diagonal_grad(
 // CHECK-DAG: %[[ELEMENTWISE:.*]] = llvm.mlir.constant(256 : index) : i64
