@@ -144,10 +144,10 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Every outermost parallel loop (a scan's loops over batch, chunks and
-  // channel blocks, an elementwise op of the adjoint, a copy) flattened in
-  // blocks of `threads`, mapped to the GPU's; host allocations on the
-  // device.
+  // Every outermost parallel loop mapped to the GPU's: a scan's loops over
+  // batch, chunks and channel blocks flattened in blocks of `threads`; an
+  // elementwise op of the adjoint or a copy as rows by tiles of its inner
+  // run in blocks of `elementwise-threads`. Host allocations on the device.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createGpuParallelizePass(
       GpuParallelizePassOptions{options.threads, options.elementwiseThreads}));

@@ -51,7 +51,7 @@ struct Driver {
                              void **);
   CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
   CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
-  CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+  CUresult (*cuDeviceGetMemPool)(CUmemoryPool *, CUdevice);
   CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUcontext context = nullptr;
@@ -90,7 +90,7 @@ Driver &driver() {
     bind(d.cuLaunchKernel, "cuLaunchKernel");
     bind(d.cuMemAllocAsync, "cuMemAllocAsync");
     bind(d.cuMemFreeAsync, "cuMemFreeAsync");
-    bind(d.cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
+    bind(d.cuDeviceGetMemPool, "cuDeviceGetMemPool");
     bind(d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute");
     bind(d.cuGetErrorString, "cuGetErrorString");
     if (!d.failure.empty())
@@ -103,15 +103,15 @@ Driver &driver() {
     else if ((r = d.cuDevicePrimaryCtxRetain(&d.context, device)) != kSuccess)
       d.failure = "cuDevicePrimaryCtxRetain failed with CUDA error " +
                   std::to_string(r);
-    // The intermediates' memory stays in the stream-ordered pool between
-    // calls: by default the pool unmaps what is free at every
-    // synchronization, and mapping it again made a call after one twice as
-    // slow (a diagonal backward: 16.5 ms instead of 7.5 on the H200). Best
-    // effort: the pool still works without it.
+    // The intermediates' memory stays in the device's current stream-ordered
+    // pool (the one cuMemAllocAsync takes from) between calls, as torch's
+    // caching allocator keeps its own: by default the pool unmaps what is
+    // free at every synchronization, and mapping it again made a call after
+    // one twice as slow (a diagonal backward: 16.5 ms instead of 7.5 on the
+    // H200). Best effort: the pool still works without it.
     CUmemoryPool pool = nullptr;
     uint64_t keepAll = UINT64_MAX;
-    if (d.failure.empty() &&
-        d.cuDeviceGetDefaultMemPool(&pool, device) == kSuccess)
+    if (d.failure.empty() && d.cuDeviceGetMemPool(&pool, device) == kSuccess)
       (void)d.cuMemPoolSetAttribute(pool, kPoolReleaseThreshold, &keepAll);
   });
   return d;

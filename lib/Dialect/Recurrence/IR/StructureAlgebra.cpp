@@ -176,14 +176,17 @@ Value mlir::recurrence::contract(OpBuilder &b, Location loc, unsigned numLoops,
     for (auto [operand, dims] : {std::pair(lhs, lhsDims), {rhs, rhsDims}}) {
       auto type = cast<RankedTensorType>(operand.getType());
       for (auto [i, dim] : llvm::enumerate(dims))
-        if (dim == loop)
-          return type.getDimSize(i) == 1;
+        if (dim == loop && type.getDimSize(i) == 1)
+          return true;
     }
     return false;
   };
   auto fill = acc.getDefiningOp<linalg::FillOp>();
   bool oneProduct =
-      fill && llvm::all_of(llvm::seq(numLoops), [&](unsigned loop) {
+      fill &&
+      fill.getInputs()[0].getType() ==
+          cast<RankedTensorType>(acc.getType()).getElementType() &&
+      llvm::all_of(llvm::seq(numLoops), [&](unsigned loop) {
         return iterators[loop] != IteratorType::reduction || unitLoop(loop);
       });
   if (oneProduct) {

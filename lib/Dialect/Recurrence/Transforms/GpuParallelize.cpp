@@ -94,20 +94,30 @@ FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
   return made;
 }
 
+/// Whether `loop` runs from 0 by 1 in every dim.
+bool fromZeroByOne(scf::ParallelOp loop) {
+  return llvm::all_of(loop.getLowerBound(),
+                      [](Value v) { return isConstantIntValue(v, 0); }) &&
+         llvm::all_of(loop.getStep(),
+                      [](Value v) { return isConstantIntValue(v, 1); });
+}
+
+/// The product of `values`, at the rewriter's insertion point.
+Value product(RewriterBase &rewriter, Location loc, ValueRange values) {
+  Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (Value size : values)
+    total = arith::MulIOp::create(rewriter, loc, total, size);
+  return total;
+}
+
 /// A loop nest from [0, n_i) by 1 as one loop over [0, prod n_i), its
 /// indices recovered by delinearization (the innermost fastest).
 scf::ParallelOp flatten(RewriterBase &rewriter, scf::ParallelOp loop) {
-  if (loop.getNumLoops() < 2 ||
-      !llvm::all_of(loop.getLowerBound(),
-                    [](Value v) { return isConstantIntValue(v, 0); }) ||
-      !llvm::all_of(loop.getStep(),
-                    [](Value v) { return isConstantIntValue(v, 1); }))
+  if (loop.getNumLoops() < 2 || !fromZeroByOne(loop))
     return loop;
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
-  Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  for (Value size : loop.getUpperBound())
-    total = arith::MulIOp::create(rewriter, loc, total, size);
+  Value total = product(rewriter, loc, loop.getUpperBound());
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   auto flat = scf::ParallelOp::create(rewriter, loc, zero, total, one);
@@ -126,6 +136,15 @@ scf::ParallelOp flatten(RewriterBase &rewriter, scf::ParallelOp loop) {
 /// The most blocks a grid's y dim may hold.
 constexpr int64_t kMaxGridY = 65535;
 
+/// The first dim of `loop`'s inner run: its last dynamic one.
+int64_t runStart(scf::ParallelOp loop) {
+  int64_t first = 0;
+  for (auto [i, size] : llvm::enumerate(loop.getUpperBound()))
+    if (!getConstantIntValue(size))
+      first = i;
+  return first;
+}
+
 /// An elementwise loop nest from [0, n_i) by 1 laid out as its data: the
 /// dims up to the last dynamic one (exclusive) are rows, the rest one inner
 /// run. Blocks cover (row, tile of the run); a block's `threads` threads
@@ -136,28 +155,14 @@ constexpr int64_t kMaxGridY = 65535;
 /// Tiles beyond the grid's y limit are visited by a loop.
 scf::ParallelOp rowsByTiles(RewriterBase &rewriter, scf::ParallelOp loop,
                             int64_t threads, int64_t perThread) {
-  if (!llvm::all_of(loop.getLowerBound(),
-                    [](Value v) { return isConstantIntValue(v, 0); }) ||
-      !llvm::all_of(loop.getStep(),
-                    [](Value v) { return isConstantIntValue(v, 1); }))
-    return loop;
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   ValueRange sizes = loop.getUpperBound();
-  int64_t first = 0; // the run's first dim: the last dynamic one
-  for (auto [i, size] : llvm::enumerate(sizes))
-    if (!getConstantIntValue(size))
-      first = i;
-  auto product = [&](ValueRange values) {
-    Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (Value size : values)
-      total = arith::MulIOp::create(rewriter, loc, total, size);
-    return total;
-  };
+  int64_t first = runStart(loop);
   ValueRange rowSizes = sizes.take_front(first);
   ValueRange runSizes = sizes.drop_front(first);
-  Value rows = product(rowSizes);
-  Value run = product(runSizes);
+  Value rows = product(rewriter, loc, rowSizes);
+  Value run = product(rewriter, loc, runSizes);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value width = arith::ConstantIndexOp::create(rewriter, loc, threads);
@@ -184,8 +189,10 @@ scf::ParallelOp rowsByTiles(RewriterBase &rewriter, scf::ParallelOp loop,
                                     rewriter, loc, row, rowSizes,
                                     /*hasOuterBound=*/true)
                                     .getResults());
-  auto tileLoop = scf::ForOp::create(
-      rewriter, loc, blocks.getInductionVars()[1], tiles, gridY);
+  // (A step of at least 1 even where no tile runs.)
+  auto tileLoop =
+      scf::ForOp::create(rewriter, loc, blocks.getInductionVars()[1], tiles,
+                         arith::MaxUIOp::create(rewriter, loc, gridY, one));
   rewriter.setInsertionPointToStart(tileLoop.getBody());
   auto elementLoop = scf::ForOp::create(rewriter, loc, zero, count, one);
   rewriter.setInsertionPointToStart(elementLoop.getBody());
@@ -214,6 +221,47 @@ scf::ParallelOp rowsByTiles(RewriterBase &rewriter, scf::ParallelOp loop,
   rewriter.eraseOp(reduce);
   rewriter.eraseOp(loop);
   return blocks;
+}
+
+/// An elementwise loop nest as kernels: rows by tiles of its inner run where
+/// the run fills a block of `threads` (decided at run time when its size is
+/// dynamic); else, and for loops not from 0 by 1, flattened and tiled by
+/// `threads`, since a short run would leave most of a block idle.
+void elementwiseToKernels(RewriterBase &rewriter, scf::ParallelOp loop,
+                          int64_t threads, int64_t perThread) {
+  auto flat = [&](scf::ParallelOp nest) {
+    scf::tileParallelLoop(flatten(rewriter, nest), {threads},
+                          /*noMinMaxBounds=*/true);
+  };
+  if (!fromZeroByOne(loop))
+    return flat(loop);
+  ValueRange runSizes = loop.getUpperBound().drop_front(runStart(loop));
+  std::optional<int64_t> known = 1;
+  for (Value size : runSizes)
+    if (std::optional<int64_t> n = getConstantIntValue(size); known && n)
+      *known *= *n;
+    else
+      known = std::nullopt;
+  if (known) {
+    if (*known >= threads)
+      rowsByTiles(rewriter, loop, threads, perThread);
+    else
+      flat(loop);
+    return;
+  }
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value run = product(rewriter, loc, runSizes);
+  Value long_ = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::uge, run,
+      arith::ConstantIndexOp::create(rewriter, loc, threads));
+  auto choice = scf::IfOp::create(rewriter, loc, long_,
+                                  /*withElseRegion=*/true);
+  rewriter.moveOpBefore(loop, choice.thenBlock()->getTerminator());
+  rewriter.setInsertionPoint(choice.elseBlock()->getTerminator());
+  auto copy = cast<scf::ParallelOp>(rewriter.clone(*loop));
+  rowsByTiles(rewriter, loop, threads, perThread);
+  flat(copy);
 }
 
 /// A stream-ordered device allocation or release, waited for:
@@ -497,7 +545,8 @@ struct GpuParallelizePass
     // The scans' loops over (batch, [chunk,] channel block): flattened, the
     // innermost dim fastest (neighbouring threads read neighbouring
     // channels), in blocks of `threads`. The elementwise loops: rows by
-    // tiles of their inner run, in blocks of `elementwise-threads`.
+    // tiles of their inner run (or flat where the run is short), in blocks
+    // of `elementwise-threads`.
     SmallVector<scf::ParallelOp> scans;
     root->walk([&](scf::ParallelOp loop) {
       if (!inParallelLoop(loop))
@@ -512,7 +561,8 @@ struct GpuParallelizePass
       scf::tileParallelLoop(flatten(rewriter, loop), {threads},
                             /*noMinMaxBounds=*/true);
     for (scf::ParallelOp loop : *elementwise)
-      rowsByTiles(rewriter, loop, elementwiseThreads, kElementsPerThread);
+      elementwiseToKernels(rewriter, loop, elementwiseThreads,
+                           kElementsPerThread);
     if (failed(allocationsToDevice(rewriter, root)))
       return signalPassFailure();
     sinkReadsIntoKernels(rewriter, root);

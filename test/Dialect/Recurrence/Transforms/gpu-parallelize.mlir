@@ -1,24 +1,28 @@
 // RUN: recurrence-opt %s -split-input-file -recurrence-gpu-parallelize="threads=32 elementwise-threads=256" -cse | FileCheck %s
 
-// An elementwise op becomes blocks over (row, tile of the inner run) with
-// 256 threads on consecutive elements of the run, 4 each, 256 apart. The
-// rows are the dims before the last dynamic one, delinearized once per
-// thread; the run is that dim and the static ones after it. Tiles past the
-// grid's y limit are looped over.
+// An elementwise op whose inner run fills a block becomes blocks over (row,
+// tile of the run) with 256 threads on consecutive elements of the run, 4
+// each, 256 apart. The rows are the dims before the last dynamic one,
+// delinearized once per thread; the run is that dim and the static ones
+// after it. Tiles past the grid's y limit are looped over. A run shorter
+// than a block (known only at run time here) is flattened instead.
 // CHECK-LABEL: func.func @rows
 // CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[T:.*]] = memref.dim %arg0, %c1
 // CHECK-DAG: %[[N:.*]] = memref.dim %arg0, %c2
-// CHECK: %[[B1:.*]] = arith.muli %c1, %[[B]] : index
-// CHECK: %[[ROWS:.*]] = arith.muli %[[B1]], %[[T]] : index
 // CHECK: %[[N1:.*]] = arith.muli %c1, %[[N]] : index
 // CHECK: %[[LEN:.*]] = arith.muli %[[N1]], %c1 : index
+// CHECK: %[[LONG:.*]] = arith.cmpi uge, %[[LEN]], %c256
+// CHECK: scf.if %[[LONG]] {
+// CHECK: %[[B1:.*]] = arith.muli %c1, %[[B]] : index
+// CHECK: %[[ROWS:.*]] = arith.muli %[[B1]], %[[T]] : index
 // CHECK: %[[TILES:.*]] = arith.ceildivui %[[LEN]], %c1024
 // CHECK: %[[GRIDY:.*]] = arith.minui %[[TILES]], %c65535
 // CHECK: scf.parallel (%[[ROW:.*]], %[[Y:.*]]) = (%c0, %c0) to (%[[ROWS]], %[[GRIDY]])
 // CHECK-NEXT: scf.parallel (%[[LANE:.*]]) = (%c0) to (%c256)
 // CHECK-NEXT: %[[BT:.*]]:2 = affine.delinearize_index %[[ROW]] into (%[[B]], %[[T]])
-// CHECK-NEXT: scf.for %[[TILE:.*]] = %[[Y]] to %[[TILES]] step %[[GRIDY]]
+// CHECK-NEXT: %[[STEP:.*]] = arith.maxui %[[GRIDY]], %c1
+// CHECK-NEXT: scf.for %[[TILE:.*]] = %[[Y]] to %[[TILES]] step %[[STEP]]
 // CHECK-NEXT: scf.for %[[E:.*]] = %c0 to %c4
 // CHECK-NEXT: %[[SLOT:.*]] = arith.muli %[[TILE]], %c4
 // CHECK-NEXT: %[[SLOT2:.*]] = arith.addi %[[SLOT]], %[[E]]
@@ -29,8 +33,10 @@
 // CHECK-NEXT: affine.delinearize_index %[[COL]] into (%[[N]], 1)
 // CHECK: %[[X:.*]] = memref.load %arg0
 // CHECK: memref.store %[[X]], %arg1
-// No other division.
 // CHECK-NOT: affine.delinearize_index
+// CHECK: } else {
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%{{.*}}) step
+// CHECK: affine.delinearize_index %{{.*}} into (%[[B]], %[[T]], %[[N]], 1)
 // CHECK: return
 func.func @rows(%a: memref<?x?x?x1xf32>, %b: memref<?x?x?x1xf32>) {
   linalg.copy ins(%a : memref<?x?x?x1xf32>) outs(%b : memref<?x?x?x1xf32>)
@@ -39,16 +45,29 @@ func.func @rows(%a: memref<?x?x?x1xf32>, %b: memref<?x?x?x1xf32>) {
 
 // -----
 
-// Static dims after the last dynamic one join the run: divided out by
-// constants. With no dynamic dim before it, there is one row.
-// CHECK-LABEL: func.func @static_run
+// A static run that fills a block: one row, no run-time choice; the run's
+// dims are divided out by constants.
+// CHECK-LABEL: func.func @static_long
+// CHECK-NOT: scf.if
 // CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c1, %{{.*}})
 // CHECK-NOT: affine.delinearize_index
 // CHECK: scf.if
-// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%{{.*}}, 8, 4)
+// CHECK-NEXT: affine.delinearize_index %{{.*}} into (4, 512)
 // CHECK: memref.store
-func.func @static_run(%a: memref<?x8x4xf32>, %c: f32) {
-  linalg.fill ins(%c : f32) outs(%a : memref<?x8x4xf32>)
+func.func @static_long(%a: memref<4x512xf32>, %c: f32) {
+  linalg.fill ins(%c : f32) outs(%a : memref<4x512xf32>)
+  return
+}
+
+// -----
+
+// A static run shorter than a block: flattened, tiled by 256.
+// CHECK-LABEL: func.func @static_short
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%{{.*}}) step (%[[W:.*]])
+// CHECK-NEXT: scf.parallel (%{{.*}}) = (%c0) to (%[[W]])
+// CHECK: affine.delinearize_index %{{.*}} into (3, 5)
+func.func @static_short(%a: memref<3x5xf32>, %c: f32) {
+  linalg.fill ins(%c : f32) outs(%a : memref<3x5xf32>)
   return
 }
 

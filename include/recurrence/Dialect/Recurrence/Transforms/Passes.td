@@ -348,8 +348,11 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
     dynamic one and the run the rest: `elementwise-threads` threads take
     consecutive elements of the run, 4 each, so that only the row is
     divided out of a flat index by run-time sizes, once per thread (tiles
-    past the grid's y limit of 65535 are looped over). Buffers that host code allocates become
-    `gpu.alloc` / `gpu.dealloc` on the call's stream.
+    past the grid's y limit of 65535 are looped over). A run shorter than
+    a block (decided at run time when its size is dynamic) is flattened and
+    tiled like a scan's loop instead, so that blocks stay full. Buffers
+    that host code allocates become `gpu.alloc` / `gpu.dealloc` on the
+    call's stream.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"128",
