@@ -67,12 +67,16 @@ ScanOp cloneWith(OpBuilder &b, ScanOp op, ScheduleAttr schedule,
   return copy;
 }
 
-/// Replaces `op` by `scf.if (few)` between a clone with `small` and one
-/// with `large`, which write into the same destinations (so that the results
-/// bufferize in place whichever runs). Returns the `small` clone.
-ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value few, ScheduleAttr small,
-                  ScheduleAttr large) {
+/// Replaces `op` by `scf.if (count < threshold)` between a clone with
+/// `small` and one with `large`, which write into the same destinations (so
+/// that the results bufferize in place whichever runs). Returns the `small`
+/// clone.
+ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value count, int64_t threshold,
+                  ScheduleAttr small, ScheduleAttr large) {
   Location loc = op.getLoc();
+  Value few =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, count,
+                            arith::ConstantIndexOp::create(b, loc, threshold));
   SmallVector<Value> destinations = ScanIO(b, op).resultDestinations(b, loc);
   ScanOp smallClone;
   auto dispatch = scf::IfOp::create(
@@ -90,12 +94,9 @@ ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value few, ScheduleAttr small,
   return smallClone;
 }
 
-/// `scf.if (lanes < threshold)` between `small` and `large`, for sizes only
-/// known at run time. The lanes are the batch elements, times the channel
-/// blocks with `perBlock`. Returns the `small` clone.
-ScanOp dispatchOnLanes(ScanOp op, bool perBlock, double threshold,
-                       ScheduleAttr small, ScheduleAttr large) {
-  OpBuilder b(op);
+/// `op`'s lanes, for sizes only known at run time: the batch elements, times
+/// the channel blocks with `perBlock`.
+Value lanesOf(OpBuilder &b, ScanOp op, bool perBlock) {
   Location loc = op.getLoc();
   Value source = op.getShapeSource();
   Value elements = arith::ConstantIndexOp::create(b, loc, 1);
@@ -110,24 +111,13 @@ ScanOp dispatchOnLanes(ScanOp op, bool perBlock, double threshold,
             tensor::DimOp::create(b, loc, source, op.getBatchRank() + 1),
             arith::ConstantIndexOp::create(
                 b, loc, op.getStructure().getChannelGroup())));
-  Value few = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, elements,
-      arith::ConstantIndexOp::create(b, loc, static_cast<int64_t>(threshold)));
-  return dispatchOn(b, op, few, small, large);
+  return elements;
 }
 
-/// `scf.if (T < threshold)` between `short` and `long`, for a T only known
-/// at run time.
-void dispatchOnSteps(ScanOp op, int64_t threshold, ScheduleAttr shortOnes,
-                     ScheduleAttr longOnes) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value steps =
-      tensor::DimOp::create(b, loc, op.getShapeSource(), op.getBatchRank());
-  Value few =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, steps,
-                            arith::ConstantIndexOp::create(b, loc, threshold));
-  dispatchOn(b, op, few, shortOnes, longOnes);
+/// `op`'s steps, for a T only known at run time.
+Value stepsOf(OpBuilder &b, ScanOp op) {
+  return tensor::DimOp::create(b, op.getLoc(), op.getShapeSource(),
+                               op.getBatchRank());
 }
 
 struct SelectSchedulePass
@@ -187,9 +177,9 @@ struct SelectSchedulePass
     if (walk.wasInterrupted())
       return signalPassFailure();
     bool gpu = model->name == "cuda";
-    auto candidates = [&](ScanOp op, int64_t cores) {
+    auto candidates = [&](ScanOp op, const TargetModel &costs, int64_t cores) {
       SmallVector<ScheduleEstimate> estimates =
-          estimateSchedules(op, *model, cores);
+          estimateSchedules(op, costs, cores);
       // On the GPU, a scan that is not split per channel block (channels
       // that mix: dplr, dense, a readout) or whose matrix state has a
       // dynamic D stays sequential unless asked otherwise: each chunk
@@ -214,7 +204,8 @@ struct SelectSchedulePass
       signalPassFailure();
     };
     for (ScanOp op : autoOps) {
-      SmallVector<ScheduleEstimate> large = candidates(op, model->cores);
+      SmallVector<ScheduleEstimate> large =
+          candidates(op, *model, model->cores);
       if (large.empty()) {
         noneAllowed(op);
         return;
@@ -241,7 +232,7 @@ struct SelectSchedulePass
         return;
       }
       SmallVector<ScheduleEstimate> small =
-          dynamicLanes ? candidates(op, 1) : large;
+          dynamicLanes ? candidates(op, *model, 1) : large;
       if (small.front().schedule == large.front().schedule) {
         if (explain)
           explainChoice(op, *model, "", large);
@@ -259,9 +250,10 @@ struct SelectSchedulePass
             small);
         explainChoice(op, *model, " otherwise", large);
       }
-      ScanOp smallClone =
-          dispatchOnLanes(op, perBlock, threshold, small.front().schedule,
-                          large.front().schedule);
+      OpBuilder b(op);
+      ScanOp smallClone = dispatchOn(
+          b, op, lanesOf(b, op, perBlock), static_cast<int64_t>(threshold),
+          small.front().schedule, large.front().schedule);
       // On the GPU, where few lanes run chunked and T is dynamic too, the
       // best chunk follows T: short chunks give short sequences threads
       // enough, long ones keep the carry over chunks short. The choice for
@@ -273,7 +265,7 @@ struct SelectSchedulePass
       TargetModel longer = *model;
       longer.assumedSteps *= 64;
       SmallVector<ScheduleEstimate> longSmall =
-          estimateSchedules(smallClone, longer, 1);
+          candidates(smallClone, longer, 1);
       llvm::erase_if(longSmall, [&](const ScheduleEstimate &estimate) {
         return estimate.schedule.getKind() != ScheduleKind::Chunked;
       });
@@ -287,8 +279,10 @@ struct SelectSchedulePass
                 std::to_string(static_cast<int64_t>(8 * model->assumedSteps)) +
                 " steps or more",
             longSmall);
-      dispatchOnSteps(smallClone, static_cast<int64_t>(8 * model->assumedSteps),
-                      small.front().schedule, longSmall.front().schedule);
+      b.setInsertionPoint(smallClone);
+      dispatchOn(b, smallClone, stepsOf(b, smallClone),
+                 static_cast<int64_t>(8 * model->assumedSteps),
+                 small.front().schedule, longSmall.front().schedule);
     }
   }
 };
