@@ -284,21 +284,88 @@ def baseline_scan(baselines):
     return scan
 
 
+def host_seconds(f, reps=5):
+    """The best of `reps` timed runs of f (which waits for its result), in
+    seconds, by the host clock: for a framework on streams of its own."""
+    f()
+    best = float("inf")
+    for _ in range(reps):
+        start = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def other_baselines(a, b, m, want):
+    """torch's associative_scan (compiled) and jax.lax.associative_scan
+    (jitted) of the same recurrence on the same values, by the combine of
+    (A, x) pairs: elementwise for diagonal, batched m x m products for
+    blocks. One (name, seconds, relative error to `want`) per framework that
+    runs; a framework that fails is reported and skipped."""
+    B, T = b.shape[0], b.shape[1]
+    x = b if m is None else b.reshape(B, T, -1, m, 1)
+    results = []
+
+    def pointwise(left, right):
+        return left[0] * right[0], right[0] * left[1] + right[1]
+
+    def blocks(left, right):
+        return right[0] @ left[0], right[0] @ left[1] + right[1]
+
+    try:
+        from torch._higher_order_ops.associative_scan import associative_scan
+        mode = "pointwise" if m is None else "generic"
+        run = torch.compile(lambda a, x: associative_scan(
+            pointwise if m is None else blocks, (a, x), dim=1,
+            combine_mode=mode)[1])
+        got = run(a, x).reshape(b.shape)
+        results.append(("torch_associative_scan",
+                        seconds(lambda: run(a, x), reps=5),
+                        relative_error(got, want)))
+    except Exception as error:  # reported, not fatal
+        print(f"BASELINE torch associative_scan failed: "
+              f"{type(error).__name__}: {str(error)[:200]}", flush=True)
+    try:
+        # JAX must not take most of the GPU's memory from torch.
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        import jax
+        run = jax.jit(lambda a, x: jax.lax.associative_scan(
+            pointwise if m is None else blocks, (a, x), axis=1)[1])
+        aj, xj = (jax.dlpack.from_dlpack(t.contiguous()) for t in (a, x))
+        got = torch.from_dlpack(run(aj, xj).block_until_ready())
+        results.append(("jax_associative_scan",
+                        host_seconds(
+                            lambda: run(aj, xj).block_until_ready()),
+                        relative_error(got.reshape(b.shape), want)))
+    except Exception as error:  # reported, not fatal
+        print(f"BASELINE jax associative_scan failed: "
+              f"{type(error).__name__}: {str(error)[:200]}", flush=True)
+    return results
+
+
+BENCH_CASES = [("diagonal", (8, 16384, 1536), None),
+               ("diagonal", (1, 262144, 256), None)] + [
+    ("block_diagonal", (8, 4096, 512), m) for m in (2, 4, 8, 16)]
+
+
+def bench_inputs(B, T, N, m):
+    """a (diagonal, or m x m blocks scaled to keep the state bounded) and b,
+    f32 on the GPU."""
+    if m is None:
+        a = torch.rand(B, T, N, device="cuda") * 0.9
+    else:
+        a = torch.rand(B, T, N // m, m, m, device="cuda") * (0.9 / m)
+    return a, torch.randn(B, T, N, device="cuda")
+
+
 def bench(baselines=None):
     """Diagonal f32 [B, T, N] and block_diagonal throughput against a
     device-to-device copy of the same bytes (inputs read plus outputs
     written), measured in the same run; diagonal also against
     accelerated_scan's Triton scan on the same values in its own layout."""
     accelerated = baseline_scan(baselines)
-    cases = [("diagonal", (8, 16384, 1536), None),
-             ("diagonal", (1, 262144, 256), None)] + [
-        ("block_diagonal", (8, 4096, 512), m) for m in (2, 4, 8, 16)]
-    for structure, (B, T, N), m in cases:
-        if m is None:
-            a = torch.rand(B, T, N, device="cuda") * 0.9
-        else:
-            a = torch.rand(B, T, N // m, m, m, device="cuda") * (0.9 / m)
-        b = torch.randn(B, T, N, device="cuda")
+    for structure, (B, T, N), m in BENCH_CASES:
+        a, b = bench_inputs(B, T, N, m)
         moved = a.numel() * 4 + 2 * b.numel() * 4
         # A copy of moved / 2 bytes reads and writes `moved` bytes.
         source = torch.empty(moved // 8, device="cuda")
@@ -329,6 +396,24 @@ def bench(baselines=None):
             line += (f" accelerated_scan_ms={theirs * 1e3:.3f} "
                      f"speedup_vs_accelerated_scan={theirs / ours:.2f} "
                      f"agree={relative_error(got, want):.1e}")
+        print(line, flush=True)
+
+
+def bench_frameworks():
+    """Every benchmark shape against torch's and JAX's associative scans
+    of the same values (a section of its own: their compilation is slow,
+    and fails on some shapes)."""
+    for structure, (B, T, N), m in BENCH_CASES:
+        a, b = bench_inputs(B, T, N, m)
+        ours = seconds(lambda: rt.scan(a, b, structure=structure))
+        mine = rt.scan(a, b, structure=structure)
+        label = structure + (f"<{m}>" if m else "")
+        line = (f"BENCH-FRAMEWORKS {label} (B,T,N)=({B},{T},{N}) "
+                f"layout=[B,T,N] ms={ours * 1e3:.3f}")
+        for name, theirs, agree in other_baselines(a, b, m, mine):
+            line += (f" {name}_ms={theirs * 1e3:.3f} "
+                     f"speedup_vs_{name}={theirs / ours:.2f} "
+                     f"agree_{name}={agree:.1e}")
         print(line, flush=True)
 
 
@@ -397,7 +482,7 @@ def overhead():
 
 
 SECTIONS = ["forward", "backward", "user_ir", "overhead", "bench",
-            "bench_backward"]
+            "bench_backward", "frameworks"]
 
 
 def main():
@@ -448,6 +533,8 @@ def main():
             bench(args.baselines)
         if "bench_backward" in only:
             bench_backward(args.baselines)
+        if "frameworks" in only:
+            bench_frameworks()
     return 1 if failures else 0
 
 

@@ -8,7 +8,9 @@
 #
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
 # the whole run takes over 10 minutes on the H200, so split it in two calls:
-# --only forward,backward and --only user_ir,overhead,bench,bench_backward);
+# --only forward,backward and --only user_ir,overhead,bench,bench_backward;
+# --only frameworks runs torch's and JAX's associative scans on the bench
+# shapes, slow to compile);
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck).
 set -euo pipefail
