@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import recurrence.torch as rt  # noqa: E402
 import reference  # noqa: E402
 from test_scan import transition  # noqa: E402
+from python_bench import best_seconds  # noqa: E402
 
 STRUCTURES = ["identity", "scalar", "diagonal", "block_diagonal", "dplr",
               "dense", "higher_order"]
@@ -288,12 +289,7 @@ def host_seconds(f, reps=5):
     """The best of `reps` timed runs of f (which waits for its result), in
     seconds, by the host clock: for a framework on streams of its own."""
     f()
-    best = float("inf")
-    for _ in range(reps):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
+    return best_seconds(reps, f)
 
 
 def other_baselines(a, b, m, want):

@@ -311,6 +311,9 @@ public:
   bool hasDepth() const { return depth > 0; }
 
 private:
+  /// One state per batch element: [B, N, D].
+  SmallVector<OpFoldResult> stateSizes() { return {batch, size, columns}; }
+
   SmallVector<OpFoldResult> statesSizes(OpFoldResult count) {
     return {batch, count, size, columns};
   }
@@ -319,7 +322,7 @@ private:
   ScanOp scan(OpFoldResult count, bool reverse, ValueRange scanTransitions,
               Value scanInput, Value scanKey, Value scanValue, Value scanInit,
               bool withFinalState) {
-    SmallVector<OpFoldResult> finalSizes = {batch, size, columns};
+    SmallVector<OpFoldResult> finalSizes = stateSizes();
     if (depth)
       finalSizes.insert(finalSizes.begin() + 1, b.getIndexAttr(depth));
     return ScanOp::create(
@@ -347,8 +350,7 @@ private:
   Value historyFront() {
     SmallVector<OpFoldResult> sizes = statesSizes(steps.plus(length, 1));
     Value history = tensor::EmptyOp::create(b, loc, sizes, elementType);
-    Value first =
-        init ? init : zeroTensor(b, loc, {batch, size, columns}, elementType);
+    Value first = init ? init : zeroTensor(b, loc, stateSizes(), elementType);
     return steps.put(first, history, b.getIndexAttr(0));
   }
 
@@ -452,13 +454,12 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
   // transitions are a view one step into the transposes: nothing is padded
   // or copied. Its final state mu_1 gives mu_0 = A_1^T mu_1, init's
   // cotangent. Without steps, init's cotangent is F.
-  SmallVector<OpFoldResult> stateSizes = {batch, size, columns};
   Type muType = typeOf(statesSizes(length), elementType);
-  Type initType = typeOf(stateSizes, elementType);
+  Type initType = typeOf(stateSizes(), elementType);
   auto noSteps = [&]() -> std::pair<Value, Value> {
     Value mu =
         tensor::EmptyOp::create(b, loc, statesSizes(length), elementType);
-    Value dInit = last ? last : zeroTensor(b, loc, stateSizes, elementType);
+    Value dInit = last ? last : zeroTensor(b, loc, stateSizes(), elementType);
     return {tensor::CastOp::create(b, loc, muType, mu),
             tensor::CastOp::create(b, loc, initType, dInit)};
   };
@@ -489,7 +490,7 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
                          .getOutput();
       dInit = steps.at(muZero, zero);
     } else {
-      dInit = zeroTensor(b, loc, stateSizes, elementType);
+      dInit = zeroTensor(b, loc, stateSizes(), elementType);
     }
     return {tensor::CastOp::create(b, loc, muType, mu),
             tensor::CastOp::create(b, loc, initType, dInit)};
@@ -586,7 +587,6 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
   Value chunkSize = arith::ConstantIndexOp::create(b, loc, chunk);
   Value total = getValueOrCreateConstantIndexOp(b, loc, length);
   Value count = arith::CeilDivSIOp::create(b, loc, total, chunkSize);
-  SmallVector<OpFoldResult> stateSizes = {batch, size, columns};
   auto rangeOf = [&](OpBuilder &nb, Value k) {
     Value start = arith::MulIOp::create(nb, loc, k, chunkSize);
     Value rest = arith::SubIOp::create(nb, loc, total, start);
@@ -601,7 +601,7 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
   };
 
   // Forward: the state before each chunk, [B, chunks, N, D].
-  Value start0 = init ? init : zeroTensor(b, loc, stateSizes, elementType);
+  Value start0 = init ? init : zeroTensor(b, loc, stateSizes(), elementType);
   SmallVector<OpFoldResult> checkpointSizes = {batch, OpFoldResult(count), size,
                                                columns};
   Value checkpoints =
@@ -636,7 +636,7 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
   for (Value v : {input, key, value, readout})
     if (v)
       full.push_back(emptyLike(b, loc, v));
-  SmallVector<Value> initial = {zeroTensor(b, loc, stateSizes, elementType)};
+  SmallVector<Value> initial = {zeroTensor(b, loc, stateSizes(), elementType)};
   llvm::append_range(initial, full);
   auto backward = scf::ForOp::create(
       b, loc, zero, count, one, initial,

@@ -63,6 +63,17 @@ SmallVector<MaterializeInDestinationOp> resultWrites(scf::IfOp op,
   return writes;
 }
 
+/// An scf.if before `op` with `op`'s condition and branches (whose yields
+/// already match `types`), which `op` no longer has.
+scf::IfOp withResults(OpBuilder &b, scf::IfOp op, TypeRange types) {
+  b.setInsertionPoint(op);
+  auto replacement = scf::IfOp::create(b, op.getLoc(), types, op.getCondition(),
+                                       /*withElse=*/false);
+  replacement.getThenRegion().takeBody(op.getThenRegion());
+  replacement.getElseRegion().takeBody(op.getElseRegion());
+  return replacement;
+}
+
 /// Moves each `tensor.insert_slice` of a result of `op` (its only use) into
 /// both branches, where its destination and bounds exist before `op`: the
 /// branches yield the larger tensor, each with its own value inserted.
@@ -95,11 +106,7 @@ void sinkInsertSlices(scf::IfOp op, DominanceInfo &dominance) {
       yield->setOperand(i, b.clone(*insert, map)->getResult(0));
     }
   }
-  b.setInsertionPoint(op);
-  auto sunk = scf::IfOp::create(b, op.getLoc(), types, op.getCondition(),
-                                /*withElse=*/false);
-  sunk.getThenRegion().takeBody(op.getThenRegion());
-  sunk.getElseRegion().takeBody(op.getElseRegion());
+  scf::IfOp sunk = withResults(b, op, types);
   for (auto [i, insert] : inserts) {
     insert.getResult().replaceAllUsesWith(sunk.getResult(i));
     insert->erase();
@@ -143,11 +150,7 @@ struct SinkMaterializeIntoBranchesPass
         }
         yield.getResultsMutable().clear();
       }
-      b.setInsertionPoint(op);
-      auto sunk = scf::IfOp::create(b, op.getLoc(), TypeRange(),
-                                    op.getCondition(), /*withElse=*/false);
-      sunk.getThenRegion().takeBody(op.getThenRegion());
-      sunk.getElseRegion().takeBody(op.getElseRegion());
+      withResults(b, op, TypeRange());
       for (MaterializeInDestinationOp write : writes)
         write->erase();
       op->erase();
