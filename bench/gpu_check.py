@@ -375,7 +375,8 @@ def bench(baselines=None):
                 f"vs_copy={copy / ours:.3f}")
         # What each schedule would have taken: the cost model's check.
         line += " schedules:"
-        for schedule, chunk in (("sequential", None), ("chunked", 64),
+        for schedule, chunk in (("sequential", None), ("chunked", 16),
+                                ("chunked", 32), ("chunked", 64),
                                 ("chunked", 256), ("chunked", 1024)):
             took = seconds(lambda: rt.scan(a, b, structure=structure,
                                            schedule=schedule,

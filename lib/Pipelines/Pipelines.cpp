@@ -88,7 +88,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
                             StringRef target, int64_t cores,
                             ArrayRef<std::string> schedules,
                             const LowerSequentialPassOptions &sequential,
-                            bool tileChunks = false) {
+                            bool tileChunks = false, bool onePass = false) {
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
@@ -99,7 +99,8 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   schedule.schedules = llvm::to_vector(schedules);
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
-  pm.addPass(createLowerChunkedPass(LowerChunkedPassOptions{tileChunks}));
+  pm.addPass(
+      createLowerChunkedPass(LowerChunkedPassOptions{tileChunks, onePass}));
   pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(createFuseStepProducersPass());
   pm.addPass(createSinkMaterializeIntoBranchesPass());
@@ -129,7 +130,7 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // choose alike.
   addScanLowering(pm, options.inlineCalls, "cuda", 0, {"sequential", "chunked"},
                   LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1},
-                  /*tileChunks=*/true);
+                  /*tileChunks=*/true, options.onePass);
   // Buffers; a thread's scratch state is small and static, so it lives on
   // the thread's stack (registers, after SROA) rather than the heap.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
@@ -159,6 +160,10 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // Several time steps' operand loads in flight per thread.
   pm.addNestedPass<func::FuncOp>(createGpuLoadsInFlightPass(
       GpuLoadsInFlightPassOptions{options.unroll, options.chunkUnroll}));
+  // Constants and index computations into the kernels rather than passed
+  // as arguments: LLVM then sees constant indices (and keeps a thread's
+  // stack buffers in registers) and folds constant index arithmetic.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   // Upstream's NVVM lowering of kernels and host, with PTX embedded.
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;

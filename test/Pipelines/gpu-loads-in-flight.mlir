@@ -9,6 +9,7 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=1 -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=unroll=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STACK
 
 // CHECK: gpu.launch
 // CHECK: scf.for
@@ -52,6 +53,15 @@
 // CHUNK-COUNT-8: memref.load %{{(subview|expand_shape)}}
 // CHUNK-NOT: memref.load %{{(subview|expand_shape)}}
 // CHUNK: } {recurrence.chunk_steps = 64 : index}
+
+// A thread's static stack buffers (its chunk's state and product here) are
+// moved to the start of the kernel, its entry block, where LLVM promotes
+// them to registers; below the thread's bounds check they could stay in
+// local memory.
+// STACK-LABEL: func.func @chunked
+// STACK: gpu.launch
+// STACK-NEXT: memref.alloca() {{.*}} : memref<1xf32>
+// STACK-NEXT: memref.alloca() {{.*}} : memref<1x1xf32>
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>

@@ -89,6 +89,12 @@ struct RecurrenceToNVVMOptions
       llvm::cl::desc("Time steps whose operand loads a thread issues "
                      "together"),
       llvm::cl::init(32)};
+  PassOptions::Option<bool> onePass{
+      *this, "one-pass",
+      llvm::cl::desc("Chunked scans as one kernel whose chunks look back for "
+                     "their start states, instead of three kernels (off: "
+                     "slower on the H200, see docs/Rationale.md)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),

@@ -18,6 +18,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -43,18 +44,24 @@ bool isDistinctBuffer(Value buffer, gpu::LaunchOp launch) {
 }
 
 /// The buffers something in `launch` may write, or nullopt when an op's
-/// effects are unknown, or a buffer accessed is not one whose SSA value
+/// effects are unknown, or a buffer written is not one whose SSA value
 /// identifies it (then nothing is moved).
 std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
   DenseSet<Value> written;
   WalkResult walk = launch.getBody().walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op))
-      if (!isDistinctBuffer(
-              memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef())),
-              launch))
-        return WalkResult::interrupt();
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    // A fence orders other accesses and writes nothing; what is moved
+    // across one is a load of a buffer no thread of the launch writes.
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        isa<LLVM::FenceOp>(op))
       return WalkResult::advance();
+    // An atomic writes its buffer (its effects name none).
+    if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
+      Value buffer = memref::skipViewLikeOps(atomic.getMemref());
+      if (!isDistinctBuffer(buffer, launch))
+        return WalkResult::interrupt();
+      written.insert(buffer);
+      return WalkResult::advance();
+    }
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return WalkResult::interrupt();
@@ -78,16 +85,21 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
   return written;
 }
 
-/// Moves the loads of buffers not in `written`, with the pure ops of
-/// `block` they use, to the start of `block`, keeping their order.
-void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written) {
+/// Moves the loads of distinct buffers not in `written`, with the pure ops
+/// of `block` they use, to the start of `block`, keeping their order.
+void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written,
+                        gpu::LaunchOp launch) {
   Operation *frontier = &block.front();
   SmallVector<memref::LoadOp> loads;
   for (Operation &op : block.without_terminator())
-    if (auto load = dyn_cast<memref::LoadOp>(op))
-      if (!written.contains(
-              memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()))))
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      // A buffer the load's value does not tell apart (an scf.if result)
+      // may be one that is written: such loads stay.
+      Value buffer =
+          memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
+      if (isDistinctBuffer(buffer, launch) && !written.contains(buffer))
         loads.push_back(load);
+    }
   for (memref::LoadOp load : loads) {
     // The load and what it needs from this block, all of which must be pure
     // (the load aside) to move.
@@ -124,6 +136,28 @@ void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written) {
   }
 }
 
+/// Moves the static stack buffers of `launch` to the start of its body, the
+/// kernel's entry block: LLVM promotes only entry-block allocas to
+/// registers (others, e.g. below the thread's bounds check, stay in local
+/// memory wherever a loop with a fence keeps it from forwarding them).
+void hoistStaticAllocas(gpu::LaunchOp launch) {
+  Block &entry = launch.getBody().front();
+  SmallVector<memref::AllocaOp> allocas;
+  launch.getBody().walk([&](memref::AllocaOp alloca) {
+    // One buffer for all iterations of a loop around it: only where no
+    // iteration passes its buffer on to the next (through a terminator).
+    bool passedOn = llvm::any_of(alloca->getUsers(), [](Operation *user) {
+      return user->hasTrait<OpTrait::IsTerminator>();
+    });
+    if (alloca->getBlock() != &entry && alloca.getType().hasStaticShape() &&
+        alloca->getNumOperands() == 0 && !passedOn &&
+        !alloca->getParentOfType<memref::AllocaScopeOp>())
+      allocas.push_back(alloca);
+  });
+  for (memref::AllocaOp alloca : allocas)
+    alloca->moveBefore(&entry.front());
+}
+
 /// Whether `loop` is a time loop worth unrolling: innermost, and not a
 /// small constant trip count (a block's m x m loops).
 bool isTimeLoop(scf::ForOp loop, int64_t unroll) {
@@ -148,6 +182,7 @@ struct GpuLoadsInFlightPass
       return signalPassFailure();
     }
     getOperation()->walk([&](gpu::LaunchOp launch) {
+      hoistStaticAllocas(launch);
       std::optional<DenseSet<Value>> written = writtenBuffers(launch);
       if (!written)
         return;
@@ -168,7 +203,7 @@ struct GpuLoadsInFlightPass
           if (succeeded(unrolled) && unrolled->mainLoopOp)
             loop = *unrolled->mainLoopOp;
         }
-        hoistReadOnlyLoads(*loop.getBody(), *written);
+        hoistReadOnlyLoads(*loop.getBody(), *written, launch);
       }
     });
   }

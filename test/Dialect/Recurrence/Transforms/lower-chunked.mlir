@@ -94,11 +94,11 @@
 // the chunk's rows [start, start + len) of the output.
 // CHECK:         %[[OUT0:[^ ]*]] = tensor.empty() : tensor<2x10x4xf32>
 // CHECK:         %[[RESULT:[^ ]*]] = scf.forall (%[[I3:[^ ]*]], %[[CH3:[^ ]*]]) in (2, %[[K]]) shared_outs(%[[OUT:[^ ]*]] = %[[OUT0]]) -> (tensor<2x10x4xf32>) {
+// CHECK:           %[[HS:[^ ]*]] = tensor.extract_slice %[[CARRIED]][%[[I3]], %[[CH3]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
 // CHECK:           %[[START3:[^ ]*]] = arith.muli %[[CH3]], %[[C]] : index
 // CHECK:           %[[LEFT3:[^ ]*]] = arith.subi %[[T]], %[[START3]] : index
 // CHECK:           %[[LEN3:[^ ]*]] = arith.minui %[[LEFT3]], %[[C]] : index
 // CHECK:           %[[BLOCK:[^ ]*]] = tensor.extract_slice %[[OUT]][%[[I3]], %[[START3]], 0] [1, %[[LEN3]], 4] [1, 1, 1] : tensor<2x10x4xf32> to tensor<?x4xf32>
-// CHECK:           %[[HS:[^ ]*]] = tensor.extract_slice %[[CARRIED]][%[[I3]], %[[CH3]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
 // CHECK:           %[[END3:[^ ]*]] = arith.addi %[[START3]], %[[LEN3]] : index
 // CHECK:           %[[LOOP3:[^ ]*]]:2 = scf.for %[[S3:[^ ]*]] = %[[START3]] to %[[END3]] step %{{.*}} iter_args(%[[H3:[^ ]*]] = %[[HS]], %[[ROWS3:[^ ]*]] = %[[BLOCK]]) -> (tensor<4x1xf32>, tensor<?x4xf32>) {
 // CHECK:             %[[ROW:[^ ]*]] = arith.subi %[[S3]], %[[START3]] : index

@@ -40,10 +40,14 @@ lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per
 /// chunk from the carried start states. With `tileChannels`, where channels
-/// are independent, every phase also runs per channel block.
+/// are independent, every phase also runs per channel block. With `onePass`
+/// too (GPU only: its chunks wait for each other), where a lane's state and
+/// composite are small and static, one parallel loop does all three, each
+/// chunk looking back over the chunks before it for its start state.
 FailureOr<SmallVector<Value>> lowerScanToChunks(RewriterBase &rewriter,
                                                 ScanOp op, int64_t chunkSize,
-                                                bool tileChannels = false);
+                                                bool tileChannels = false,
+                                                bool onePass = false);
 
 /// A Blelloch (up-sweep / down-sweep) scan over the pairs (A_t, b_t). Fails
 /// where the structure refuses the scan schedule (checkSchedule).

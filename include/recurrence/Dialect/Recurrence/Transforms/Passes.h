@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -59,7 +60,8 @@ void populateLowerSequentialPatterns(RewritePatternSet &patterns,
 /// Adds the patterns that lower chunked scans (per channel block too with
 /// `tileChannels`, where channels are independent).
 void populateLowerChunkedPatterns(RewritePatternSet &patterns,
-                                  bool tileChannels = false);
+                                  bool tileChannels = false,
+                                  bool onePass = false);
 
 /// Adds the patterns that lower scan-scheduled scans to a Blelloch scan.
 void populateLowerScanPatterns(RewritePatternSet &patterns);

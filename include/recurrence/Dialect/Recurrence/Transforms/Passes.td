@@ -78,6 +78,7 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
@@ -190,10 +191,26 @@ def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
     parallel phases over (batch, chunk, block), the carry over (batch,
     block). The GPU pipeline sets it: one thread per block and chunk, the
     blocks fastest, so that neighbouring threads read neighbouring channels.
+
+    With `one-pass` as well (the GPU pipeline's setting; chunks wait for
+    each other, which only a GPU's threads may do), a scan whose lane state
+    and composite are small and static runs the three phases in one
+    parallel loop over (batch, chunk, block). Each chunk computes and
+    publishes its local aggregate (e_c, P_c) in a buffer beside the
+    tensors, then looks back over the chunks before it: it composes the
+    aggregates it passes until it reaches a chunk that has published its
+    inclusive end state H_j (or the first chunk, from init); that gives its
+    start state H_{c-1}. It publishes H_c = P_c H_{c-1} + e_c and runs its
+    steps again from H_{c-1} to write the outputs. A status per lane and
+    chunk, written and read with atomics, orders the publications. The
+    inputs stream from memory once instead of twice.
   }];
   let options = [
     Option<"tileChannels", "tile-channels", "bool", /*default=*/"false",
-           "Run every phase per channel block where channels are independent">
+           "Run every phase per channel block where channels are independent">,
+    Option<"onePass", "one-pass", "bool", /*default=*/"false",
+           "With tile-channels, run the phases as one loop whose chunks look "
+           "back for their start states (GPU only)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -364,6 +381,7 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::linalg::LinalgDialect"];
 }
 

@@ -1,0 +1,35 @@
+// -recurrence-to-nvvm=one-pass=1: a chunked scan is one kernel whose
+// chunks publish their states behind atomic statuses and poll those of the
+// chunks before them. memref.atomic_rmw means acquire-release, but NVPTX
+// emits a relaxed `atom`: -recurrence-gpu-parallelize puts a release fence
+// before each atomic that writes and an acquire fence after it, and turns
+// each poll (an atomic add of zero) into an atomic load, which reads
+// without writing, and an acquire fence. The PTX has them at device scope.
+//
+// RUN: recurrence-opt %s -recurrence-to-nvvm=one-pass=1 -mlir-print-ir-after=recurrence-gpu-parallelize 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm=one-pass=1 | grep gpu.binary | FileCheck %s --check-prefix=PTX
+
+// CHECK-LABEL: func.func @diagonal
+// CHECK: llvm.fence syncscope("device") release
+// CHECK-NEXT: memref.atomic_rmw assign
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
+// CHECK: scf.while
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: llvm.inttoptr
+// CHECK-NEXT: llvm.load %{{.*}} atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
+// CHECK: llvm.fence syncscope("device") release
+// CHECK-NEXT: memref.atomic_rmw assign
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
+// CHECK-NOT: memref.atomic_rmw addf
+
+// PTX: atom.global.exch.b32
+// PTX: fence.acq_rel.gpu
+// PTX: ld.relaxed.gpu.b32
+// PTX: fence.acq_rel.gpu
+// PTX: atom.global.exch.b32
+
+func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}
