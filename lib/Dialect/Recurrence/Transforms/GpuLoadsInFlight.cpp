@@ -54,14 +54,6 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
         isa<LLVM::FenceOp>(op))
       return WalkResult::advance();
-    // An atomic writes its buffer (its effects name none).
-    if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
-      Value buffer = memref::skipViewLikeOps(atomic.getMemref());
-      if (!isDistinctBuffer(buffer, launch))
-        return WalkResult::interrupt();
-      written.insert(buffer);
-      return WalkResult::advance();
-    }
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return WalkResult::interrupt();
@@ -144,15 +136,24 @@ void hoistStaticAllocas(gpu::LaunchOp launch) {
   Block &entry = launch.getBody().front();
   SmallVector<memref::AllocaOp> allocas;
   launch.getBody().walk([&](memref::AllocaOp alloca) {
+    auto scope = alloca->getParentOfType<memref::AllocaScopeOp>();
+    if (alloca->getBlock() == &entry || !alloca.getType().hasStaticShape() ||
+        alloca->getNumOperands() != 0 || (scope && launch->isAncestor(scope)))
+      return;
     // One buffer for all iterations of a loop around it: only where no
-    // iteration passes its buffer on to the next (through a terminator).
-    bool passedOn = llvm::any_of(alloca->getUsers(), [](Operation *user) {
-      return user->hasTrait<OpTrait::IsTerminator>();
-    });
-    if (alloca->getBlock() != &entry && alloca.getType().hasStaticShape() &&
-        alloca->getNumOperands() == 0 && !passedOn &&
-        !alloca->getParentOfType<memref::AllocaScopeOp>())
-      allocas.push_back(alloca);
+    // iteration passes its buffer, or a view of it, on to the next (through
+    // a terminator).
+    SmallVector<Value> views = {alloca.getResult()};
+    while (!views.empty()) {
+      Value view = views.pop_back_val();
+      for (Operation *user : view.getUsers()) {
+        if (user->hasTrait<OpTrait::IsTerminator>())
+          return;
+        if (isa<ViewLikeOpInterface, CastOpInterface>(user))
+          llvm::append_range(views, user->getResults());
+      }
+    }
+    allocas.push_back(alloca);
   });
   for (memref::AllocaOp alloca : allocas)
     alloca->moveBefore(&entry.front());

@@ -526,83 +526,25 @@ LogicalResult checkHostAccesses(Operation *root) {
   return failure(walk.wasInterrupted());
 }
 
-/// The sync scope of the fences and atomic loads in kernels: the device.
-constexpr llvm::StringLiteral kDeviceScope = "device";
-
-/// Whether `atomic` adds zero: a read, which is how a thread polls a flag.
-bool isAtomicRead(memref::AtomicRMWOp atomic) {
-  switch (atomic.getKind()) {
-  case arith::AtomicRMWKind::addf:
-    return matchPattern(atomic.getValue(), m_AnyZeroFloat());
-  case arith::AtomicRMWKind::addi:
-  case arith::AtomicRMWKind::ori:
-    return matchPattern(atomic.getValue(), m_Zero());
-  default:
-    return false;
-  }
-}
-
-/// The element of `atomic`'s buffer that it accesses, read by an atomic
-/// load (relaxed, device scope). Unlike the add of zero, it does not write:
-/// threads that poll one word do not queue for it.
-Value atomicLoad(RewriterBase &rewriter, memref::AtomicRMWOp atomic) {
-  Location loc = atomic.getLoc();
-  Value buffer = atomic.getMemref();
-  auto metadata =
-      memref::ExtractStridedMetadataOp::create(rewriter, loc, buffer);
-  Value element = metadata.getOffset();
-  for (auto [index, stride] :
-       llvm::zip_equal(atomic.getIndices(), metadata.getStrides()))
-    element = arith::AddIOp::create(
-        rewriter, loc, element,
-        arith::MulIOp::create(rewriter, loc, index, stride));
-  Type type = atomic.getType();
-  unsigned bytes = type.getIntOrFloatBitWidth() / 8;
-  Value address = arith::AddIOp::create(
-      rewriter, loc,
-      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer),
-      arith::MulIOp::create(
-          rewriter, loc, element,
-          arith::ConstantIndexOp::create(rewriter, loc, bytes)));
-  Value integer =
-      arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), address);
-  Value pointer = LLVM::IntToPtrOp::create(
-      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
-      integer);
-  return LLVM::LoadOp::create(rewriter, loc, type, pointer, bytes,
-                              /*isVolatile=*/false, /*isNonTemporal=*/false,
-                              /*isInvariant=*/false,
-                              /*isInvariantGroup=*/false,
-                              LLVM::AtomicOrdering::monotonic, kDeviceScope);
-}
-
 /// Orders every atomic in a kernel to be. memref.atomic_rmw is
 /// acquire-release (its LLVM lowering says so), but the NVPTX backend emits
 /// a relaxed `atom`: threads that publish data behind an atomic flag, and
 /// those that read it after seeing the flag, need a release fence before
-/// the write and an acquire fence after the read. An atomic add of zero (a
-/// poll) becomes an atomic load and its acquire fence. The scope is the
-/// device: the threads of one kernel. (Buffer deallocation, which runs
-/// before, refuses fences: they declare no memory effects.)
+/// the atomic and an acquire fence after it. The scope is the device: the
+/// threads of one kernel. (Buffer deallocation, which runs before, refuses
+/// fences: they declare no memory effects.)
 void orderAtomics(RewriterBase &rewriter, Operation *root) {
-  SmallVector<memref::AtomicRMWOp> atomics;
   root->walk([&](memref::AtomicRMWOp atomic) {
-    if (inParallelLoop(atomic))
-      atomics.push_back(atomic);
-  });
-  for (memref::AtomicRMWOp atomic : atomics) {
-    Location loc = atomic.getLoc();
+    if (!inParallelLoop(atomic))
+      return;
+    constexpr llvm::StringLiteral device = "device";
     rewriter.setInsertionPoint(atomic);
-    if (isAtomicRead(atomic)) {
-      rewriter.replaceOp(atomic, atomicLoad(rewriter, atomic));
-    } else {
-      LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
-                            kDeviceScope);
-      rewriter.setInsertionPointAfter(atomic);
-    }
-    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
-                          kDeviceScope);
-  }
+    LLVM::FenceOp::create(rewriter, atomic.getLoc(),
+                          LLVM::AtomicOrdering::release, device);
+    rewriter.setInsertionPointAfter(atomic);
+    LLVM::FenceOp::create(rewriter, atomic.getLoc(),
+                          LLVM::AtomicOrdering::acquire, device);
+  });
 }
 
 struct GpuParallelizePass

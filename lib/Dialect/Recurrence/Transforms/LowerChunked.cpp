@@ -132,7 +132,7 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
 }
 
 namespace {
-/// Rewrites a chunked recurrence.scan with the three phases.
+/// Rewrites a chunked recurrence.scan in three phases, or in one pass.
 struct LowerChunkedScan : OpRewritePattern<ScanOp> {
   LowerChunkedScan(MLIRContext *context, bool tileChannels, bool onePass)
       : OpRewritePattern(context), tileChannels(tileChannels),

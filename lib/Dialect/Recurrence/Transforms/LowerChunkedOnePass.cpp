@@ -118,13 +118,13 @@ void publish(OpBuilder &b, Location loc, Value statuses, ValueRange at,
 /// status, read atomically, so that the reads of what it announces come
 /// after.
 Value waitFor(OpBuilder &b, Location loc, Value statuses, ValueRange at) {
+  // An add of zero: the status None is 0.
   Value none = statusConstant(b, loc, ChunkStatus::None);
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   auto spin = scf::WhileOp::create(
       b, loc, TypeRange{b.getF32Type()}, ValueRange{},
       [&](OpBuilder &nb, Location nl, ValueRange) {
         Value status = memref::AtomicRMWOp::create(
-            nb, nl, arith::AtomicRMWKind::addf, zero, statuses, at);
+            nb, nl, arith::AtomicRMWKind::addf, none, statuses, at);
         Value pending = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                               status, none);
         scf::ConditionOp::create(nb, nl, pending, ValueRange{status});
@@ -194,8 +194,7 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
         // has only its aggregate, (Q, s) <- (Q P_j, Q e_j + s).
         Value zero = arith::ConstantIndexOp::create(b, l, 0);
         Value one = arith::ConstantIndexOp::create(b, l, 1);
-        Composite identity = identityLike(
-            b, l, scan.compositeOf(product ? Value(product) : Value()));
+        Composite identity = identityLike(b, l, scan.compositeOf(product));
         Value suffix0 = privateZeroState(b, l, lane.io);
         SmallVector<Value> carried = {c, suffix0};
         if (identity.value)
@@ -244,7 +243,8 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
         // j's inclusive end state. Both are read and one selected element
         // by element: a branch would yield either buffer, which keeps the
         // thread's own one out of registers. (At the first chunk, slot 0
-        // is read and dropped.)
+        // is read and dropped, possibly while chunk 0 writes it: the value
+        // read is never used.)
         Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                             walk.getResult(0), zero);
         Value j = arith::SelectOp::create(

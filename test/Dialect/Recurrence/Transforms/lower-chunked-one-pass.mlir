@@ -57,20 +57,44 @@
 // The final state: the last chunk's inclusive state per lane (init when
 // there are no chunks), in a loop of its own after the pass.
 // CHECK-LABEL: func.func @final_state
+// CHECK: %[[K:.*]] = arith.divui
+// CHECK: memref.alloc(%[[K]]) : memref<2x4x?xf32>
+// CHECK: memref.alloc(%[[K]]) : memref<2x4x?x1x1xf32>
+// CHECK: %[[INCL:.*]] = memref.alloc(%[[K]]) : memref<2x4x?x1x1xf32>
 // CHECK: scf.forall
 // CHECK: memref.atomic_rmw assign
-// CHECK: scf.forall
-// CHECK: scf.if
+// CHECK: scf.forall (%[[LB:.*]], %[[LN:.*]]) in (2, 4)
+// CHECK: %[[NONE:.*]] = arith.cmpi eq, %[[K]], %c0
+// CHECK: scf.if %[[NONE]]
 // CHECK: } else {
+// CHECK: %[[LAST:.*]] = arith.subi %[[K]], %c1
+// CHECK: memref.subview %[[INCL]][%[[LB]], %[[LN]], %[[LAST]], 0, 0]
 // CHECK: bufferization.to_tensor
 // CHECK: return
+
+// With blocks the composition's order shows: stepping back over chunk j,
+// s <- Q e_j + s and Q <- Q P_j (the suffix is the later factor).
+// CHECK-LABEL: func.func @blocks
+// CHECK: scf.condition(%{{.*}}) %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}} : index, tensor<2x1xf32>, tensor<1x2x2xf32>
+// CHECK-NEXT: } do {
+// CHECK-NEXT: ^bb0(%{{[^:]*}}: index, %[[S:[^:]*]]: tensor<2x1xf32>, %[[Q:[^:]*]]: tensor<1x2x2xf32>):
+// CHECK: %[[EJ:.*]] = bufferization.to_tensor
+// CHECK: %[[EJX:.*]] = tensor.expand_shape %[[EJ]]
+// CHECK: %[[SX:.*]] = tensor.expand_shape %[[S]]
+// CHECK: linalg.generic {{.*}} ins(%[[Q]], %[[EJX]] : {{.*}}) outs(%[[SX]] :
+// CHECK: %[[PJ:.*]] = bufferization.to_tensor
+// CHECK: %[[QP:.*]] = linalg.generic {{.*}} ins(%[[Q]], %[[PJ]] : {{.*}})
+// CHECK: linalg.copy ins(%[[QP]] : {{.*}}) outs(%[[Q]] :
 
 // CHECK-LABEL: func.func @dense
 // CHECK-NOT: memref.atomic_rmw
 // CHECK-COUNT-3: scf.forall
 // CHECK: return
 
+// UNTILED-LABEL: func.func @diagonal
+// UNTILED-COUNT-3: scf.forall
 // UNTILED-NOT: memref.atomic_rmw
+
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
@@ -80,6 +104,11 @@ func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 func.func @final_state(%a: tensor<2x?x4xf32>, %b: tensor<2x?x4xf32>, %h0: tensor<2x4xf32>) -> (tensor<2x?x4xf32>, tensor<2x4xf32>) {
   %h, %last = recurrence.scan diagonal schedule chunked<16> reverse transition(%a : tensor<2x?x4xf32>) input(%b : tensor<2x?x4xf32>) init(%h0 : tensor<2x4xf32>) -> tensor<2x?x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x?x4xf32>, tensor<2x4xf32>
+}
+
+func.func @blocks(%a: tensor<?x?x?x2x2xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %h = recurrence.scan block_diagonal<2> schedule chunked<64> transition(%a : tensor<?x?x?x2x2xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
 }
 
 func.func @dense(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {

@@ -78,7 +78,6 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
-    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
@@ -192,8 +191,9 @@ def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
     block). The GPU pipeline sets it: one thread per block and chunk, the
     blocks fastest, so that neighbouring threads read neighbouring channels.
 
-    With `one-pass` as well (the GPU pipeline's setting; chunks wait for
-    each other, which only a GPU's threads may do), a scan whose lane state
+    With `one-pass` as well (GPU only, since chunks wait for each other,
+    which only a GPU's threads may do; `-recurrence-to-nvvm=one-pass=1`
+    asks for it, measured slower than the three kernels), a scan whose lane state
     and composite are small and static runs the three phases in one
     parallel loop over (batch, chunk, block). Each chunk computes and
     publishes its local aggregate (e_c, P_c) in a buffer beside the
@@ -216,6 +216,7 @@ def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
