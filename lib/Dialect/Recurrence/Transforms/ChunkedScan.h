@@ -323,6 +323,18 @@ public:
     return applyComposite(b, l, compositeOf(product), state, copied);
   }
 
+  /// The three phases: per chunk in parallel, per lane over chunks, per
+  /// chunk in parallel (LowerChunked.cpp).
+  SmallVector<Value> inThreePhases(RewriterBase &rewriter);
+
+  /// Whether a lane's state and composite have static sizes that a thread
+  /// keeps in registers, as the one pass's look-back needs.
+  bool fitsOnePass();
+
+  /// One parallel loop whose chunks look back for their start states
+  /// (LowerChunkedOnePass.cpp).
+  SmallVector<Value> inOnePass(RewriterBase &rewriter);
+
   Composite compositeOf(Value value) {
     return recurrence::compositeOf(op.getStructure(), value);
   }
@@ -336,18 +348,6 @@ public:
   SmallVector<OpFoldResult> stateSizes, composite, chunkSpace;
   bool hasProducts;
 };
-
-/// The three phases: per chunk in parallel, per lane over chunks, per chunk
-/// in parallel.
-SmallVector<Value> lowerInThreePhases(RewriterBase &rewriter,
-                                      ChunkedScan &scan);
-
-/// Whether a lane's state and composite have static sizes that a thread
-/// keeps in registers, as the one pass's look-back needs.
-bool fitsOnePass(ChunkedScan &scan);
-
-/// One parallel loop whose chunks look back for their start states.
-SmallVector<Value> lowerInOnePass(RewriterBase &rewriter, ChunkedScan &scan);
 
 } // namespace mlir::recurrence::chunked
 

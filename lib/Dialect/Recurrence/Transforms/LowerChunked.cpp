@@ -29,28 +29,24 @@ using namespace mlir;
 using namespace mlir::recurrence;
 using namespace mlir::recurrence::chunked;
 
-SmallVector<Value> chunked::lowerInThreePhases(RewriterBase &rewriter,
-                                               ChunkedScan &scan) {
-  ScanOp op = scan.op;
-  const ScanIO &io = scan.io;
-  Lanes &lanes = scan.lanes;
+SmallVector<Value> ChunkedScan::inThreePhases(RewriterBase &rewriter) {
   Location loc = op.getLoc();
   Type elementType = op.getStateType();
-  Value count = scan.chunks.count;
+  Value count = chunks.count;
 
   // Phase 1: per chunk, the local end state e_c and the product P_c.
   SmallVector<Value> phase1Outs = {tensor::EmptyOp::create(
-      rewriter, loc, perChunk(lanes.getSizes(), count, scan.stateSizes),
+      rewriter, loc, perChunk(lanes.getSizes(), count, stateSizes),
       elementType)};
-  if (scan.hasProducts)
+  if (hasProducts)
     phase1Outs.push_back(tensor::EmptyOp::create(
-        rewriter, loc, perChunk(lanes.getSizes(), count, scan.composite),
+        rewriter, loc, perChunk(lanes.getSizes(), count, composite),
         elementType));
-  SmallVector<Value> local = buildParallelLoop(
-      rewriter, loc, scan.chunkSpace, phase1Outs,
+  SmallVector<Value> locals = buildParallelLoop(
+      rewriter, loc, chunkSpace, phase1Outs,
       [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
         auto [laneIvs, c] = lanes.splitChunk(ivs);
-        auto [end, product] = scan.local(b, l, lanes.at(b, l, laneIvs), c);
+        auto [end, product] = local(b, l, lanes.at(b, l, laneIvs), c);
         SmallVector<Value> at = appendIndex(laneIvs, c);
         SmallVector<ParallelWrite> writes = {ParallelWrite::row(end, 0, at)};
         if (product)
@@ -61,7 +57,7 @@ SmallVector<Value> chunked::lowerInThreePhases(RewriterBase &rewriter,
   // Phase 2: carry H_c = P_c H_{c-1} + e_c across chunks, per lane,
   // recording every chunk's start state.
   SmallVector<Value> phase2Outs = {tensor::EmptyOp::create(
-      rewriter, loc, perChunk(lanes.getSizes(), count, scan.stateSizes),
+      rewriter, loc, perChunk(lanes.getSizes(), count, stateSizes),
       elementType)};
   if (op.getFinalState())
     phase2Outs.push_back(io.resultDestinations(rewriter, loc)[1]);
@@ -81,10 +77,10 @@ SmallVector<Value> chunked::lowerInThreePhases(RewriterBase &rewriter,
               // P_c H_{c-1} + e_c in a temporary of the iteration, then
               // copied over H_{c-1}: the carried state keeps one buffer
               // (no allocation per chunk, none in a GPU kernel).
-              Value sum = scan.carry(
-                  nb, nl,
-                  scan.hasProducts ? extractRow(nb, nl, local[1], at) : Value(),
-                  args[0], extractRow(nb, nl, local[0], at));
+              Value sum = carry(nb, nl,
+                                hasProducts ? extractRow(nb, nl, locals[1], at)
+                                            : Value(),
+                                args[0], extractRow(nb, nl, locals[0], at));
               Value next = copyIntoRow(nb, nl, sum, args[0], {});
               scf::YieldOp::create(nb, nl, ValueRange{next, recorded});
             });
@@ -99,13 +95,13 @@ SmallVector<Value> chunked::lowerInThreePhases(RewriterBase &rewriter,
   // Phase 3: per chunk, rerun the steps from the true start state and
   // write the outputs.
   SmallVector<Value> output = buildParallelLoop(
-      rewriter, loc, scan.chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
+      rewriter, loc, chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
       [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
         auto [laneIvs, c] = lanes.splitChunk(ivs);
         Lanes::Lane lane = lanes.at(b, l, laneIvs);
         Value state = extractRow(b, l, carried[0], appendIndex(laneIvs, c));
         return SmallVector<ParallelWrite>{
-            scan.outputs(b, l, lane, laneIvs, c, state, shared[0])};
+            outputs(b, l, lane, laneIvs, c, state, shared[0])};
       });
 
   SmallVector<Value> results = {output[0]};
@@ -123,9 +119,9 @@ mlir::recurrence::lowerScanToChunks(RewriterBase &rewriter, ScanOp op,
   bool tiled = tileChannels && op.hasIndependentChannels();
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     ChunkedScan scan(rewriter, op, io, chunkSize, tiled);
-    SmallVector<Value> results = onePass && fitsOnePass(scan)
-                                     ? lowerInOnePass(rewriter, scan)
-                                     : lowerInThreePhases(rewriter, scan);
+    SmallVector<Value> results = onePass && scan.fitsOnePass()
+                                     ? scan.inOnePass(rewriter)
+                                     : scan.inThreePhases(rewriter);
     scan.lanes.eraseTiles();
     return results;
   });

@@ -68,13 +68,6 @@ void writeSlot(OpBuilder &b, Location loc, Value value, Value buffer,
       /*restrict=*/true, /*writable=*/true);
 }
 
-/// `value` as `type` (a tensor.cast where the static sizes differ).
-Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return tensor::CastOp::create(b, loc, type, value);
-}
-
 /// `whenTrue` or `whenFalse` (states of one type) as `condition` says,
 /// element by element, written into `into`.
 Value selectState(OpBuilder &b, Location loc, Value condition, Value whenTrue,
@@ -146,14 +139,10 @@ Value waitFor(OpBuilder &b, Location loc, Value statuses, ValueRange at) {
 /// phases read them twice. A chunk only waits for chunks before it, whose
 /// threads the GPU starts first (lower block indices); threads of one warp
 /// that wait for each other progress independently (sm_70 and later).
-SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
-                                           ChunkedScan &scan) {
-  ScanOp op = scan.op;
-  const ScanIO &io = scan.io;
-  Lanes &lanes = scan.lanes;
+SmallVector<Value> ChunkedScan::inOnePass(RewriterBase &rewriter) {
   Location loc = op.getLoc();
   Type elementType = op.getStateType();
-  Value count = scan.chunks.count;
+  Value count = chunks.count;
 
   SmallVector<OpFoldResult> perLaneAndChunk =
       perChunk(lanes.getSizes(), count, {});
@@ -162,27 +151,27 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
   linalg::FillOp::create(rewriter, loc,
                          statusConstant(rewriter, loc, ChunkStatus::None),
                          statuses);
-  Value ends = allocateBuffer(
-      rewriter, loc, perChunk(lanes.getSizes(), count, scan.stateSizes),
-      elementType);
+  Value ends = allocateBuffer(rewriter, loc,
+                              perChunk(lanes.getSizes(), count, stateSizes),
+                              elementType);
   Value inclusive = allocateBuffer(
-      rewriter, loc, perChunk(lanes.getSizes(), count, scan.stateSizes),
+      rewriter, loc, perChunk(lanes.getSizes(), count, stateSizes),
       elementType);
   Value products;
-  if (scan.hasProducts)
+  if (hasProducts)
     products = allocateBuffer(rewriter, loc,
-                              perChunk(lanes.getSizes(), count, scan.composite),
+                              perChunk(lanes.getSizes(), count, composite),
                               elementType);
 
   SmallVector<Value> output = buildParallelLoop(
-      rewriter, loc, scan.chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
+      rewriter, loc, chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
       [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
         std::pair<SmallVector<Value>, Value> split = lanes.splitChunk(ivs);
         SmallVector<Value> laneIvs = split.first;
         Value c = split.second;
         Lanes::Lane lane = lanes.at(b, l, laneIvs);
         SmallVector<Value> at = appendIndex(laneIvs, c);
-        std::pair<Value, Value> aggregate = scan.local(b, l, lane, c);
+        std::pair<Value, Value> aggregate = local(b, l, lane, c);
         Value end = aggregate.first, product = aggregate.second;
         writeSlot(b, l, end, ends, at);
         if (product)
@@ -194,7 +183,7 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
         // has only its aggregate, (Q, s) <- (Q P_j, Q e_j + s).
         Value zero = arith::ConstantIndexOp::create(b, l, 0);
         Value one = arith::ConstantIndexOp::create(b, l, 1);
-        Composite identity = identityLike(b, l, scan.compositeOf(product));
+        Composite identity = identityLike(b, l, compositeOf(product));
         Value suffix0 = privateZeroState(b, l, lane.io);
         SmallVector<Value> carried = {c, suffix0};
         if (identity.value)
@@ -227,14 +216,14 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
               Value j = arith::SubIOp::create(nb, nl, args[0], one);
               SmallVector<Value> atJ = appendIndex(laneIvs, j);
               Composite suffix =
-                  scan.compositeOf(identity.value ? args[2] : Value());
+                  compositeOf(identity.value ? args[2] : Value());
               SmallVector<Value> next = {
                   j, applyComposite(nb, nl, suffix, readSlot(nb, nl, ends, atJ),
                                     args[1])};
               if (identity.value) {
                 Composite longer =
                     compose(nb, nl, suffix,
-                            scan.compositeOf(readSlot(nb, nl, products, atJ)));
+                            compositeOf(readSlot(nb, nl, products, atJ)));
                 next.push_back(copyIntoRow(nb, nl, longer.value, args[2], {}));
               }
               scf::YieldOp::create(nb, nl, next);
@@ -253,19 +242,18 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
         Value base =
             selectState(b, l, first,
                         castTo(b, l, lane.io.initialState(b, l, lane.batch),
-                               suffix0.getType()),
+                               cast<RankedTensorType>(suffix0.getType())),
                         readSlot(b, l, inclusive, appendIndex(laneIvs, j)),
                         privateZeroState(b, l, lane.io));
         Value start = applyComposite(
-            b, l,
-            scan.compositeOf(identity.value ? walk.getResult(2) : Value()),
+            b, l, compositeOf(identity.value ? walk.getResult(2) : Value()),
             base, walk.getResult(1));
 
         // H_c = P_c H_{c-1} + e_c, for the chunks after this one.
-        writeSlot(b, l, scan.carry(b, l, product, start, end), inclusive, at);
+        writeSlot(b, l, carry(b, l, product, start, end), inclusive, at);
         publish(b, l, statuses, at, ChunkStatus::Inclusive);
         return SmallVector<ParallelWrite>{
-            scan.outputs(b, l, lane, laneIvs, c, start, shared[0])};
+            outputs(b, l, lane, laneIvs, c, start, shared[0])};
       });
   SmallVector<Value> results = {output[0]};
   if (!op.getFinalState())
@@ -292,7 +280,9 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
                   ib, il, count, arith::ConstantIndexOp::create(ib, il, 1));
               Value end =
                   readSlot(ib, il, inclusive, appendIndex(laneIvs, last));
-              scf::YieldOp::create(ib, il, castTo(ib, il, end, init.getType()));
+              scf::YieldOp::create(
+                  ib, il,
+                  castTo(ib, il, end, cast<RankedTensorType>(init.getType())));
             });
         // The op's result 1, this loop's only output.
         ParallelWrite write = lanes.write(
@@ -304,12 +294,12 @@ SmallVector<Value> chunked::lowerInOnePass(RewriterBase &rewriter,
   return results;
 }
 
-bool chunked::fitsOnePass(ChunkedScan &scan) {
-  if (!scan.tiled)
+bool ChunkedScan::fitsOnePass() {
+  if (!tiled)
     return false;
-  Type elementType = scan.op.getStateType();
+  Type elementType = op.getStateType();
   for (ArrayRef<OpFoldResult> sizes :
-       {ArrayRef(scan.stateSizes), ArrayRef(scan.composite)}) {
+       {ArrayRef(stateSizes), ArrayRef(composite)}) {
     std::optional<SmallVector<int64_t>> shape = getConstantIntValues(sizes);
     if (!shape || ShapedType::getNumElements(*shape) *
                           elementType.getIntOrFloatBitWidth() / 8 >

@@ -83,10 +83,8 @@ struct BoxSlice {
 };
 } // namespace
 
-/// `value` with the shape of `type`, through a tensor.cast when they differ
-/// only in which sizes are static; the element type stays that of `value`.
-static Value castTo(OpBuilder &b, Location loc, Value value,
-                    RankedTensorType type) {
+Value mlir::recurrence::castTo(OpBuilder &b, Location loc, Value value,
+                               RankedTensorType type) {
   type = type.clone(cast<RankedTensorType>(value.getType()).getElementType());
   if (value.getType() == type)
     return value;

@@ -21,11 +21,15 @@ namespace mlir::recurrence {
 /// `lead` followed by `index`: the leading indices of a row one dim deeper.
 SmallVector<Value> appendIndex(ValueRange lead, Value index);
 
-/// source[lead..., :, ..., :] as a tensor of the trailing dims.
 /// `value` with every element extended or rounded to `elementType`.
 Value convertElementType(OpBuilder &b, Location loc, Value value,
                          Type elementType);
 
+/// `value` with the shape of `type`, through a tensor.cast when they differ
+/// only in which sizes are static; the element type stays that of `value`.
+Value castTo(OpBuilder &b, Location loc, Value value, RankedTensorType type);
+
+/// source[lead..., :, ..., :] as a tensor of the trailing dims.
 Value extractRow(OpBuilder &b, Location loc, Value source, ValueRange lead);
 
 /// Writes `row` into dest[lead..., :, ..., :]; returns the new dest.
