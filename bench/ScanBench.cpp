@@ -42,11 +42,16 @@ using namespace mlir::recurrence::bench;
 static llvm::cl::opt<bool> quick("quick",
                                  llvm::cl::desc("Smaller shapes, one rep"));
 static llvm::cl::opt<std::string>
-    only("only", llvm::cl::desc("Run only cases whose structure is this"));
+    only("only", llvm::cl::desc("Run only cases of this structure (block_diagonal) or "
+                                "this instance of it (block_diagonal<4>)"));
 static llvm::cl::opt<bool>
     dynamicShapes("dynamic-shapes",
                   llvm::cl::desc("Compile for dynamic shapes, as the Python "
                                  "package does, instead of the case's sizes"));
+static llvm::cl::opt<std::string>
+    onlySchedule("schedule",
+                 llvm::cl::desc("Run only the variants whose schedule name "
+                                "(as printed, e.g. sequential:1core) is this"));
 static llvm::cl::opt<int> reps("reps", llvm::cl::desc("Timed repetitions"),
                                llvm::cl::init(3));
 
@@ -189,6 +194,8 @@ void runCase(MLIRContext &context, const Case &c, double copyBandwidth) {
       ScheduleAttr chosen = resolveAuto(context, c);
       name = "auto:" + scheduleName(chosen.getKind(), chosen.getChunkSize());
     }
+    if (!onlySchedule.empty() && name != onlySchedule)
+      continue;
     JitOptions options;
     options.cores = cores;
     auto jit = JitModule::compile(*module, {"scan"}, options);
@@ -257,7 +264,7 @@ int main(int argc, char **argv) {
                                copyBandwidth / 1e9,
                                std::thread::hardware_concurrency());
   for (const Case &c : cases) {
-    if (!only.empty() && c.kind != only)
+    if (!only.empty() && c.kind != only && c.spec.structure != only)
       continue;
     runCase(context, c, copyBandwidth);
   }

@@ -103,6 +103,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
       createLowerChunkedPass(LowerChunkedPassOptions{tileChunks, onePass}));
   pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(createFuseStepProducersPass());
+  pm.addPass(createUnrollReductionsPass());
   pm.addPass(createSinkMaterializeIntoBranchesPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createCanonicalizerPass());

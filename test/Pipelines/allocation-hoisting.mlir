@@ -1,6 +1,6 @@
-// A dplr step with a dynamic N computes A_t h into a temporary that it then
-// copies over the carried state. Both pipelines allocate that temporary
-// once per sequence, before the time loop (the dims it is sized by hoisted
+// A dplr step projects its state onto V first, w = V^T h, into a temporary
+// of dynamic size [r, D] (here r is dynamic in the types). Both pipelines
+// allocate that temporary once per sequence, before the time loop (the dims it is sized by hoisted
 // first, then upstream's buffer-loop-hoisting), rather than at every step:
 // on the CPU a heap allocation per step, on the GPU a device-heap malloc
 // per thread and step. The allocations stay inside the loop over the batch,

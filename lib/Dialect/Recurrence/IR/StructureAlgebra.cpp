@@ -104,11 +104,9 @@ Value mlir::recurrence::materializeInput(OpBuilder &b, Location loc,
       });
 }
 
-SmallVector<Value> mlir::recurrence::applyGate(OpBuilder &b, Location loc,
-                                               Value gate, bool perElement,
-                                               Value state,
-                                               const StepInput &input,
-                                               Value copy) {
+SmallVector<Value> mlir::recurrence::applyGate(
+    OpBuilder &b, Location loc, Value gate, bool perElement, Value state,
+    const StepInput &input, Value copy, std::optional<LowRankTerm> lowRank) {
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   Value scalar;
@@ -131,6 +129,18 @@ SmallVector<Value> mlir::recurrence::applyGate(OpBuilder &b, Location loc,
     inputs.append({input.key, input.value});
     maps.append({rows, columns});
   }
+  // U[n, j] and w[j, d] for each j, the rank written out in the maps.
+  int64_t rank = 0;
+  if (lowRank) {
+    rank = lowRank->rank;
+    for (int64_t j : llvm::seq(rank)) {
+      AffineExpr n = b.getAffineDimExpr(0), d = b.getAffineDimExpr(1),
+                 c = b.getAffineConstantExpr(j);
+      inputs.append({lowRank->left, lowRank->projected});
+      maps.append({AffineMap::get(2, 0, {n, c}, b.getContext()),
+                   AffineMap::get(2, 0, {c, d}, b.getContext())});
+    }
+  }
   SmallVector<Value> outputs = {state};
   if (copy)
     outputs.push_back(copy);
@@ -146,6 +156,9 @@ SmallVector<Value> mlir::recurrence::applyGate(OpBuilder &b, Location loc,
           h = mul(nb, nl, scalar, h);
         Value bt =
             input.full ? args[next] : mul(nb, nl, args[next], args[next + 1]);
+        next += input.full ? 1 : 2;
+        for (int64_t j = 0; j < rank; ++j, next += 2)
+          h = add(nb, nl, h, mul(nb, nl, args[next], args[next + 1]));
         Value result = add(nb, nl, h, bt);
         linalg::YieldOp::create(nb, nl,
                                 SmallVector<Value>(outputs.size(), result));
@@ -199,10 +212,16 @@ Value mlir::recurrence::contract(OpBuilder &b, Location loc, unsigned numLoops,
                  return zero ? product : add(nb, nl, value, product);
                });
   }
+  // The sum may be reassociated: code generation can then keep partial sums
+  // in vector registers (a dot product of N terms), as a user's
+  // `omp simd reduction` loop would; the rounding error stays of the order
+  // of the sequential sum's.
   return GenericBuilder(b, loc, numLoops)
       .build({lhs, rhs}, inputDims, acc, accDims, iterators,
              [](OpBuilder &nb, Location nl, ValueRange args) {
-               return add(nb, nl, args[2], mul(nb, nl, args[0], args[1]));
+               return arith::AddFOp::create(nb, nl, args[2],
+                                            mul(nb, nl, args[0], args[1]),
+                                            arith::FastMathFlags::reassoc);
              });
 }
 

@@ -126,12 +126,22 @@ Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
                ArrayRef<unsigned> accDims,
                ArrayRef<utils::IteratorType> iterators);
 
-/// h' = gate * h + b_t elementwise, in place on `state` [N, D], and also
-/// written into `copy` when given; returns the new state (and copy). The
-/// gate is null (1), a scalar value, a tensor [N], or [N, D] `perElement`.
+/// A low-rank term U w of a step: U [N, r] and w [r, D], the state already
+/// projected (w = V^T h for dplr), r the structure's rank (the types' r may
+/// be dynamic).
+struct LowRankTerm {
+  Value left, projected;
+  int64_t rank;
+};
+
+/// h' = gate * h (+ U w) + b_t elementwise, in place on `state` [N, D], and
+/// also written into `copy` when given; returns the new state (and copy).
+/// The gate is null (1), a scalar value, a tensor [N], or [N, D]
+/// `perElement`; the low-rank term's r products are summed in each element.
 SmallVector<Value> applyGate(OpBuilder &b, Location loc, Value gate,
                              bool perElement, Value state,
-                             const StepInput &input, Value copy = {});
+                             const StepInput &input, Value copy = {},
+                             std::optional<LowRankTerm> lowRank = {});
 
 /// `value` with dim `dim` of size n viewed as two, [n/m, m].
 Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,

@@ -27,17 +27,22 @@ constexpr auto kRed = utils::IteratorType::reduction;
 /// combines cost N^3 each.
 static constexpr int64_t kMaxDensifiedSize = 256;
 
+/// w[j, d] = sum_n V[n, j] h[n, d].
+static Value projectState(OpBuilder &b, Location loc, Value right,
+                          Value state) {
+  Type elementType = cast<RankedTensorType>(state.getType()).getElementType();
+  SmallVector<OpFoldResult> wSizes = {tensor::getMixedSize(b, loc, right, 1),
+                                      tensor::getMixedSize(b, loc, state, 1)};
+  return contract(b, loc, 3, right, {2, 0}, state, {2, 1},
+                  zeroTensor(b, loc, wSizes, elementType), {0, 1},
+                  {kPar, kPar, kRed});
+}
+
 /// (diag(d) + U V^T) h + acc.
 static Value applyDplr(OpBuilder &b, Location loc, ValueRange operands,
                        Value state, Value acc) {
   Value diag = operands[0], left = operands[1], right = operands[2];
-  Type elementType = cast<RankedTensorType>(state.getType()).getElementType();
-  // w[j, d] = sum_n V[n, j] h[n, d]
-  SmallVector<OpFoldResult> wSizes = {tensor::getMixedSize(b, loc, right, 1),
-                                      tensor::getMixedSize(b, loc, state, 1)};
-  Value w = contract(b, loc, 3, right, {2, 0}, state, {2, 1},
-                     zeroTensor(b, loc, wSizes, elementType), {0, 1},
-                     {kPar, kPar, kRed});
+  Value w = projectState(b, loc, right, state);
   // acc[n, d] += sum_j U[n, j] w[j, d]
   Value lowRank = contract(b, loc, 3, left, {0, 2}, w, {2, 1}, acc, {0, 1},
                            {kPar, kPar, kRed});
@@ -62,9 +67,31 @@ SmallVector<int64_t> DplrAttr::getTransitionStep(unsigned index, int64_t size,
 
 int64_t DplrAttr::getChannelGroup() const { return 0; }
 
+/// A step in place of the state: once w = V^T h has read the whole state,
+/// each element is updated where it stands, d h + U w + b_t in one loop
+/// (which also writes `copy` when given).
+static SmallVector<Value> stepInPlace(OpBuilder &b, Location loc, int64_t rank,
+                                      ValueRange operands, Value state,
+                                      const StepInput &input, Value copy) {
+  Value w = projectState(b, loc, operands[2], state);
+  return applyGate(b, loc, operands[0], /*perElement=*/false, state, input,
+                   copy, LowRankTerm{operands[1], w, rank});
+}
+
 Value DplrAttr::buildApply(OpBuilder &b, Location loc, ValueRange operands,
                            bool, Value state, const StepInput &input) const {
-  return applyDplr(b, loc, operands, state, materializeInput(b, loc, input));
+  return stepInPlace(b, loc, getRank(), operands, state, input, {}).front();
+}
+
+bool DplrAttr::hasApplyAndCopy() const { return true; }
+
+std::optional<std::pair<Value, Value>>
+DplrAttr::buildApplyAndCopy(OpBuilder &b, Location loc, ValueRange operands,
+                            bool, Value state, const StepInput &input,
+                            Value copy) const {
+  SmallVector<Value> results =
+      stepInPlace(b, loc, getRank(), operands, state, input, copy);
+  return std::pair(results[0], results[1]);
 }
 
 CompositeForm DplrAttr::getCompositeForm() const {
