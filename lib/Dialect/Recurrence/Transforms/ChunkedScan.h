@@ -266,9 +266,9 @@ public:
         b, l, arith::AddIOp::create(b, l, start, one), end, one, init,
         [&](OpBuilder &nb, Location nl, Value tau, ValueRange args) {
           Value t = in.timeOf(nb, nl, tau);
-          // Elementwise steps update the state in place; others build it
-          // anew and copy it over the carried one, which so stays one
-          // buffer (no allocation per step, none in a kernel).
+          // In-place steps (elementwise, dplr) update the state; others build
+          // it anew and copy it over the carried one, which so stays one buffer
+          // (no allocation per step, none in a kernel).
           Value stepped = in.step(nb, nl, batchIvs, t, args[0]).first;
           if (!op.getStructure().hasApplyAndCopy())
             stepped = copyIntoRow(nb, nl, stepped, args[0], {});

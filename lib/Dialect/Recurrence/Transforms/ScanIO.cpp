@@ -173,7 +173,8 @@ std::pair<Value, Value> ScanIO::stepAndWrite(OpBuilder &b, Location loc,
   // The output row can hold the state only when it has the state's type.
   bool rowHoldsState =
       !op.getReadout() && op.getOutputType() == op.getStateType();
-  // Elementwise structures compute the step and its output row in one loop.
+  // Steps that run in place compute the state and its output row in one
+  // loop.
   if (structure.hasApplyAndCopy() && rowHoldsState) {
     Value slot = toCanonical(b, loc, extractRow(b, loc, block, row));
     std::optional<std::pair<Value, Value>> fused =

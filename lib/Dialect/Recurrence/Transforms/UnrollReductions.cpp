@@ -10,8 +10,8 @@
 // block product) lowers to loops that load and store its result element at
 // every term. Unless LLVM proves that the result does not alias the
 // operands, the sum then goes through memory. Writing the k terms out in
-// the body, in the loop's order, keeps it in registers and gives the same
-// results.
+// the body, in the loop's order, keeps it in registers; the ops keep their
+// fastmath flags (a reassoc sum may still be reordered downstream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,8 +64,12 @@ struct UnrollReduction : OpRewritePattern<linalg::GenericOp> {
     if (!reduced)
       return rewriter.notifyMatchFailure(op, "no reduction to unroll");
     int64_t extent = ranges[*reduced];
-    if (ShapedType::isDynamic(extent) || extent > maxExtent)
+    if (ShapedType::isDynamic(extent) || extent < 2 || extent > maxExtent)
       return rewriter.notifyMatchFailure(op, "reduction too long or dynamic");
+    // A result indexed by the loop is not reduced over it.
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (op.getMatchingIndexingMap(&init).isFunctionOfDim(*reduced))
+        return rewriter.notifyMatchFailure(op, "a result indexed by the loop");
 
     // Operands indexed by the loop are passed once per term, the others once.
     SmallVector<Value> inputs;

@@ -12,6 +12,13 @@
 // CHECK-DAG: #[[$A2:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, 2)>
 // CHECK-DAG: #[[$H2:.+]] = affine_map<(d0, d1, d2) -> (d0, 2, d2)>
 // CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$X0:.+]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[$X1:.+]] = affine_map<(d0, d1) -> (d0, 1)>
+// CHECK-DAG: #[[$N:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$NU:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$M0:.+]] = affine_map<(d0, d1) -> (d0, 0, d1)>
+// CHECK-DAG: #[[$M2:.+]] = affine_map<(d0, d1) -> (d0, 2, d1)>
+// CHECK-DAG: #[[$MH:.+]] = affine_map<(d0, d1) -> (1, d1)>
 
 // A block_diagonal<3> step: out[g, i, d] += A[g, i, j] * h[g, j, d].
 // CHECK-LABEL: func.func @blocks(
@@ -49,7 +56,7 @@ func.func @blocks(%a: tensor<?x3x3xf32>, %h: tensor<?x3x1xf32>, %acc: tensor<?x3
 // stays; two results are carried term to term.
 // CHECK-LABEL: func.func @two_results(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<4x2xf64>, %[[S:[^:]*]]: tensor<4xf64>
-// CHECK:         %{{.*}}:2 = linalg.generic
+// CHECK:         %{{.*}}:2 = linalg.generic {indexing_maps = [#[[$X0]], #[[$X1]], #[[$N]], #[[$NU]], #[[$N]], #[[$N]]]
 // CHECK-SAME:      iterator_types = ["parallel", "reduction"]
 // CHECK-SAME:      ins(%[[X]], %[[X]], %[[S]], %{{.*}} : tensor<4x2xf64>, tensor<4x2xf64>, tensor<4xf64>, tensor<4x1xf64>)
 // CHECK:         ^bb0(%[[X0:.*]]: f64, %[[X1:.*]]: f64, %[[SC:.*]]: f64, %{{.*}}: f64, %[[SUM:.*]]: f64, %[[MAX:.*]]: f64):
@@ -79,11 +86,31 @@ func.func @two_results(%x: tensor<4x2xf64>, %s: tensor<4xf64>, %u: tensor<4x1xf6
   return %r#0, %r#1 : tensor<4xf64>, tensor<4xf64>
 }
 
+// The reduced loop in the middle: the loop after it becomes d1.
+// CHECK-LABEL: func.func @middle(
+// CHECK:         linalg.generic {indexing_maps = [#[[$M0]], {{.*}}, #[[$M2]], {{.*}}, #[[$MH]], {{.*}}, #[[$NU]]], iterator_types = ["parallel", "parallel"]}
+func.func @middle(%a: tensor<5x3x7xf32>, %h: tensor<3x7xf32>, %acc: tensor<5x7xf32>) -> tensor<5x7xf32> {
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, k, d) -> (i, k, d)>,
+                       affine_map<(i, k, d) -> (k, d)>,
+                       affine_map<(i, k, d) -> (i, d)>],
+      iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %h : tensor<5x3x7xf32>, tensor<3x7xf32>)
+      outs(%acc : tensor<5x7xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<5x7xf32>
+  return %r : tensor<5x7xf32>
+}
+
 // Left alone: a dynamic or long reduction, two reductions of more than one
-// iteration, and a body that reads its indices.
+// iteration, a body that reads its indices, and a result indexed by the
+// reduction loop.
 // CHECK-LABEL: func.func @left_alone(
-// CHECK-COUNT-4: iterator_types = {{.*}}"reduction"
-func.func @left_alone(%dyn: tensor<4x?xf32>, %long: tensor<4x17xf32>, %two: tensor<4x2x2xf32>, %acc: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+// CHECK-COUNT-5: iterator_types = {{.*}}"reduction"
+func.func @left_alone(%dyn: tensor<4x?xf32>, %long: tensor<4x17xf32>, %two: tensor<4x2x2xf32>, %acc: tensor<4xf32>, %acc2: tensor<2xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2xf32>) {
   %0 = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>], iterator_types = ["parallel", "reduction"]}
       ins(%dyn : tensor<4x?xf32>) outs(%acc : tensor<4xf32>) {
   ^bb0(%x: f32, %o: f32):
@@ -113,5 +140,11 @@ func.func @left_alone(%dyn: tensor<4x?xf32>, %long: tensor<4x17xf32>, %two: tens
     %s = arith.addf %o, %p : f32
     linalg.yield %s : f32
   } -> tensor<4xf32>
-  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (k)>], iterator_types = ["parallel", "reduction"]}
+      ins(%short : tensor<4x2xf32>) outs(%acc2 : tensor<2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %o, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<2xf32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2xf32>
 }

@@ -42,9 +42,9 @@ struct StepTransition {
 Value applyTransition(OpBuilder &b, Location loc, const StepTransition &a,
                       Value state, const StepInput &input);
 
-/// For elementwise structures: A_t h + b_t computed in place of `state` and
-/// written into `copy` ([N, D]) in the same loop; returns {new state, new
-/// copy}. std::nullopt for other structures.
+/// For structures whose step runs in place (elementwise ones, dplr): A_t h +
+/// b_t computed in place of `state` and written into `copy` ([N, D]) in the
+/// same loop; returns {new state, new copy}. std::nullopt for others.
 std::optional<std::pair<Value, Value>>
 applyTransitionAndCopy(OpBuilder &b, Location loc, const StepTransition &a,
                        Value state, const StepInput &input, Value copy);
@@ -128,7 +128,7 @@ Value contract(OpBuilder &b, Location loc, unsigned numLoops, Value lhs,
 
 /// A low-rank term U w of a step: U [N, r] and w [r, D], the state already
 /// projected (w = V^T h for dplr), r the structure's rank (the types' r may
-/// be dynamic).
+/// be dynamic; the front doors give U the structure's r).
 struct LowRankTerm {
   Value left, projected;
   int64_t rank;

@@ -115,12 +115,14 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
            "::mlir::Value":$state,
            "const ::mlir::recurrence::StepInput &":$input)>,
     InterfaceMethod<[{
-        Whether buildApplyAndCopy has a fused form.
+        Whether the step runs in place: buildApply writes A_t h + b_t over
+        `state`, and buildApplyAndCopy has a fused form.
       }],
       "bool", "hasApplyAndCopy", (ins), [{}], [{ return false; }]>,
     InterfaceMethod<[{
-        For elementwise structures: A_t h + b_t computed in place of `state`
-        and written into `copy` by the same loop; returns {new state, new
+        For structures whose step runs in place (elementwise ones, dplr):
+        A_t h + b_t computed in place of `state` and written into `copy` by
+        the same loop; returns {new state, new
         copy}. std::nullopt where the structure has no such form.
       }],
       "std::optional<std::pair<::mlir::Value, ::mlir::Value>>",

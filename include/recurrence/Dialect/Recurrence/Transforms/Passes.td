@@ -332,13 +332,14 @@ def UnrollReductionsPass : Pass<"recurrence-unroll-reductions"> {
     generic without that loop: each operand indexed by it is passed k times,
     the loop replaced by 0, ..., k-1 in its maps, and the body is applied k
     times in the loop's order, each application taking the previous one's
-    results as its accumulators. The results are those of the loop, bit for
-    bit; but each result element is now read and written once, not once per
-    term, so code generation keeps the sum in a register without having to
+    results as its accumulators (the ops keep their fastmath flags). The
+    sum runs in the loop's order, but each result element is now read and
+    written once, not once per term, so code generation keeps the sum in a register without having to
     prove that the result does not alias the operands. A step's small
     contractions are such reductions: block_diagonal's m x m blocks, a
     dense transition or readout over a static N, higher_order's companion.
-    Generics that use `linalg.index` are left as they are.
+    Generics that use `linalg.index`, or with a result indexed by the loop,
+    are left as they are.
   }];
   let options = [
     Option<"maxExtent", "max-extent", "int64_t", /*default=*/"16",

@@ -66,8 +66,9 @@ public:
                                Value t, Value state) const;
 
   /// One step and its output row at `row` of `block`: returns the next
-  /// carried state and the new block. For elementwise structures without a
-  /// readout the state update and the row write are one loop.
+  /// carried state and the new block. For structures whose step runs in
+  /// place, without a readout, the state update and the row write are one
+  /// loop.
   std::pair<Value, Value> stepAndWrite(OpBuilder &b, Location loc,
                                        ValueRange batch, Value t, Value state,
                                        Value block, Value row) const;

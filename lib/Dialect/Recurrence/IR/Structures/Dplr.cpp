@@ -78,17 +78,25 @@ static SmallVector<Value> stepInPlace(OpBuilder &b, Location loc, int64_t rank,
                    copy, LowRankTerm{operands[1], w, rank});
 }
 
+/// The largest rank whose step sums U w in each element (r terms written
+/// out); higher ranks contract U with w out of place.
+static constexpr int64_t kMaxInPlaceRank = 16;
+
 Value DplrAttr::buildApply(OpBuilder &b, Location loc, ValueRange operands,
                            bool, Value state, const StepInput &input) const {
+  if (!hasApplyAndCopy())
+    return applyDplr(b, loc, operands, state, materializeInput(b, loc, input));
   return stepInPlace(b, loc, getRank(), operands, state, input, {}).front();
 }
 
-bool DplrAttr::hasApplyAndCopy() const { return true; }
+bool DplrAttr::hasApplyAndCopy() const { return getRank() <= kMaxInPlaceRank; }
 
 std::optional<std::pair<Value, Value>>
 DplrAttr::buildApplyAndCopy(OpBuilder &b, Location loc, ValueRange operands,
                             bool, Value state, const StepInput &input,
                             Value copy) const {
+  if (!hasApplyAndCopy())
+    return std::nullopt;
   SmallVector<Value> results =
       stepInPlace(b, loc, getRank(), operands, state, input, copy);
   return std::pair(results[0], results[1]);
