@@ -42,8 +42,9 @@ using namespace mlir::recurrence::bench;
 static llvm::cl::opt<bool> quick("quick",
                                  llvm::cl::desc("Smaller shapes, one rep"));
 static llvm::cl::opt<std::string>
-    only("only", llvm::cl::desc("Run only cases of this structure (block_diagonal) or "
-                                "this instance of it (block_diagonal<4>)"));
+    only("only",
+         llvm::cl::desc("Run only cases of this structure (block_diagonal) or "
+                        "this instance of it (block_diagonal<4>)"));
 static llvm::cl::opt<bool>
     dynamicShapes("dynamic-shapes",
                   llvm::cl::desc("Compile for dynamic shapes, as the Python "

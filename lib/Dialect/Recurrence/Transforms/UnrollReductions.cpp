@@ -65,7 +65,8 @@ struct UnrollReduction : OpRewritePattern<linalg::GenericOp> {
       return rewriter.notifyMatchFailure(op, "no reduction to unroll");
     int64_t extent = ranges[*reduced];
     if (ShapedType::isDynamic(extent) || extent < 2 || extent > maxExtent)
-      return rewriter.notifyMatchFailure(op, "reduction too long or dynamic");
+      return rewriter.notifyMatchFailure(
+          op, "reduction too short, too long or dynamic");
     // A result indexed by the loop is not reduced over it.
     for (OpOperand &init : op.getDpsInitsMutable())
       if (op.getMatchingIndexingMap(&init).isFunctionOfDim(*reduced))
