@@ -11,9 +11,11 @@ func.func @bdlru_layer(%A: tensor<2x256x16x4x4xf64>,
                        %a0: tensor<2x256x64xf64>, %v: tensor<2x256x64xf64>,
                        %h0: tensor<2x64xf64>) -> tensor<2x256x64xf64> {
   %b = arith.mulf %a0, %v : tensor<2x256x64xf64>
+  %h_dest = tensor.empty() : tensor<2x256x64xf64>
   %h = recurrence.scan block_diagonal<4>
       transition(%A : tensor<2x256x16x4x4xf64>)
       input(%b : tensor<2x256x64xf64>)
-      init(%h0 : tensor<2x64xf64>) -> tensor<2x256x64xf64>
+      init(%h0 : tensor<2x64xf64>)
+      outs(%h_dest : tensor<2x256x64xf64>) -> tensor<2x256x64xf64>
   return %h : tensor<2x256x64xf64>
 }

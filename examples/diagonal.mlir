@@ -8,9 +8,12 @@
 //   recurrence-run examples/diagonal.mlir
 func.func @diagonal(%a: tensor<4x512x256xf32>, %b: tensor<4x512x256xf32>)
     -> (tensor<4x512x256xf32>, tensor<4x256xf32>) {
+  %h_dest = tensor.empty() : tensor<4x512x256xf32>
+  %last_dest = tensor.empty() : tensor<4x256xf32>
   %h, %last = recurrence.scan diagonal
       transition(%a : tensor<4x512x256xf32>)
       input(%b : tensor<4x512x256xf32>)
+      outs(%h_dest, %last_dest : tensor<4x512x256xf32>, tensor<4x256xf32>)
       -> tensor<4x512x256xf32>, tensor<4x256xf32>
   return %h, %last : tensor<4x512x256xf32>, tensor<4x256xf32>
 }

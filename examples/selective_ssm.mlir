@@ -9,9 +9,11 @@
 func.func @selective_ssm(%a: tensor<2x128x16x32xf32>, %B: tensor<2x128x16xf32>,
                          %x: tensor<2x128x32xf32>, %C: tensor<2x128x16xf32>)
     -> tensor<2x128x32xf32> {
+  %y_dest = tensor.empty() : tensor<2x128x32xf32>
   %y = recurrence.scan diagonal matrix
       transition(%a : tensor<2x128x16x32xf32>)
       factored_input(%B, %x : tensor<2x128x16xf32>, tensor<2x128x32xf32>)
-      readout(%C : tensor<2x128x16xf32>) -> tensor<2x128x32xf32>
+      readout(%C : tensor<2x128x16xf32>)
+      outs(%y_dest : tensor<2x128x32xf32>) -> tensor<2x128x32xf32>
   return %y : tensor<2x128x32xf32>
 }

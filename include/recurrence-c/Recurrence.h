@@ -84,6 +84,16 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileFor(const char *ir,
 RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 
+/* The same, specialized to static sizes when `sizes` is not NULL: {"batch":
+ * [..], "steps": T, "size": N, "columns": D} as recurrenceScanIR takes them.
+ * The function then accepts only operands of those shapes; the GPU's
+ * kernels are faster at static sizes (strides and trip counts are
+ * constants), and compile in under a second. */
+RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
+                                                              const char *sizes,
+                                                              int32_t gradient,
+                                                              char **error);
+
 /* Builds and compiles one model op from a model spec: {"model":
  * "normalize_gates" | "hlru" | "bdlru" | "linear_attention" | "delta_rule" |
  * "selective_ssm", "function", "param", "init", "f64", "feature_map",

@@ -84,8 +84,22 @@ RecurrenceCompiled *recurrenceCompileFor(const char *ir, const char *entry,
 
 RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
                                           char **error) {
+  return recurrenceCompileScanAt(spec, nullptr, gradient, error);
+}
+
+RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
+                                            const char *sizesText,
+                                            int32_t gradient, char **error) {
   auto guard = lock();
-  OwningOpRef<ModuleOp> module = buildVerifiedScan(spec, nullptr, error);
+  std::optional<ScanSizes> sizes;
+  if (sizesText) {
+    llvm::Expected<ScanSizes> read = readScanSizes(sizesText);
+    if (!read)
+      return fail(error, llvm::toString(read.takeError()));
+    sizes = *read;
+  }
+  OwningOpRef<ModuleOp> module =
+      buildVerifiedScan(spec, sizes ? &*sizes : nullptr, error);
   if (!module)
     return nullptr;
   // The spec has been read once already: the target is valid.

@@ -204,6 +204,16 @@ static llvm::Expected<ScanSizes> scanSizesFrom(const Object &object) {
   sizes.steps = read.integer("steps", sizes.steps);
   sizes.size = read.integer("size", sizes.size);
   sizes.columns = read.integer("columns", sizes.columns);
+  // Sizes become tensor dims, where a negative one is no type at all.
+  for (int64_t size : sizes.batch)
+    if (size < 0)
+      read.wrong("batch", "a list of sizes >= 0");
+  if (sizes.steps < 0)
+    read.wrong("steps", "a size >= 0");
+  if (sizes.size < 0)
+    read.wrong("size", "a size >= 0");
+  if (sizes.columns < 0)
+    read.wrong("columns", "a size >= 0");
   return read.done(sizes);
 }
 

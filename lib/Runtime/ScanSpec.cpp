@@ -226,6 +226,7 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
       structure, schedule, spec.matrix, spec.reverse, in.transition, in.input,
       in.key, in.value, in.init, in.readout, ValueRange(),
       operandType == stateType ? TypeAttr() : TypeAttr::get(stateType));
+  scan.materializeDestinations(b);
   func::ReturnOp::create(b, loc, scan->getResults());
   return module;
 }

@@ -70,6 +70,10 @@ def _load():
         "recurrenceCompileScan": (ctypes.c_void_p, [ctypes.c_char_p,
                                                     ctypes.c_int32,
                                                     _c_char_pp]),
+        "recurrenceCompileScanAt": (ctypes.c_void_p, [ctypes.c_char_p,
+                                                      ctypes.c_char_p,
+                                                      ctypes.c_int32,
+                                                      _c_char_pp]),
         "recurrenceCompileModel": (ctypes.c_void_p, [ctypes.c_char_p,
                                                      _c_char_pp]),
         "recurrenceSignature": (text, [ctypes.c_void_p, _c_char_pp]),
@@ -281,11 +285,14 @@ def compile_module(module, entry, target="cpu"):
         ctypes.byref(error)), error)
 
 
-def compile_scan(spec, gradient=False):
-    """Compiles one recurrence.scan on dynamic shapes (or its gradient)."""
+def compile_scan(spec, gradient=False, sizes=None):
+    """Compiles one recurrence.scan (or its gradient) on dynamic shapes, or
+    specialized to `sizes` (dict of batch, steps, size, columns)."""
     error = ctypes.c_void_p()
-    return _compiled(_lib.recurrenceCompileScan(
-        json.dumps(spec).encode(), int(gradient), ctypes.byref(error)), error)
+    return _compiled(_lib.recurrenceCompileScanAt(
+        json.dumps(spec).encode(),
+        None if sizes is None else json.dumps(_sizes(sizes)).encode(),
+        int(gradient), ctypes.byref(error)), error)
 
 
 def compile_scan_grad(spec):

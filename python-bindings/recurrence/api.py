@@ -348,13 +348,16 @@ def spec_dtypes(spec):
     return (_recurrence.DTYPES[narrow] if narrow else state), state
 
 
-def compiled_scan(spec, gradient=False):
+def compiled_scan(spec, gradient=False, sizes=None):
     """The compiled scan of `spec` (for its "target"), or its gradient,
-    compiled once per process."""
-    key = (gradient,) + tuple(sorted(spec.items()))
+    compiled once per process: on dynamic shapes, or for `sizes` only."""
+    key = ((gradient,) + tuple(sorted(spec.items())) +
+           ((None,) if sizes is None else
+            (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
+             sizes["columns"])))
     compiled = _scan_cache.get(key)
     if compiled is None:
-        compiled = _recurrence.compile_scan(spec, gradient)
+        compiled = _recurrence.compile_scan(spec, gradient, sizes)
         _scan_cache[key] = compiled
     return compiled
 

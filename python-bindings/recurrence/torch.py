@@ -12,6 +12,8 @@ The scan and the models are also registered as custom ops
 installed torch has ``torch.library``.
 """
 
+import os
+
 import numpy as np
 import torch as _torch
 from torch.autograd.function import once_differentiable
@@ -109,9 +111,9 @@ _LAYOUTS = {}
 
 def _layout(transition, b, init, readout, structure, reverse, matrix,
             return_final_state, schedule, chunk_size):
-    """The checked spec of a scan and its output shapes, from the shapes of
-    its operands: (spec, out_shape, last_shape). Callers must not modify
-    them."""
+    """The checked spec of a scan, its output shapes and its sizes, from the
+    shapes of its operands: (spec, out_shape, last_shape, sizes). Callers
+    must not modify them."""
     tensors = _operands(transition, b, init, readout)
     key = (tuple((t.shape, t.dtype) for t in tensors), len(transition),
            init is not None, readout is not None, structure, reverse, matrix,
@@ -135,7 +137,7 @@ def _check_layout(transition, b, init, readout, structure, reverse, matrix,
     a = (None if not transition else
          tuple(_dummy(t) for t in transition) if len(operands) > 1 else
          _dummy(transition[0]))
-    spec, _, _, out_shape, last_shape = api._prepare(
+    spec, sizes, _, out_shape, last_shape = api._prepare(
         a, _dummy(b[0]) if len(b) == 1 else tuple(_dummy(t) for t in b),
         structure, None if init is None else _dummy(init), reverse,
         schedule, chunk_size or None,
@@ -143,7 +145,7 @@ def _check_layout(transition, b, init, readout, structure, reverse, matrix,
         matrix or None)
     if b[0].dtype in _NARROW:
         spec["operand_type"] = _NARROW[b[0].dtype]
-    return spec, out_shape, last_shape
+    return spec, out_shape, last_shape, sizes
 
 
 def _operands(transition, b, init, readout):
@@ -154,38 +156,61 @@ def _operands(transition, b, init, readout):
 def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
                   return_final_state, schedule, chunk_size):
     """The compiled scan: [output] or [output, final state]."""
-    spec, out_shape, last_shape = _layout(
+    spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
     if b[0].is_cuda:
         return _scan_forward_cuda(
-            spec, _operands(transition, b, init, readout), b[0].dtype,
+            spec, sizes, _operands(transition, b, init, readout), b[0].dtype,
             out_shape, last_shape)
     results = api._run(spec, [_numpy(t) for t in _operands(
         transition, b, init, readout)], out_shape, last_shape)
     return [_tensor(r) for r in results]
 
 
-def _cuda_compiled(spec, gradient=False):
+def _cuda_compiled(spec, sizes, gradient=False):
     """The scan of `spec` (or its adjoint) compiled for the GPU, looked up
-    by the spec object that _layout caches."""
+    by the spec object that _layout caches (one per shape). The kernels are
+    compiled for the call's sizes, where strides and trip counts are
+    constants (10 to 25% faster on the H200, under a second to compile),
+    for up to $RECURRENCE_STATIC_SHAPES (8) shapes of one scan; after that,
+    once for any shape, as torch.compile makes a size dynamic once it
+    changes."""
     key = (id(spec), gradient)
     entry = _CUDA_COMPILED.get(key)
     if entry is not None and entry[0] is spec:
         return entry[1]
-    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient)
+    shapes = _STATIC_SHAPES.setdefault(
+        (gradient,) + tuple(sorted(spec.items())), set())
+    shape = (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
+             sizes["columns"])
+    if shape not in shapes and len(shapes) >= _static_shape_limit():
+        sizes = None
+    else:
+        shapes.add(shape)
+    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient, sizes)
     if len(_CUDA_COMPILED) < 512:  # the entry keeps `spec`, and its id, alive
         _CUDA_COMPILED[key] = (spec, compiled)
     return compiled
 
 
 _CUDA_COMPILED = {}
+_STATIC_SHAPES = {}
 
 
-def _scan_forward_cuda(spec, operands, dtype, out_shape, last_shape):
+def _static_shape_limit():
+    value = os.environ.get("RECURRENCE_STATIC_SHAPES", "8")
+    try:
+        return max(0, int(value))
+    except ValueError:
+        raise ValueError(f"$RECURRENCE_STATIC_SHAPES: expected a count of "
+                         f"shapes, got {value!r}") from None
+
+
+def _scan_forward_cuda(spec, sizes, operands, dtype, out_shape, last_shape):
     """The scan compiled for the GPU, run on torch's current stream: the
     output in the operands' `dtype`, the final state in the state's."""
-    compiled = _cuda_compiled(spec)
+    compiled = _cuda_compiled(spec, sizes)
     device = operands[0].device
     operands = [t.detach().contiguous() for t in operands]
     dtypes = [dtype, _state_dtype(dtype)]
@@ -223,11 +248,11 @@ def _device_view(tensor):
             tuple(tensor.shape), tuple(tensor.stride()))
 
 
-def _scan_backward_cuda(spec, operands, grad_out, grad_final, out_shape,
-                        last_shape):
+def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
+                        out_shape, last_shape):
     """The adjoint compiled for the GPU: one gradient per operand, in the
     operand's dtype, from the output's cotangent (and the final state's)."""
-    compiled = _cuda_compiled(spec, gradient=True)
+    compiled = _cuda_compiled(spec, sizes, gradient=True)
     device = operands[0].device
     _, arg_dtypes, _, result_dtypes = compiled.signature()
     dtypes = [api.torch_dtype(_torch, d) for d in arg_dtypes]
@@ -249,12 +274,12 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
                    structure, reverse, matrix, return_final_state, schedule,
                    chunk_size):
     """The gradient of every operand, from the compiler's adjoint."""
-    spec, out_shape, last_shape = _layout(
+    spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size)
     if b[0].is_cuda:
         return _scan_backward_cuda(
-            spec, _operands(transition, b, init, readout), grad_out,
+            spec, sizes, _operands(transition, b, init, readout), grad_out,
             grad_final, out_shape, last_shape)
     dtype = api.spec_dtypes(spec)[0]
     gout = (np.zeros(out_shape, dtype) if grad_out is None else
@@ -372,7 +397,7 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
         return tuple(results) if return_final_state else results[0]
     if tensors[count].is_cuda:
         raise ValueError("out=: not taken with CUDA tensors yet")
-    spec, out_shape, last_shape = _layout(
+    spec, out_shape, last_shape, _ = _layout(
         tensors[:count], tensors[count:count + len(inputs)], init_t,
         readout_t, *params)
     arrays = [_numpy(t) for t in tensors]
@@ -627,7 +652,7 @@ def _register_custom_ops():
     @scan_op.register_fake
     def _(transition, b, init, readout, structure, reverse, matrix,
           return_final_state, schedule, chunk_size):
-        _, out_shape, last_shape = _layout(
+        _, out_shape, last_shape, _ = _layout(
             transition, b, init, readout, structure, reverse, matrix,
             return_final_state, schedule, chunk_size)
         shapes = [out_shape] + ([last_shape] if return_final_state else [])

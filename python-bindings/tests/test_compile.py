@@ -1,12 +1,15 @@
 """rec.compile and rec.Module: IR in, IR out, compiled functions."""
 
 import numpy as np
+import pytest
 import recurrence as rec
 
 SOURCE = """
 func.func @f(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> tensor<3x4xf64> {
+  %h_dest = tensor.empty() : tensor<3x4xf64>
   %h = recurrence.scan diagonal reverse transition(%a : tensor<3x4xf64>)
-      input(%b : tensor<3x4xf64>) -> tensor<3x4xf64>
+      input(%b : tensor<3x4xf64>)
+      outs(%h_dest : tensor<3x4xf64>) -> tensor<3x4xf64>
   return %h : tensor<3x4xf64>
 }
 """
@@ -34,3 +37,28 @@ def test_module_round_trip_and_pipeline():
         "builtin.module(recurrence-select-schedule,recurrence-lower-sequential)")
     text = str(module)
     assert "recurrence.scan" not in text and "scf.for" in text
+
+
+def test_scan_compiled_at_static_sizes():
+    """A scan spec compiled for fixed sizes (what the GPU path does for the
+    shapes it sees) has a static signature, computes the same states, and
+    refuses other shapes."""
+    from recurrence import _recurrence
+    spec = dict(structure="diagonal", final_state=False, batch_rank=1,
+                f64=True)
+    sizes = dict(batch=[2], steps=5, size=3, columns=1)
+    compiled = _recurrence.compile_scan(spec, sizes=sizes)
+    args, _, results, _ = compiled.signature()
+    assert args == [(2, 5, 3), (2, 5, 3)] and results == [(2, 5, 3)]
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-0.9, 0.9, (2, 5, 3))
+    b = rng.standard_normal((2, 5, 3))
+    want = np.zeros((2, 5, 3))
+    h = np.zeros((2, 3))
+    for t in range(5):
+        h = a[:, t] * h + b[:, t]
+        want[:, t] = h
+    (got,) = compiled([a, b], [[2, 5, 3]], [None])
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
+    with pytest.raises(ValueError):
+        compiled([a[:, :4], b[:, :4]], [[2, 4, 3]], [None])

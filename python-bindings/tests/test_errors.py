@@ -67,8 +67,10 @@ def test_bad_ir_raises_value_error_with_location():
     with pytest.raises(ValueError, match="expected transition operand #0"):
         rec.compile("""
 func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %h_dest = tensor.empty() : tensor<4x2xf32>
   %h = recurrence.scan diagonal transition(%a : tensor<4x3xf32>)
-      input(%b : tensor<4x2xf32>) -> tensor<4x2xf32>
+      input(%b : tensor<4x2xf32>)
+      outs(%h_dest : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %h : tensor<4x2xf32>
 }""", "f")
 
@@ -154,7 +156,16 @@ def test_compile_targets():
     import ctypes.util
     text = """
 func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
+      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }"""
     with pytest.raises(ValueError, match="target: expected one of"):
@@ -204,7 +215,16 @@ def test_cuda_compiled_call_path(monkeypatch):
     from recurrence.api import CudaCompiled
     text = """
 func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
+      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }"""
     monkeypatch.setitem(sys.modules, "torch", None)

@@ -91,8 +91,11 @@ def test_compiled_ir_takes_bfloat16_buffers():
     fn = rec.compile("""
       func.func @f(%a: tensor<1x3x2xbf16>, %b: tensor<1x3x2xbf16>)
           -> (tensor<1x3x2xbf16>, tensor<1x2xf32>) {
+        %h_dest = tensor.empty() : tensor<1x3x2xbf16>
+        %last_dest = tensor.empty() : tensor<1x2xf32>
         %h, %last = recurrence.scan diagonal accumulate(f32)
             transition(%a : tensor<1x3x2xbf16>) input(%b : tensor<1x3x2xbf16>)
+            outs(%h_dest, %last_dest : tensor<1x3x2xbf16>, tensor<1x2xf32>)
             -> tensor<1x3x2xbf16>, tensor<1x2xf32>
         return %h, %last : tensor<1x3x2xbf16>, tensor<1x2xf32>
       }""", "f")

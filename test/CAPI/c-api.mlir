@@ -22,6 +22,12 @@
 // the same states run backwards.
 // CHECK: signature: {"arg_types":["f64","f64"],"args":{{\[\[}}-1,-1],[-1,-1]],"result_types":["f64"],"results":{{\[\[}}-1,-1]]}
 // CHECK: reversed: 1.75 1.3125 1.5 1.25 1 1
+// The same specialized to T = 3, N = 2 (recurrenceCompileScanAt): static
+// signature, the same states, and a call at other shapes refused.
+// CHECK: sized signature: {"arg_types":["f64","f64"],"args":{{\[\[}}3,2],[3,2]],"result_types":["f64"],"results":{{\[\[}}3,2]]}
+// CHECK: sized reversed: 1.75 1.3125 1.5 1.25 1 1
+// CHECK: sized wrong shape: {{.*}}
+// CHECK: bad sizes: sizes: 'steps' must be a size >= 0
 // block_diagonal steps [3, 2, 2] with an input of 6: m = 2, N = 6.
 // CHECK: fit: {"param":2,"size":6}
 // CHECK: shapes: {"final_state":[5,4],"operands":{{\[\[}}5,7,4],[5,7,4,2],[5,7,4,2],[5,7,4],[5,4]],"output":[5,7,4]}

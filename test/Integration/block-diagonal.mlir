@@ -14,10 +14,12 @@ func.func @main() {
   %b = arith.constant dense<[[[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0]]]> : tensor<1x2x4xf32>
   %init = arith.constant dense<[[1.0, 2.0, 3.0, 4.0]]> : tensor<1x4xf32>
 
+  %h_dest = tensor.empty() : tensor<1x2x4xf32>
+  %last_dest = tensor.empty() : tensor<1x4xf32>
   // Forward from h_0 = [1, 2, 3, 4]:
   //   h_1 = [swap([1, 2]) + [1, 0],  [0.5*3, 0.25*3 + 4] + [0, 1]] = [3, 1, 1.5, 5.75]
   //   h_2 = [[2*3, 0.5*1] + [0, 0],  [1.5 + 5.75, 5.75] + [1, 0]]  = [6, 0.5, 8.25, 5.75]
-  %h, %last = recurrence.scan block_diagonal<2> transition(%A : tensor<1x2x2x2x2xf32>) input(%b : tensor<1x2x4xf32>) init(%init : tensor<1x4xf32>) -> tensor<1x2x4xf32>, tensor<1x4xf32>
+  %h, %last = recurrence.scan block_diagonal<2> transition(%A : tensor<1x2x2x2x2xf32>) input(%b : tensor<1x2x4xf32>) init(%init : tensor<1x4xf32>) outs(%h_dest, %last_dest : tensor<1x2x4xf32>, tensor<1x4xf32>) -> tensor<1x2x4xf32>, tensor<1x4xf32>
   %hu = tensor.cast %h : tensor<1x2x4xf32> to tensor<*xf32>
   call @printMemrefF32(%hu) : (tensor<*xf32>) -> ()
   %lu = tensor.cast %last : tensor<1x4xf32> to tensor<*xf32>
@@ -28,10 +30,12 @@ func.func @main() {
   // CHECK: rank = 2 offset = 0 sizes = [1, 4] strides = [4, 1] data =
   // CHECK-NEXT{LITERAL}: [[6, 0.5, 8.25, 5.75]]
 
+  %r_dest = tensor.empty() : tensor<1x2x4xf32>
+  %first_dest = tensor.empty() : tensor<1x4xf32>
   // Reverse from h_3 = [1, 2, 3, 4]:
   //   h_2 = [[2*1, 0.5*2] + [0, 0],  [3 + 4, 4] + [1, 0]]             = [2, 1, 8, 4]
   //   h_1 = [swap([2, 1]) + [1, 0],  [0.5*8, 0.25*8 + 4] + [0, 1]]    = [2, 2, 4, 7]
-  %r, %first = recurrence.scan block_diagonal<2> reverse transition(%A : tensor<1x2x2x2x2xf32>) input(%b : tensor<1x2x4xf32>) init(%init : tensor<1x4xf32>) -> tensor<1x2x4xf32>, tensor<1x4xf32>
+  %r, %first = recurrence.scan block_diagonal<2> reverse transition(%A : tensor<1x2x2x2x2xf32>) input(%b : tensor<1x2x4xf32>) init(%init : tensor<1x4xf32>) outs(%r_dest, %first_dest : tensor<1x2x4xf32>, tensor<1x4xf32>) -> tensor<1x2x4xf32>, tensor<1x4xf32>
   %ru = tensor.cast %r : tensor<1x2x4xf32> to tensor<*xf32>
   call @printMemrefF32(%ru) : (tensor<*xf32>) -> ()
   %fu = tensor.cast %first : tensor<1x4xf32> to tensor<*xf32>

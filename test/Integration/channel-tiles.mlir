@@ -95,12 +95,14 @@ func.func @main() {
     tensor.yield %nf : f32
   } : tensor<1x160xf32>
 
+  %h0_dest = tensor.empty() : tensor<1x3x160xf32>
+  %last0_dest = tensor.empty() : tensor<1x160xf32>
   //===--------------------------------------------------------------------===//
   // diagonal, a = 0.5, b = 1 everywhere, from init[n] = n, with the final
   // state: h_t[n] = n / 2^t + 2 - 2^(1-t), i.e. n/2 + 1, n/4 + 1.5, n/8 + 1.75.
   // Sums over n (sum of n = 12720): 6520, 3420, 1870.
   //===--------------------------------------------------------------------===//
-  %h0, %last0 = recurrence.scan diagonal schedule sequential transition(%half : tensor<1x3x160xf32>) input(%ones : tensor<1x3x160xf32>) init(%init : tensor<1x160xf32>) -> tensor<1x3x160xf32>, tensor<1x160xf32>
+  %h0, %last0 = recurrence.scan diagonal schedule sequential transition(%half : tensor<1x3x160xf32>) input(%ones : tensor<1x3x160xf32>) init(%init : tensor<1x160xf32>) outs(%h0_dest, %last0_dest : tensor<1x3x160xf32>, tensor<1x160xf32>) -> tensor<1x3x160xf32>, tensor<1x160xf32>
   call @print_states(%h0) : (tensor<1x3x160xf32>) -> ()
   call @print_last(%last0) : (tensor<1x160xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 3, 2] strides = {{\[[0-9, ]+\]}} data =
@@ -144,7 +146,8 @@ func.func @main() {
     %nf = arith.uitofp %ni : i64 to f32
     tensor.yield %nf : f32
   } : tensor<1x3x160xf32>
-  %h1 = recurrence.scan diagonal schedule sequential transition(%a1 : tensor<1x3x160xf32>) input(%b1 : tensor<1x3x160xf32>) -> tensor<1x3x160xf32>
+  %h1_dest = tensor.empty() : tensor<1x3x160xf32>
+  %h1 = recurrence.scan diagonal schedule sequential transition(%a1 : tensor<1x3x160xf32>) input(%b1 : tensor<1x3x160xf32>) outs(%h1_dest : tensor<1x3x160xf32>) -> tensor<1x3x160xf32>
   call @print_states(%h1) : (tensor<1x3x160xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 3, 2] strides = {{\[[0-9, ]+\]}} data =
   // CHECK-NEXT{LITERAL}: [[[0, 1],
@@ -189,7 +192,9 @@ func.func @main() {
     %v = arith.select %diag, %half_v, %off : f32
     tensor.yield %v : f32
   } : tensor<1x3x80x2x2xf32>
-  %h2, %last2 = recurrence.scan block_diagonal<2> schedule sequential transition(%blocks : tensor<1x3x80x2x2xf32>) input(%ones : tensor<1x3x160xf32>) init(%init : tensor<1x160xf32>) -> tensor<1x3x160xf32>, tensor<1x160xf32>
+  %h2_dest = tensor.empty() : tensor<1x3x160xf32>
+  %last2_dest = tensor.empty() : tensor<1x160xf32>
+  %h2, %last2 = recurrence.scan block_diagonal<2> schedule sequential transition(%blocks : tensor<1x3x80x2x2xf32>) input(%ones : tensor<1x3x160xf32>) init(%init : tensor<1x160xf32>) outs(%h2_dest, %last2_dest : tensor<1x3x160xf32>, tensor<1x160xf32>) -> tensor<1x3x160xf32>, tensor<1x160xf32>
   call @print_states(%h2) : (tensor<1x3x160xf32>) -> ()
   call @print_last(%last2) : (tensor<1x160xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 3, 2] strides = {{\[[0-9, ]+\]}} data =

@@ -15,10 +15,12 @@ func.func @main() {
   %b = arith.constant dense<[[1.0, 2.0], [0.0, 1.0]]> : tensor<2x2xf32>
   %init = arith.constant dense<[2.0, 4.0]> : tensor<2xf32>
 
+  %h_dest = tensor.empty() : tensor<2x2xf32>
+  %last_dest = tensor.empty() : tensor<2xf32>
   // From h_0 = [2, 4]:
   //   h_1 = [0.5*2 + 1*4, 0.5*4] + [1, 2]      = [6, 4]
   //   h_2 = [1.5*6 + 0.5*4, 0.5*6 + 0.5*4] + [0, 1] = [11, 6]
-  %h, %last = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<2x2xf32>, tensor<2x2x1xf32>, tensor<2x2x1xf32>) input(%b : tensor<2x2xf32>) init(%init : tensor<2xf32>) -> tensor<2x2xf32>, tensor<2xf32>
+  %h, %last = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<2x2xf32>, tensor<2x2x1xf32>, tensor<2x2x1xf32>) input(%b : tensor<2x2xf32>) init(%init : tensor<2xf32>) outs(%h_dest, %last_dest : tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>, tensor<2xf32>
   %hu = tensor.cast %h : tensor<2x2xf32> to tensor<*xf32>
   call @printMemrefF32(%hu) : (tensor<*xf32>) -> ()
   %lu = tensor.cast %last : tensor<2xf32> to tensor<*xf32>

@@ -16,10 +16,12 @@ func.func @main() {
   %v = arith.constant dense<[[[1.0, 0.0, 0.5], [2.0, 1.0, 0.0]]]> : tensor<1x2x3xf32>
   %c = arith.constant dense<[[[1.0, 1.0], [0.5, 1.0]]]> : tensor<1x2x2xf32>
 
+  %h_dest = tensor.empty() : tensor<1x2x2x3xf32>
+  %last_dest = tensor.empty() : tensor<1x2x3xf32>
   // h_1 = k_1 v_1^T                     = [[1, 0, 0.5], [2, 0, 1]]
   // h_2 = diag(1, 0.5) h_1 + k_2 v_2^T  = [[1, 0, 0.5], [1, 0, 0.5]] + [[2, 1, 0], [0, 0, 0]]
   //                                     = [[3, 1, 0.5], [1, 0, 0.5]]
-  %h, %last = recurrence.scan diagonal matrix transition(%a : tensor<1x2x2xf32>) factored_input(%k, %v : tensor<1x2x2xf32>, tensor<1x2x3xf32>) -> tensor<1x2x2x3xf32>, tensor<1x2x3xf32>
+  %h, %last = recurrence.scan diagonal matrix transition(%a : tensor<1x2x2xf32>) factored_input(%k, %v : tensor<1x2x2xf32>, tensor<1x2x3xf32>) outs(%h_dest, %last_dest : tensor<1x2x2x3xf32>, tensor<1x2x3xf32>) -> tensor<1x2x2x3xf32>, tensor<1x2x3xf32>
   %hu = tensor.cast %h : tensor<1x2x2x3xf32> to tensor<*xf32>
   call @printMemrefF32(%hu) : (tensor<*xf32>) -> ()
   %lu = tensor.cast %last : tensor<1x2x3xf32> to tensor<*xf32>
@@ -33,9 +35,10 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[[3, 1, 0.5],
   // CHECK-NEXT{LITERAL}: [1, 0, 0.5]]]
 
+  %y_dest = tensor.empty() : tensor<1x2x3xf32>
   // y_1 = c_1^T h_1 = [1, 0, 0.5] + [2, 0, 1]          = [3, 0, 1.5]
   // y_2 = c_2^T h_2 = 0.5*[3, 1, 0.5] + [1, 0, 0.5]    = [2.5, 0.5, 0.75]
-  %y = recurrence.scan diagonal matrix transition(%a : tensor<1x2x2xf32>) factored_input(%k, %v : tensor<1x2x2xf32>, tensor<1x2x3xf32>) readout(%c : tensor<1x2x2xf32>) -> tensor<1x2x3xf32>
+  %y = recurrence.scan diagonal matrix transition(%a : tensor<1x2x2xf32>) factored_input(%k, %v : tensor<1x2x2xf32>, tensor<1x2x3xf32>) readout(%c : tensor<1x2x2xf32>) outs(%y_dest : tensor<1x2x3xf32>) -> tensor<1x2x3xf32>
   %yu = tensor.cast %y : tensor<1x2x3xf32> to tensor<*xf32>
   call @printMemrefF32(%yu) : (tensor<*xf32>) -> ()
   // CHECK: rank = 3 offset = 0 sizes = [1, 2, 3] strides = [6, 3, 1] data =
@@ -53,7 +56,9 @@ func.func @main() {
   %A = arith.constant dense<[[[[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.5, 1.0]]]]> : tensor<1x2x2x2xf32>
   %b = arith.constant dense<[[[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]]]> : tensor<1x2x2x3xf32>
   %init = arith.constant dense<[[[1.0, 2.0, 3.0], [0.0, 0.0, 0.5]]]> : tensor<1x2x3xf32>
-  %r, %first = recurrence.scan dense matrix reverse transition(%A : tensor<1x2x2x2xf32>) input(%b : tensor<1x2x2x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x2x2xf32>) -> tensor<1x2x3xf32>, tensor<1x2x3xf32>
+  %r_dest = tensor.empty() : tensor<1x2x3xf32>
+  %first_dest = tensor.empty() : tensor<1x2x3xf32>
+  %r, %first = recurrence.scan dense matrix reverse transition(%A : tensor<1x2x2x2xf32>) input(%b : tensor<1x2x2x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x2x2xf32>) outs(%r_dest, %first_dest : tensor<1x2x3xf32>, tensor<1x2x3xf32>) -> tensor<1x2x3xf32>, tensor<1x2x3xf32>
   %ru = tensor.cast %r : tensor<1x2x3xf32> to tensor<*xf32>
   call @printMemrefF32(%ru) : (tensor<*xf32>) -> ()
   %fu = tensor.cast %first : tensor<1x2x3xf32> to tensor<*xf32>

@@ -19,9 +19,10 @@
 // RUN: recurrence-opt %s -recurrence-to-llvm="cores=4 inline=false" | %run | FileCheck %s
 
 // DISPATCH-LABEL: func.func @scan(
-// DISPATCH:         %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %c4 : index
 // DISPATCH:         %[[OUT:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x1x8xf32>
 // DISPATCH:         %[[LAST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1x8xf32>
+// DISPATCH:         %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %c4 : index
+// DISPATCH-NOT:     tensor.empty
 // DISPATCH:         scf.if %[[FEW]]
 // DISPATCH-NEXT:      recurrence.scan diagonal schedule chunked<4096> matrix {{.*}} outs(%[[OUT]], %[[LAST]] : tensor<?x?x1x8xf32>, tensor<?x1x8xf32>)
 // DISPATCH:         } else {
@@ -30,7 +31,14 @@
 func.func private @printMemrefF32(tensor<*xf32>)
 
 func.func @scan(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32>, %init: tensor<?x1x8xf32>) -> (tensor<?x?x1x8xf32>, tensor<?x1x8xf32>) {
-  %h, %last = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) init(%init : tensor<?x1x8xf32>) -> tensor<?x?x1x8xf32>, tensor<?x1x8xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x1x8xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x1x8xf32>
+  %h_dest = tensor.empty(%d0, %d1) : tensor<?x?x1x8xf32>
+  %d2 = tensor.dim %init, %c0 : tensor<?x1x8xf32>
+  %last_dest = tensor.empty(%d2) : tensor<?x1x8xf32>
+  %h, %last = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) init(%init : tensor<?x1x8xf32>) outs(%h_dest, %last_dest : tensor<?x?x1x8xf32>, tensor<?x1x8xf32>) -> tensor<?x?x1x8xf32>, tensor<?x1x8xf32>
   return %h, %last : tensor<?x?x1x8xf32>, tensor<?x1x8xf32>
 }
 

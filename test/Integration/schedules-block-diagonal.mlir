@@ -45,15 +45,19 @@ func.func @main() {
   %b = arith.constant dense<[[[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [0.5, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0], [1.0, 1.0, 0.0, 0.0], [0.0, -1.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0]]]> : tensor<1x7x4xf32>
   %init = arith.constant dense<[[1.0, 2.0, -1.0, 0.5]]> : tensor<1x4xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<1x7x4xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<1x4xf32>
   // Forward from h_0 = init = [1, 2, -1, 0.5]; e.g. h_1 = [swap([1, 2]),
   // [[0.5, 0], [0.25, 1]] [-1, 0.5]] + b_1 = [2, 1, -0.5, 0.25] + [1, 0, 0, 1]:
   // h_1 = [3, 1, -0.5, 1.25], h_2 = [3, 1.5, 1.75, 1.25], h_3 = [5, 1.5, -1.25, 1.75]
   // h_4 = [2.5, 3, -0.25, -0.75], h_5 = [4, -1.5, -0.5, -0.375], h_6 = [4, 1.5, 0.0625, -0.375]
   // h_7 = [8, 1.5, -0.375, 1.0625]
   // The final state is h_7.
-  %h0_chunked3, %last0_chunked3 = recurrence.scan block_diagonal<2> schedule chunked<3> transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) init(%init : tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan block_diagonal<2> schedule chunked<3> transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) init(%init : tensor<1x4xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<1x7x4xf32>, tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
   call @print_1x7x4(%h0_chunked3) : (tensor<1x7x4xf32>) -> ()
   call @print_1x4(%last0_chunked3) : (tensor<1x4xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<1x7x4xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<1x4xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 4] strides = [28, 4, 1] data =
   // CHECK-NEXT{LITERAL}: [[[3, 1, -0.5, 1.25],
   // CHECK-NEXT{LITERAL}: [3, 1.5, 1.75, 1.25],
@@ -64,9 +68,11 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [8, 1.5, -0.375, 1.0625]]]
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [1, 4] strides = [4, 1] data =
   // CHECK-NEXT{LITERAL}: [[8, 1.5, -0.375, 1.0625]]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan block_diagonal<2> schedule chunked<8> transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) init(%init : tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan block_diagonal<2> schedule chunked<8> transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) init(%init : tensor<1x4xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<1x7x4xf32>, tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
   call @print_1x7x4(%h0_chunked8) : (tensor<1x7x4xf32>) -> ()
   call @print_1x4(%last0_chunked8) : (tensor<1x4xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<1x7x4xf32>
+  %last0_scan_dest = tensor.empty() : tensor<1x4xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 4] strides = [28, 4, 1] data =
   // CHECK-NEXT{LITERAL}: [[[3, 1, -0.5, 1.25],
   // CHECK-NEXT{LITERAL}: [3, 1.5, 1.75, 1.25],
@@ -77,7 +83,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [8, 1.5, -0.375, 1.0625]]]
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [1, 4] strides = [4, 1] data =
   // CHECK-NEXT{LITERAL}: [[8, 1.5, -0.375, 1.0625]]
-  %h0_scan, %last0_scan = recurrence.scan block_diagonal<2> schedule scan transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) init(%init : tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
+  %h0_scan, %last0_scan = recurrence.scan block_diagonal<2> schedule scan transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) init(%init : tensor<1x4xf32>) outs(%h0_scan_dest, %last0_scan_dest : tensor<1x7x4xf32>, tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
   call @print_1x7x4(%h0_scan) : (tensor<1x7x4xf32>) -> ()
   call @print_1x4(%last0_scan) : (tensor<1x4xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 4] strides = [28, 4, 1] data =
@@ -91,15 +97,19 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [1, 4] strides = [4, 1] data =
   // CHECK-NEXT{LITERAL}: [[8, 1.5, -0.375, 1.0625]]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<1x7x4xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<1x4xf32>
   // Reverse from h_8 = 0, evaluated t = 7..1; e.g. h_7 = b_7 = [0, 0, 0, 1],
   // h_6 = [[1, 0], [1, 1]] [0, 0] + [0, -1], [[0.5, 0.5], [0, 1]] [0, 1] + [0.5, 0]:
   // h_7 = [0, 0, 0, 1], h_6 = [0, -1, 1, 1], h_5 = [0, 1, 2, 0.5]
   // h_4 = [0, 2, 3, 0.25], h_3 = [2.5, 2, -0.25, 3], h_2 = [2.5, 2, 3.75, 3]
   // h_1 = [3, 2.5, 1.875, 4.9375]
   // The final state is h_1.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan block_diagonal<2> schedule chunked<3> reverse transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan block_diagonal<2> schedule chunked<3> reverse transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<1x7x4xf32>, tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
   call @print_1x7x4(%h1_chunked3) : (tensor<1x7x4xf32>) -> ()
   call @print_1x4(%last1_chunked3) : (tensor<1x4xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<1x7x4xf32>
+  %last1_scan_dest = tensor.empty() : tensor<1x4xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 4] strides = [28, 4, 1] data =
   // CHECK-NEXT{LITERAL}: [[[3, 2.5, 1.875, 4.9375],
   // CHECK-NEXT{LITERAL}: [2.5, 2, 3.75, 3],
@@ -110,7 +120,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [0, 0, 0, 1]]]
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [1, 4] strides = [4, 1] data =
   // CHECK-NEXT{LITERAL}: [[3, 2.5, 1.875, 4.9375]]
-  %h1_scan, %last1_scan = recurrence.scan block_diagonal<2> schedule scan reverse transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
+  %h1_scan, %last1_scan = recurrence.scan block_diagonal<2> schedule scan reverse transition(%a : tensor<1x7x2x2x2xf32>) input(%b : tensor<1x7x4xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<1x7x4xf32>, tensor<1x4xf32>) -> tensor<1x7x4xf32>, tensor<1x4xf32>
   call @print_1x7x4(%h1_scan) : (tensor<1x7x4xf32>) -> ()
   call @print_1x4(%last1_scan) : (tensor<1x4xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 4] strides = [28, 4, 1] data =

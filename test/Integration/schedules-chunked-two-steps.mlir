@@ -44,12 +44,14 @@ func.func @main() {
                             [[0.5, 1.0], [1.0, 0.0]]]> : tensor<2x2x2xf32>
   %init = arith.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
 
+  %h0_chunked2_dest = tensor.empty() : tensor<2x2x2xf32>
+  %last0_chunked2_dest = tensor.empty() : tensor<2x2xf32>
   // From h_0 = init = [[1, -1], [2, 0.5]]:
   // h_1 = diag(2, 1) h_0 + b_1 = [[2, -2], [2, 0.5]] + [[1, 2], [0, 1]] = [[3, 0], [2, 1.5]]
   // h_2 = diag(0.5, -1) h_1 + b_2 = [[1.5, 0], [-2, -1.5]] + [[0.5, 1], [1, 0]] = [[2, 1], [-1,
   //     -1.5]]
   // The final state is h_2.
-  %h0_chunked2, %last0_chunked2 = recurrence.scan diagonal schedule chunked<2> matrix transition(%a : tensor<2x2xf32>) input(%b : tensor<2x2x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x2x2xf32>, tensor<2x2xf32>
+  %h0_chunked2, %last0_chunked2 = recurrence.scan diagonal schedule chunked<2> matrix transition(%a : tensor<2x2xf32>) input(%b : tensor<2x2x2xf32>) init(%init : tensor<2x2xf32>) outs(%h0_chunked2_dest, %last0_chunked2_dest : tensor<2x2x2xf32>, tensor<2x2xf32>) -> tensor<2x2x2xf32>, tensor<2x2xf32>
   call @print_2x2x2(%h0_chunked2) : (tensor<2x2x2xf32>) -> ()
   call @print_2x2(%last0_chunked2) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 2, 2] strides = [4, 2, 1] data =

@@ -37,6 +37,8 @@ func.func @main() {
                             [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0], [1.0, 1.0], [0.0, -1.0], [0.5, 0.0], [0.0, 0.0]]]> : tensor<2x7x2xf32>
   %init = arith.constant dense<[[1.0, -1.0], [0.0, 2.0]]> : tensor<2x2xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<2x2xf32>
   // Forward from h_0 = init = [[1, -1], [0, 2]]; e.g. batch 0:
   // h_1 = [[1, 1], [0, 1]] [1, -1] + [1, 0] = [1, -1]:
   // batch 0: h_1 = [1, -1], h_2 = [-1, 2], h_3 = [0.5, 1.5]
@@ -46,9 +48,11 @@ func.func @main() {
   //          h_4 = [3.25, 4], h_5 = [3.25, 2.25], h_6 = [2.75, 5.5]
   //          h_7 = [-2.75, 5.5]
   // The final state is h_7.
-  %h0_chunked3, %last0_chunked3 = recurrence.scan dense schedule chunked<3> transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan dense schedule chunked<3> transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h0_chunked3) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last0_chunked3) : (tensor<2x2xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, -1],
   // CHECK-NEXT{LITERAL}: [-1, 2],
@@ -67,9 +71,11 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[-1.5, 2.25],
   // CHECK-NEXT{LITERAL}: [-2.75, 5.5]]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan dense schedule chunked<8> transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan dense schedule chunked<8> transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h0_chunked8) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last0_chunked8) : (tensor<2x2xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last0_scan_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, -1],
   // CHECK-NEXT{LITERAL}: [-1, 2],
@@ -88,7 +94,7 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[-1.5, 2.25],
   // CHECK-NEXT{LITERAL}: [-2.75, 5.5]]
-  %h0_scan, %last0_scan = recurrence.scan dense schedule scan transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h0_scan, %last0_scan = recurrence.scan dense schedule scan transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h0_scan_dest, %last0_scan_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h0_scan) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last0_scan) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
@@ -110,6 +116,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[-1.5, 2.25],
   // CHECK-NEXT{LITERAL}: [-2.75, 5.5]]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<2x2xf32>
   // Reverse from h_8 = 0, evaluated t = 7..1 (h_7 = b_7, h_6 = A_6 h_7 + b_6, ...):
   // batch 0: h_7 = [1, 1], h_6 = [1.5, 1.5], h_5 = [-1, 1.5]
   //          h_4 = [-1, 0.5], h_3 = [0.5, 0], h_2 = [0, 1.5]
@@ -118,9 +126,11 @@ func.func @main() {
   //          h_4 = [1.25, 0], h_3 = [1.25, 0], h_2 = [2.25, 0.625]
   //          h_1 = [0.625, -1.25]
   // The final state is h_1.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan dense schedule chunked<3> reverse transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan dense schedule chunked<3> reverse transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h1_chunked3) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last1_chunked3) : (tensor<2x2xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last1_scan_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2.5, 1.5],
   // CHECK-NEXT{LITERAL}: [0, 1.5],
@@ -139,7 +149,7 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[2.5, 1.5],
   // CHECK-NEXT{LITERAL}: [0.625, -1.25]]
-  %h1_scan, %last1_scan = recurrence.scan dense schedule scan reverse transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h1_scan, %last1_scan = recurrence.scan dense schedule scan reverse transition(%a : tensor<2x7x2x2xf32>) input(%b : tensor<2x7x2xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h1_scan) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last1_scan) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =

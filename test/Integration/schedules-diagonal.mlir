@@ -41,6 +41,8 @@ func.func @main() {
                             [[1.0, 2.0], [1.0, 0.0], [0.0, 1.0], [0.5, 0.0], [0.0, 0.5], [1.0, -1.0], [-1.0, 0.0]]]> : tensor<2x7x2xf32>
   %init = arith.constant dense<[[2.0, -1.0], [0.5, 4.0]]> : tensor<2x2xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<2x2xf32>
   // Forward from h_0 = 0 (a*h + b = h per step, t = 1..7):
   // batch 0, lane 0: 0.5*0 + 1 = 1, 2*1 + 0 = 2, 1*2 + 2 = 4, 0.5*4 - 1 = 1, 2*1 + 0.5 = 2.5,
   //                  -1*2.5 + 1 = -1.5, 0.5*(-1.5) + 0 = -0.75
@@ -51,9 +53,11 @@ func.func @main() {
   // batch 1, lane 1: 0.5*0 + 2 = 2, 0.5*2 + 0 = 1, 2*1 + 1 = 3, 0*3 + 0 = 0, 1*0 + 0.5 = 0.5,
   //                  1*0.5 - 1 = -0.5, -1*(-0.5) + 0 = 0.5
   // The final state is h_7.
-  %h0_chunked3, %last0_chunked3 = recurrence.scan diagonal schedule chunked<3> transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan diagonal schedule chunked<3> transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h0_chunked3) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last0_chunked3) : (tensor<2x2xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 0.5],
   // CHECK-NEXT{LITERAL}: [2, 0.5],
@@ -72,9 +76,11 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[-0.75, 0.75],
   // CHECK-NEXT{LITERAL}: [-2.5, 0.5]]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan diagonal schedule chunked<8> transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan diagonal schedule chunked<8> transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h0_chunked8) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last0_chunked8) : (tensor<2x2xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last0_scan_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 0.5],
   // CHECK-NEXT{LITERAL}: [2, 0.5],
@@ -93,7 +99,7 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[-0.75, 0.75],
   // CHECK-NEXT{LITERAL}: [-2.5, 0.5]]
-  %h0_scan, %last0_scan = recurrence.scan diagonal schedule scan transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h0_scan, %last0_scan = recurrence.scan diagonal schedule scan transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) outs(%h0_scan_dest, %last0_scan_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h0_scan) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last0_scan) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
@@ -115,6 +121,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[-0.75, 0.75],
   // CHECK-NEXT{LITERAL}: [-2.5, 0.5]]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<2x2xf32>
   // Forward from h_0 = init = [[2, -1], [0.5, 4]]:
   // batch 0, lane 0: 0.5*2 + 1 = 2, 2*2 + 0 = 4, 1*4 + 2 = 6, 0.5*6 - 1 = 2, 2*2 + 0.5 = 4.5,
   //                  -1*4.5 + 1 = -3.5, 0.5*(-3.5) + 0 = -1.75
@@ -125,9 +133,11 @@ func.func @main() {
   // batch 1, lane 1: 0.5*4 + 2 = 4, 0.5*4 + 0 = 2, 2*2 + 1 = 5, 0*5 + 0 = 0, 1*0 + 0.5 = 0.5,
   //                  1*0.5 - 1 = -0.5, -1*(-0.5) + 0 = 0.5
   // The final state is h_7.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan diagonal schedule chunked<3> transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan diagonal schedule chunked<3> transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h1_chunked3) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last1_chunked3) : (tensor<2x2xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last1_scan_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2, -0.5],
   // CHECK-NEXT{LITERAL}: [4, 1.5],
@@ -146,7 +156,7 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[-1.75, 1.25],
   // CHECK-NEXT{LITERAL}: [-3, 0.5]]
-  %h1_scan, %last1_scan = recurrence.scan diagonal schedule scan transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h1_scan, %last1_scan = recurrence.scan diagonal schedule scan transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h1_scan) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last1_scan) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
@@ -168,6 +178,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[-1.75, 1.25],
   // CHECK-NEXT{LITERAL}: [-3, 0.5]]
 
+  %h2_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last2_chunked3_dest = tensor.empty() : tensor<2x2xf32>
   // Reverse from h_8 = init, evaluated t = 7, 6, ..., 1:
   // batch 0, lane 0: 0.5*2 + 0 = 1, -1*1 + 1 = 0, 2*0 + 0.5 = 0.5, 0.5*0.5 - 1 = -0.75,
   //                  1*(-0.75) + 2 = 1.25, 2*1.25 + 0 = 2.5, 0.5*2.5 + 1 = 2.25
@@ -178,9 +190,11 @@ func.func @main() {
   // batch 1, lane 1: -1*4 + 0 = -4, 1*(-4) - 1 = -5, 1*(-5) + 0.5 = -4.5, 0*(-4.5) + 0 = 0,
   //                  2*0 + 1 = 1, 0.5*1 + 0 = 0.5, 0.5*0.5 + 2 = 2.25
   // The final state is h_1.
-  %h2_chunked3, %last2_chunked3 = recurrence.scan diagonal schedule chunked<3> reverse transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h2_chunked3, %last2_chunked3 = recurrence.scan diagonal schedule chunked<3> reverse transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h2_chunked3_dest, %last2_chunked3_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h2_chunked3) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last2_chunked3) : (tensor<2x2xf32>) -> ()
+  %h2_chunked8_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last2_chunked8_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2.25, 3],
   // CHECK-NEXT{LITERAL}: [2.5, 2.5],
@@ -199,9 +213,11 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[2.25, 3],
   // CHECK-NEXT{LITERAL}: [4, 2.25]]
-  %h2_chunked8, %last2_chunked8 = recurrence.scan diagonal schedule chunked<8> reverse transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h2_chunked8, %last2_chunked8 = recurrence.scan diagonal schedule chunked<8> reverse transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h2_chunked8_dest, %last2_chunked8_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h2_chunked8) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last2_chunked8) : (tensor<2x2xf32>) -> ()
+  %h2_scan_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last2_scan_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2.25, 3],
   // CHECK-NEXT{LITERAL}: [2.5, 2.5],
@@ -220,7 +236,7 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[2.25, 3],
   // CHECK-NEXT{LITERAL}: [4, 2.25]]
-  %h2_scan, %last2_scan = recurrence.scan diagonal schedule scan reverse transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h2_scan, %last2_scan = recurrence.scan diagonal schedule scan reverse transition(%a : tensor<2x7x2xf32>) input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h2_scan_dest, %last2_scan_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h2_scan) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last2_scan) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =

@@ -67,14 +67,18 @@ func.func @main() {
   %b = arith.constant dense<[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [-1.0, 0.5], [0.0, 0.0], [1.0, 0.0]]> : tensor<7x2xf32>
   %init = arith.constant dense<[2.0, -1.0]> : tensor<2xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<7x2xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<2xf32>
   // Forward from h_0 = init = [2, -1]:
   // h_1 = [1, -1], h_2 = [1, 2], h_3 = [1.5, 2.5]
   // h_4 = [2.75, 2.5], h_5 = [3.125, -1], h_6 = [6.25, 1.0625]
   // h_7 = [-0.0625, 1.0625]
   // The final state is h_7.
-  %h0_chunked3, %last0_chunked3 = recurrence.scan dplr<1> schedule chunked<3> transition(%d, %u, %w : tensor<7x2xf32>, tensor<7x2x1xf32>, tensor<7x2x1xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan dplr<1> schedule chunked<3> transition(%d, %u, %w : tensor<7x2xf32>, tensor<7x2x1xf32>, tensor<7x2x1xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h0_chunked3) : (tensor<7x2xf32>) -> ()
   call @print_2(%last0_chunked3) : (tensor<2xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<7x2xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<2xf32>
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[1, -1],
   // CHECK-NEXT{LITERAL}: [1, 2],
@@ -85,7 +89,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [-0.0625, 1.0625]]
   // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
   // CHECK-NEXT{LITERAL}: [-0.0625, 1.0625]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan dplr<1> schedule chunked<8> transition(%d, %u, %w : tensor<7x2xf32>, tensor<7x2x1xf32>, tensor<7x2x1xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan dplr<1> schedule chunked<8> transition(%d, %u, %w : tensor<7x2xf32>, tensor<7x2x1xf32>, tensor<7x2x1xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h0_chunked8) : (tensor<7x2xf32>) -> ()
   call @print_2(%last0_chunked8) : (tensor<2xf32>) -> ()
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
@@ -99,12 +103,14 @@ func.func @main() {
   // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
   // CHECK-NEXT{LITERAL}: [-0.0625, 1.0625]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<7x2xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<2xf32>
   // Reverse from h_8 = init = [2, -1], evaluated t = 7..1:
   // h_7 = [2, -1], h_6 = [4, 0.5], h_5 = [5, -3.25]
   // h_4 = [3.375, -3.25], h_3 = [2.6875, 1.0625], h_2 = [2.6875, 3.6875]
   // h_1 = [6.03125, 3.6875]
   // The final state is h_1.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan dplr<1> schedule chunked<3> reverse transition(%d, %u, %w : tensor<7x2xf32>, tensor<7x2x1xf32>, tensor<7x2x1xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan dplr<1> schedule chunked<3> reverse transition(%d, %u, %w : tensor<7x2xf32>, tensor<7x2x1xf32>, tensor<7x2x1xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h1_chunked3) : (tensor<7x2xf32>) -> ()
   call @print_2(%last1_chunked3) : (tensor<2xf32>) -> ()
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =

@@ -45,15 +45,19 @@ func.func @main() {
   %b = arith.constant dense<[[[1.0, 0.0], [0.0, 1.0], [0.5, 0.0], [0.0, 0.0], [1.0, -1.0], [0.0, 0.5], [-1.0, 0.0]]]> : tensor<1x7x2xf32>
   %init = arith.constant dense<[[[2.0, 1.0], [-1.0, 0.5]]]> : tensor<1x2x2xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<1x7x2xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<1x2x2xf32>
   // Forward from h_0 = [2, 1], h_{-1} = [-1, 0.5]; per step a_t = [a_1, a_2]
   // per lane, e.g. h_1 = [1*2 + 1*(-1) + 1, 0.5*1 + 0.5*0.5 + 0] = [2, 0.75]:
   // h_1 = [2, 0.75], h_2 = [2, 1.75], h_3 = [2.5, 0.75]
   // h_4 = [3.25, -0.125], h_5 = [1.75, -0.6875], h_6 = [3.25, -0.3125]
   // h_7 = [3.125, -0.15625]
   // The final state is [h_7, h_6].
-  %h0_chunked3, %last0_chunked3 = recurrence.scan higher_order<2> schedule chunked<3> transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan higher_order<2> schedule chunked<3> transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<1x7x2xf32>, tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
   call @print_1x7x2(%h0_chunked3) : (tensor<1x7x2xf32>) -> ()
   call @print_1x2x2(%last0_chunked3) : (tensor<1x2x2xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<1x7x2xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<1x2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2, 0.75],
   // CHECK-NEXT{LITERAL}: [2, 1.75],
@@ -65,9 +69,11 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 2] strides = [4, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[3.125, -0.15625],
   // CHECK-NEXT{LITERAL}: [3.25, -0.3125]]]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan higher_order<2> schedule chunked<8> transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan higher_order<2> schedule chunked<8> transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<1x7x2xf32>, tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
   call @print_1x7x2(%h0_chunked8) : (tensor<1x7x2xf32>) -> ()
   call @print_1x2x2(%last0_chunked8) : (tensor<1x2x2xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<1x7x2xf32>
+  %last0_scan_dest = tensor.empty() : tensor<1x2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2, 0.75],
   // CHECK-NEXT{LITERAL}: [2, 1.75],
@@ -79,7 +85,7 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 2] strides = [4, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[3.125, -0.15625],
   // CHECK-NEXT{LITERAL}: [3.25, -0.3125]]]
-  %h0_scan, %last0_scan = recurrence.scan higher_order<2> schedule scan transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
+  %h0_scan, %last0_scan = recurrence.scan higher_order<2> schedule scan transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) outs(%h0_scan_dest, %last0_scan_dest : tensor<1x7x2xf32>, tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
   call @print_1x7x2(%h0_scan) : (tensor<1x7x2xf32>) -> ()
   call @print_1x2x2(%last0_scan) : (tensor<1x2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 2] strides = [14, 2, 1] data =
@@ -94,6 +100,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[[3.125, -0.15625],
   // CHECK-NEXT{LITERAL}: [3.25, -0.3125]]]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<1x7x2xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<1x2x2xf32>
   // Reverse from h_8 = [2, 1], h_9 = [-1, 0.5], evaluated t = 7..1,
   // h_t = a_{1,t} h_{t+1} + a_{2,t} h_{t+2} + b_t; e.g. h_7 = [1*2 + 0.5*(-1) - 1,
   //     0.5*1 + 0] = [0.5, 0.5]:
@@ -101,9 +109,11 @@ func.func @main() {
   // h_4 = [3.25, -0.75], h_3 = [3.75, 0.25], h_2 = [3.5, 1.25]
   // h_1 = [8.25, 0.75]
   // The final state is [h_1, h_2].
-  %h1_chunked3, %last1_chunked3 = recurrence.scan higher_order<2> schedule chunked<3> reverse transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan higher_order<2> schedule chunked<3> reverse transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<1x7x2xf32>, tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
   call @print_1x7x2(%h1_chunked3) : (tensor<1x7x2xf32>) -> ()
   call @print_1x2x2(%last1_chunked3) : (tensor<1x2x2xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<1x7x2xf32>
+  %last1_scan_dest = tensor.empty() : tensor<1x2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[8.25, 0.75],
   // CHECK-NEXT{LITERAL}: [3.5, 1.25],
@@ -115,7 +125,7 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 2] strides = [4, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[8.25, 0.75],
   // CHECK-NEXT{LITERAL}: [3.5, 1.25]]]
-  %h1_scan, %last1_scan = recurrence.scan higher_order<2> schedule scan reverse transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
+  %h1_scan, %last1_scan = recurrence.scan higher_order<2> schedule scan reverse transition(%a : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2xf32>) init(%init : tensor<1x2x2xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<1x7x2xf32>, tensor<1x2x2xf32>) -> tensor<1x7x2xf32>, tensor<1x2x2xf32>
   call @print_1x7x2(%h1_scan) : (tensor<1x7x2xf32>) -> ()
   call @print_1x2x2(%last1_scan) : (tensor<1x2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 2] strides = [14, 2, 1] data =

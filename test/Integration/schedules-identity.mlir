@@ -46,6 +46,7 @@ func.func @main() {
   %c = arith.constant dense<[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.0], [0.0, 2.0], [1.0, -1.0], [1.0, 0.0]],
                             [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [2.0, 0.0], [1.0, 1.0], [0.5, 0.5]]]> : tensor<2x7x2xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
   // Prefix sums (h + b = h per step, t = 1..7):
   // batch 0, lane 0: 0 + 1 = 1, 1 + 3 = 4, 4 + 0 = 4, 4 - 1 = 3, 3 + 0.5 = 3.5, 3.5 + 2 = 5.5,
   //                  5.5 + 0 = 5.5
@@ -55,8 +56,9 @@ func.func @main() {
   //                  4.25 + 1 = 5.25
   // batch 1, lane 1: 0 + 1 = 1, 1 + 1 = 2, 2 + 0 = 2, 2 - 2 = 0, 0 + 0.5 = 0.5, 0.5 + 0 = 0.5,
   //                  0.5 + 1 = 1.5
-  %h0_chunked3 = recurrence.scan identity schedule chunked<3> input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>
+  %h0_chunked3 = recurrence.scan identity schedule chunked<3> input(%b : tensor<2x7x2xf32>) outs(%h0_chunked3_dest : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>
   call @print_2x7x2(%h0_chunked3) : (tensor<2x7x2xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<2x7x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 2],
   // CHECK-NEXT{LITERAL}: [4, 2.5],
@@ -72,8 +74,9 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [4, 0.5],
   // CHECK-NEXT{LITERAL}: [4.25, 0.5],
   // CHECK-NEXT{LITERAL}: [5.25, 1.5]]]
-  %h0_chunked8 = recurrence.scan identity schedule chunked<8> input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>
+  %h0_chunked8 = recurrence.scan identity schedule chunked<8> input(%b : tensor<2x7x2xf32>) outs(%h0_chunked8_dest : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>
   call @print_2x7x2(%h0_chunked8) : (tensor<2x7x2xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<2x7x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 2],
   // CHECK-NEXT{LITERAL}: [4, 2.5],
@@ -89,7 +92,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [4, 0.5],
   // CHECK-NEXT{LITERAL}: [4.25, 0.5],
   // CHECK-NEXT{LITERAL}: [5.25, 1.5]]]
-  %h0_scan = recurrence.scan identity schedule scan input(%b : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>
+  %h0_scan = recurrence.scan identity schedule scan input(%b : tensor<2x7x2xf32>) outs(%h0_scan_dest : tensor<2x7x2xf32>) -> tensor<2x7x2xf32>
   call @print_2x7x2(%h0_scan) : (tensor<2x7x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 2],
@@ -107,6 +110,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [4.25, 0.5],
   // CHECK-NEXT{LITERAL}: [5.25, 1.5]]]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<2x2xf32>
   // Suffix sums from h_8 = init = [[1, 0], [-2, 0.5]], evaluated t = 7..1:
   // batch 0, lane 0: 1 + 0 = 1, 1 + 2 = 3, 3 + 0.5 = 3.5, 3.5 - 1 = 2.5, 2.5 + 0 = 2.5,
   //                  2.5 + 3 = 5.5, 5.5 + 1 = 6.5
@@ -117,9 +122,11 @@ func.func @main() {
   // batch 1, lane 1: 0.5 + 1 = 1.5, 1.5 + 0 = 1.5, 1.5 + 0.5 = 2, 2 - 2 = 0, 0 + 0 = 0,
   //                  0 + 1 = 1, 1 + 1 = 2
   // The final state is h_1.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan identity schedule chunked<3> reverse input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan identity schedule chunked<3> reverse input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h1_chunked3) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last1_chunked3) : (tensor<2x2xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<2x7x2xf32>
+  %last1_scan_dest = tensor.empty() : tensor<2x2xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
   // CHECK-NEXT{LITERAL}: [[[6.5, 7],
   // CHECK-NEXT{LITERAL}: [5.5, 5],
@@ -138,7 +145,7 @@ func.func @main() {
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[6.5, 7],
   // CHECK-NEXT{LITERAL}: [3.25, 2]]
-  %h1_scan, %last1_scan = recurrence.scan identity schedule scan reverse input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
+  %h1_scan, %last1_scan = recurrence.scan identity schedule scan reverse input(%b : tensor<2x7x2xf32>) init(%init : tensor<2x2xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<2x7x2xf32>, tensor<2x2xf32>) -> tensor<2x7x2xf32>, tensor<2x2xf32>
   call @print_2x7x2(%h1_scan) : (tensor<2x7x2xf32>) -> ()
   call @print_2x2(%last1_scan) : (tensor<2x2xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [2, 7, 2] strides = [14, 2, 1] data =
@@ -160,6 +167,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[6.5, 7],
   // CHECK-NEXT{LITERAL}: [3.25, 2]]
 
+  %h2_chunked3_dest = tensor.empty() : tensor<2x7xf32>
   // Readout of the prefix sums above, y_t = c_t . h_t:
   // batch 0: y_1 = 1, y_2 = 2.5, y_3 = 7.5
   //          y_4 = 1.5, y_5 = 8, y_6 = 2.5
@@ -167,12 +175,13 @@ func.func @main() {
   // batch 1: y_1 = 1, y_2 = 1, y_3 = 5
   //          y_4 = 0, y_5 = 8, y_6 = 4.75
   //          y_7 = 3.375
-  %h2_chunked3 = recurrence.scan identity schedule chunked<3> input(%b : tensor<2x7x2xf32>) readout(%c : tensor<2x7x2xf32>) -> tensor<2x7xf32>
+  %h2_chunked3 = recurrence.scan identity schedule chunked<3> input(%b : tensor<2x7x2xf32>) readout(%c : tensor<2x7x2xf32>) outs(%h2_chunked3_dest : tensor<2x7xf32>) -> tensor<2x7xf32>
   call @print_2x7(%h2_chunked3) : (tensor<2x7xf32>) -> ()
+  %h2_scan_dest = tensor.empty() : tensor<2x7xf32>
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 7] strides = [7, 1] data =
   // CHECK-NEXT{LITERAL}: [[1, 2.5, 7.5, 1.5, 8, 2.5, 5.5],
   // CHECK-NEXT{LITERAL}: [1, 1, 5, 0, 8, 4.75, 3.375]]
-  %h2_scan = recurrence.scan identity schedule scan input(%b : tensor<2x7x2xf32>) readout(%c : tensor<2x7x2xf32>) -> tensor<2x7xf32>
+  %h2_scan = recurrence.scan identity schedule scan input(%b : tensor<2x7x2xf32>) readout(%c : tensor<2x7x2xf32>) outs(%h2_scan_dest : tensor<2x7xf32>) -> tensor<2x7xf32>
   call @print_2x7(%h2_scan) : (tensor<2x7xf32>) -> ()
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [2, 7] strides = [7, 1] data =
   // CHECK-NEXT{LITERAL}: [[1, 2.5, 7.5, 1.5, 8, 2.5, 5.5],

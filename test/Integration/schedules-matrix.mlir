@@ -61,15 +61,19 @@ func.func @main() {
                              [[0.0, 0.0, 0.0], [1.0, 0.0, -1.0]],
                              [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]]]]> : tensor<1x7x2x3xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<1x7x2x3xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<1x2x3xf32>
   // h_0 = 0; h_t = diag(a_t) h_{t-1} + k_t v_t^T, e.g. h_1 = [1, 0]^T [1, 0, 0.5]:
   // h_1 = [[1, 0, 0.5], [0, 0, 0]], h_2 = [[1, 0, 0.5], [0, 1, 0]]
   // h_3 = [[3, 1, 1], [1, 2, 0]], h_4 = [[1.5, 0.5, 0.5], [1.5, 1, 0.5]]
   // h_5 = [[1.5, 0.5, 1.5], [3, 2, 1]], h_6 = [[1.5, 0.5, 1.5], [-2, -2, -1]]
   // h_7 = [[0.75, 0.75, 0.75], [-2, -2.5, -1]]
   // The final state is h_7.
-  %h0_chunked3, %last0_chunked3 = recurrence.scan diagonal schedule chunked<3> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) -> tensor<1x7x2x3xf32>, tensor<1x2x3xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan diagonal schedule chunked<3> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<1x7x2x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x2x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x2x3(%h0_chunked3) : (tensor<1x7x2x3xf32>) -> ()
   call @print_1x2x3(%last0_chunked3) : (tensor<1x2x3xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<1x7x2x3xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<1x2x3xf32>
   // CHECK: rank = 4 offset = {{[0-9]+}} sizes = [1, 7, 2, 3] strides = [42, 6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[[1, 0, 0.5],
   // CHECK-NEXT{LITERAL}: [0, 0, 0]],
@@ -88,9 +92,11 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 3] strides = [6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[0.75, 0.75, 0.75],
   // CHECK-NEXT{LITERAL}: [-2, -2.5, -1]]]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan diagonal schedule chunked<8> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) -> tensor<1x7x2x3xf32>, tensor<1x2x3xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan diagonal schedule chunked<8> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<1x7x2x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x2x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x2x3(%h0_chunked8) : (tensor<1x7x2x3xf32>) -> ()
   call @print_1x2x3(%last0_chunked8) : (tensor<1x2x3xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<1x7x2x3xf32>
+  %last0_scan_dest = tensor.empty() : tensor<1x2x3xf32>
   // CHECK: rank = 4 offset = {{[0-9]+}} sizes = [1, 7, 2, 3] strides = [42, 6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[[1, 0, 0.5],
   // CHECK-NEXT{LITERAL}: [0, 0, 0]],
@@ -109,7 +115,7 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 3] strides = [6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[0.75, 0.75, 0.75],
   // CHECK-NEXT{LITERAL}: [-2, -2.5, -1]]]
-  %h0_scan, %last0_scan = recurrence.scan diagonal schedule scan matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) -> tensor<1x7x2x3xf32>, tensor<1x2x3xf32>
+  %h0_scan, %last0_scan = recurrence.scan diagonal schedule scan matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) outs(%h0_scan_dest, %last0_scan_dest : tensor<1x7x2x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x2x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x2x3(%h0_scan) : (tensor<1x7x2x3xf32>) -> ()
   call @print_1x2x3(%last0_scan) : (tensor<1x2x3xf32>) -> ()
   // CHECK: rank = 4 offset = {{[0-9]+}} sizes = [1, 7, 2, 3] strides = [42, 6, 3, 1] data =
@@ -131,6 +137,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[[0.75, 0.75, 0.75],
   // CHECK-NEXT{LITERAL}: [-2, -2.5, -1]]]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<1x7x3xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<1x2x3xf32>
   // From h_0 = init = [[1, 0, -1], [0.5, 2, 0]], the states are
   // h_1 = [[1.5, 0, 0], [0.5, 2, 0]], h_2 = [[1.5, 0, 0], [0.25, 2, 0]]
   // h_3 = [[4, 1, 0], [1.25, 3, 0]], h_4 = [[2, 0.5, 0], [1.625, 1.5, 0.5]]
@@ -141,9 +149,11 @@ func.func @main() {
   // y_4 = [0.375, -1, -0.5], y_5 = [3.625, 2, 1.5], y_6 = [-2.25, -3, -1]
   // y_7 = [-1.25, -2.75, -0.5]
   // The final state is h_7.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan diagonal schedule chunked<3> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan diagonal schedule chunked<3> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<1x7x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x3(%h1_chunked3) : (tensor<1x7x3xf32>) -> ()
   call @print_1x2x3(%last1_chunked3) : (tensor<1x2x3xf32>) -> ()
+  %h1_chunked8_dest = tensor.empty() : tensor<1x7x3xf32>
+  %last1_chunked8_dest = tensor.empty() : tensor<1x2x3xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 3] strides = [21, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2, 2, 0],
   // CHECK-NEXT{LITERAL}: [0.75, 0, 0],
@@ -155,9 +165,11 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 3] strides = [6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 0.75, 0.5],
   // CHECK-NEXT{LITERAL}: [-2.25, -3.5, -1]]]
-  %h1_chunked8, %last1_chunked8 = recurrence.scan diagonal schedule chunked<8> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
+  %h1_chunked8, %last1_chunked8 = recurrence.scan diagonal schedule chunked<8> matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) outs(%h1_chunked8_dest, %last1_chunked8_dest : tensor<1x7x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x3(%h1_chunked8) : (tensor<1x7x3xf32>) -> ()
   call @print_1x2x3(%last1_chunked8) : (tensor<1x2x3xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<1x7x3xf32>
+  %last1_scan_dest = tensor.empty() : tensor<1x2x3xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 3] strides = [21, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[2, 2, 0],
   // CHECK-NEXT{LITERAL}: [0.75, 0, 0],
@@ -169,7 +181,7 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 3] strides = [6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[1, 0.75, 0.5],
   // CHECK-NEXT{LITERAL}: [-2.25, -3.5, -1]]]
-  %h1_scan, %last1_scan = recurrence.scan diagonal schedule scan matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
+  %h1_scan, %last1_scan = recurrence.scan diagonal schedule scan matrix transition(%a : tensor<1x7x2xf32>) factored_input(%k, %v : tensor<1x7x2xf32>, tensor<1x7x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<1x7x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x3(%h1_scan) : (tensor<1x7x3xf32>) -> ()
   call @print_1x2x3(%last1_scan) : (tensor<1x2x3xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 3] strides = [21, 3, 1] data =
@@ -184,6 +196,8 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [[[1, 0.75, 0.5],
   // CHECK-NEXT{LITERAL}: [-2.25, -3.5, -1]]]
 
+  %h2_chunked3_dest = tensor.empty() : tensor<1x7x3xf32>
+  %last2_chunked3_dest = tensor.empty() : tensor<1x2x3xf32>
   // Dense, reverse from h_8 = init, evaluated t = 7..1, h_t = A_t h_{t+1} + b_t:
   // h_7 = [[1, 0, 0], [0.25, 2, 0]], h_6 = [[0.25, 2, 0], [2, 0, -1]]
   // h_5 = [[0.25, 2.5, 0], [1.75, -2, -1]], h_4 = [[1.125, 2.25, 0], [1.75, -2, -1]]
@@ -194,9 +208,11 @@ func.func @main() {
   // y_4 = [-0.625, 4.25, 1], y_3 = [1.75, -2, 0], y_2 = [1.4375, 0.125, 0]
   // y_1 = [8.0625, -0.625, -0.5]
   // The final state is h_1.
-  %h2_chunked3, %last2_chunked3 = recurrence.scan dense schedule chunked<3> matrix reverse transition(%a2 : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
+  %h2_chunked3, %last2_chunked3 = recurrence.scan dense schedule chunked<3> matrix reverse transition(%a2 : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) outs(%h2_chunked3_dest, %last2_chunked3_dest : tensor<1x7x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x3(%h2_chunked3) : (tensor<1x7x3xf32>) -> ()
   call @print_1x2x3(%last2_chunked3) : (tensor<1x2x3xf32>) -> ()
+  %h2_scan_dest = tensor.empty() : tensor<1x7x3xf32>
+  %last2_scan_dest = tensor.empty() : tensor<1x2x3xf32>
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 3] strides = [21, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[8.0625, -0.625, -0.5],
   // CHECK-NEXT{LITERAL}: [1.4375, 0.125, 0],
@@ -208,7 +224,7 @@ func.func @main() {
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 2, 3] strides = [6, 3, 1] data =
   // CHECK-NEXT{LITERAL}: [[[5.1875, -1.875, -0.5],
   // CHECK-NEXT{LITERAL}: [2.875, 1.25, 0]]]
-  %h2_scan, %last2_scan = recurrence.scan dense schedule scan matrix reverse transition(%a2 : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
+  %h2_scan, %last2_scan = recurrence.scan dense schedule scan matrix reverse transition(%a2 : tensor<1x7x2x2xf32>) input(%b : tensor<1x7x2x3xf32>) init(%init : tensor<1x2x3xf32>) readout(%c : tensor<1x7x2xf32>) outs(%h2_scan_dest, %last2_scan_dest : tensor<1x7x3xf32>, tensor<1x2x3xf32>) -> tensor<1x7x3xf32>, tensor<1x2x3xf32>
   call @print_1x7x3(%h2_scan) : (tensor<1x7x3xf32>) -> ()
   call @print_1x2x3(%last2_scan) : (tensor<1x2x3xf32>) -> ()
   // CHECK: rank = 3 offset = {{[0-9]+}} sizes = [1, 7, 3] strides = [21, 3, 1] data =

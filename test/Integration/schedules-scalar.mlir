@@ -38,15 +38,19 @@ func.func @main() {
   %b = arith.constant dense<[[1.0, 2.0], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [2.0, 0.0], [0.0, -1.0], [1.0, 1.0]]> : tensor<7x2xf32>
   %init = arith.constant dense<[4.0, -2.0]> : tensor<2xf32>
 
+  %h0_chunked3_dest = tensor.empty() : tensor<7x2xf32>
+  %last0_chunked3_dest = tensor.empty() : tensor<2xf32>
   // Forward from h_0 = 0 (a*h + b = h per step, t = 1..7):
   // lane 0: 0.5*0 + 1 = 1, 2*1 + 0 = 2, 1*2 + 1 = 3, -1*3 + 0.5 = -2.5, 0.5*(-2.5) + 2 = 0.75,
   //         2*0.75 + 0 = 1.5, 1*1.5 + 1 = 2.5
   // lane 1: 0.5*0 + 2 = 2, 2*2 + 1 = 5, 1*5 + 0 = 5, -1*5 + 0.5 = -4.5, 0.5*(-4.5) + 0 = -2.25,
   //         2*(-2.25) - 1 = -5.5, 1*(-5.5) + 1 = -4.5
   // The final state is h_7.
-  %h0_chunked3, %last0_chunked3 = recurrence.scan scalar schedule chunked<3> transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h0_chunked3, %last0_chunked3 = recurrence.scan scalar schedule chunked<3> transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) outs(%h0_chunked3_dest, %last0_chunked3_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h0_chunked3) : (tensor<7x2xf32>) -> ()
   call @print_2(%last0_chunked3) : (tensor<2xf32>) -> ()
+  %h0_chunked8_dest = tensor.empty() : tensor<7x2xf32>
+  %last0_chunked8_dest = tensor.empty() : tensor<2xf32>
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[1, 2],
   // CHECK-NEXT{LITERAL}: [2, 5],
@@ -57,9 +61,11 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [2.5, -4.5]]
   // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
   // CHECK-NEXT{LITERAL}: [2.5, -4.5]
-  %h0_chunked8, %last0_chunked8 = recurrence.scan scalar schedule chunked<8> transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h0_chunked8, %last0_chunked8 = recurrence.scan scalar schedule chunked<8> transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) outs(%h0_chunked8_dest, %last0_chunked8_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h0_chunked8) : (tensor<7x2xf32>) -> ()
   call @print_2(%last0_chunked8) : (tensor<2xf32>) -> ()
+  %h0_scan_dest = tensor.empty() : tensor<7x2xf32>
+  %last0_scan_dest = tensor.empty() : tensor<2xf32>
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[1, 2],
   // CHECK-NEXT{LITERAL}: [2, 5],
@@ -70,7 +76,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [2.5, -4.5]]
   // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
   // CHECK-NEXT{LITERAL}: [2.5, -4.5]
-  %h0_scan, %last0_scan = recurrence.scan scalar schedule scan transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h0_scan, %last0_scan = recurrence.scan scalar schedule scan transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) outs(%h0_scan_dest, %last0_scan_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h0_scan) : (tensor<7x2xf32>) -> ()
   call @print_2(%last0_scan) : (tensor<2xf32>) -> ()
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
@@ -84,15 +90,19 @@ func.func @main() {
   // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
   // CHECK-NEXT{LITERAL}: [2.5, -4.5]
 
+  %h1_chunked3_dest = tensor.empty() : tensor<7x2xf32>
+  %last1_chunked3_dest = tensor.empty() : tensor<2xf32>
   // Reverse from h_8 = init = [4, -2], evaluated t = 7..1:
   // lane 0: 1*4 + 1 = 5, 2*5 + 0 = 10, 0.5*10 + 2 = 7, -1*7 + 0.5 = -6.5, 1*(-6.5) + 1 = -5.5,
   //         2*(-5.5) + 0 = -11, 0.5*(-11) + 1 = -4.5
   // lane 1: 1*(-2) + 1 = -1, 2*(-1) - 1 = -3, 0.5*(-3) + 0 = -1.5, -1*(-1.5) + 0.5 = 2,
   //         1*2 + 0 = 2, 2*2 + 1 = 5, 0.5*5 + 2 = 4.5
   // The final state is h_1.
-  %h1_chunked3, %last1_chunked3 = recurrence.scan scalar schedule chunked<3> reverse transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h1_chunked3, %last1_chunked3 = recurrence.scan scalar schedule chunked<3> reverse transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) outs(%h1_chunked3_dest, %last1_chunked3_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h1_chunked3) : (tensor<7x2xf32>) -> ()
   call @print_2(%last1_chunked3) : (tensor<2xf32>) -> ()
+  %h1_scan_dest = tensor.empty() : tensor<7x2xf32>
+  %last1_scan_dest = tensor.empty() : tensor<2xf32>
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =
   // CHECK-NEXT{LITERAL}: [[-4.5, 4.5],
   // CHECK-NEXT{LITERAL}: [-11, 5],
@@ -103,7 +113,7 @@ func.func @main() {
   // CHECK-NEXT{LITERAL}: [5, -1]]
   // CHECK: rank = 1 offset = {{[0-9]+}} sizes = [2] strides = [1] data =
   // CHECK-NEXT{LITERAL}: [-4.5, 4.5]
-  %h1_scan, %last1_scan = recurrence.scan scalar schedule scan reverse transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
+  %h1_scan, %last1_scan = recurrence.scan scalar schedule scan reverse transition(%a : tensor<7xf32>) input(%b : tensor<7x2xf32>) init(%init : tensor<2xf32>) outs(%h1_scan_dest, %last1_scan_dest : tensor<7x2xf32>, tensor<2xf32>) -> tensor<7x2xf32>, tensor<2xf32>
   call @print_7x2(%h1_scan) : (tensor<7x2xf32>) -> ()
   call @print_2(%last1_scan) : (tensor<2xf32>) -> ()
   // CHECK: rank = 2 offset = {{[0-9]+}} sizes = [7, 2] strides = [2, 1] data =

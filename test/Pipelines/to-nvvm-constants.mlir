@@ -7,7 +7,8 @@
 
 func.func @constant_input(%a: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
   %b = arith.constant dense<1.0> : tensor<2x64x8xf32>
+  %h_dest = tensor.empty() : tensor<2x64x8xf32>
   // CHECK: [[@LINE+1]]:8: error: a GPU kernel would read the dense constant @__constant_1x1xf32 from host memory; constants are not supported on the GPU yet
-  %h = recurrence.scan diagonal transition(%a : tensor<2x64x8xf32>) input(%b : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<2x64x8xf32>) input(%b : tensor<2x64x8xf32>) outs(%h_dest : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
   return %h : tensor<2x64x8xf32>
 }

@@ -53,19 +53,43 @@
 // HOST: gpu.binary
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }
 
 // Reversed, with init and the final state: dinit and the projection of the
 // blocks' cotangents.
 func.func @blocks(%a: tensor<?x?x?x4x4xf32>, %b: tensor<?x?x?xf32>, %h0: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?xf32>) {
-  %h, %last = recurrence.scan block_diagonal<4> reverse transition(%a : tensor<?x?x?x4x4xf32>) input(%b : tensor<?x?x?xf32>) init(%h0 : tensor<?x?xf32>) -> tensor<?x?x?xf32>, tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d3 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d4 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d5 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d3, %d4, %d5) : tensor<?x?x?xf32>
+  %d6 = tensor.dim %h0, %c0 : tensor<?x?xf32>
+  %d7 = tensor.dim %h0, %c1 : tensor<?x?xf32>
+  %last_dest = tensor.empty(%d6, %d7) : tensor<?x?xf32>
+  %h, %last = recurrence.scan block_diagonal<4> reverse transition(%a : tensor<?x?x?x4x4xf32>) input(%b : tensor<?x?x?xf32>) init(%h0 : tensor<?x?xf32>) outs(%h_dest, %last_dest : tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>, tensor<?x?xf32>
   return %h, %last : tensor<?x?x?xf32>, tensor<?x?xf32>
 }
 
 // Linear attention: a matrix state with a factored input and a readout.
 func.func @attention(%k: tensor<?x?x?xf32>, %v: tensor<?x?x?xf32>, %q: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<?x?x?xf32>, tensor<?x?x?xf32>) readout(%q : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d8 = tensor.dim %k, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d9 = tensor.dim %k, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d10 = tensor.dim %v, %c2 : tensor<?x?x?xf32>
+  %y_dest = tensor.empty(%d8, %d9, %d10) : tensor<?x?x?xf32>
+  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<?x?x?xf32>, tensor<?x?x?xf32>) readout(%q : tensor<?x?x?xf32>) outs(%y_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %y : tensor<?x?x?xf32>
 }

@@ -42,22 +42,44 @@
 // HOST: gpu.binary
 
 func.func @unbatched_dplr(%d: tensor<?x?xf32>, %u: tensor<?x?x2xf32>, %v: tensor<?x?x2xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %o = recurrence.scan dplr<2> schedule sequential transition(%d, %u, %v : tensor<?x?xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>) input(%b : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %o_dest = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %o = recurrence.scan dplr<2> schedule sequential transition(%d, %u, %v : tensor<?x?xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>) input(%b : tensor<?x?xf32>) outs(%o_dest : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %o : tensor<?x?xf32>
 }
 
 func.func @unbatched_scalar(%a: tensor<?xbf16>, %k: tensor<?x?xbf16>, %v: tensor<?x?xbf16>, %c: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
-  %o = recurrence.scan scalar schedule sequential matrix accumulate(f32) transition(%a : tensor<?xbf16>) factored_input(%k, %v : tensor<?x?xbf16>, tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) -> tensor<?x?xbf16>
+  %c0 = arith.constant 0 : index
+  %d2 = tensor.dim %k, %c0 : tensor<?x?xbf16>
+  %c1 = arith.constant 1 : index
+  %d3 = tensor.dim %v, %c1 : tensor<?x?xbf16>
+  %o_dest = tensor.empty(%d2, %d3) : tensor<?x?xbf16>
+  %o = recurrence.scan scalar schedule sequential matrix accumulate(f32) transition(%a : tensor<?xbf16>) factored_input(%k, %v : tensor<?x?xbf16>, tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) outs(%o_dest : tensor<?x?xbf16>) -> tensor<?x?xbf16>
   return %o : tensor<?x?xbf16>
 }
 
 func.func @unbatched_blocks(%a: tensor<?x?x3x3xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %o = recurrence.scan block_diagonal<3> schedule sequential matrix transition(%a : tensor<?x?x3x3xf32>) factored_input(%k, %v : tensor<?x?xf32>, tensor<?x?xf32>) readout(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d4 = tensor.dim %k, %c0 : tensor<?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d5 = tensor.dim %v, %c1 : tensor<?x?xf32>
+  %o_dest = tensor.empty(%d4, %d5) : tensor<?x?xf32>
+  %o = recurrence.scan block_diagonal<3> schedule sequential matrix transition(%a : tensor<?x?x3x3xf32>) factored_input(%k, %v : tensor<?x?xf32>, tensor<?x?xf32>) readout(%c : tensor<?x?xf32>) outs(%o_dest : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %o : tensor<?x?xf32>
 }
 
 func.func @dense_bf16(%a: tensor<?x?x?x?xbf16>, %b: tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16> {
-  %h = recurrence.scan dense schedule sequential accumulate(f32) transition(%a : tensor<?x?x?x?xbf16>) input(%b : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
+  %c0 = arith.constant 0 : index
+  %d6 = tensor.dim %b, %c0 : tensor<?x?x?xbf16>
+  %c1 = arith.constant 1 : index
+  %d7 = tensor.dim %b, %c1 : tensor<?x?x?xbf16>
+  %c2 = arith.constant 2 : index
+  %d8 = tensor.dim %b, %c2 : tensor<?x?x?xbf16>
+  %h_dest = tensor.empty(%d6, %d7, %d8) : tensor<?x?x?xbf16>
+  %h = recurrence.scan dense schedule sequential accumulate(f32) transition(%a : tensor<?x?x?x?xbf16>) input(%b : tensor<?x?x?xbf16>) outs(%h_dest : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
   return %h : tensor<?x?x?xbf16>
 }
 
@@ -65,7 +87,12 @@ func.func @swapped_carries(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %n: ind
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%x = %b, %y = %b) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
-    %z = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%x : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %d9 = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+    %d10 = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+    %c2 = arith.constant 2 : index
+    %d11 = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+    %z_dest = tensor.empty(%d9, %d10, %d11) : tensor<?x?x?xf32>
+    %z = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%x : tensor<?x?x?xf32>) outs(%z_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
     scf.yield %y, %z : tensor<?x?x?xf32>, tensor<?x?x?xf32>
   }
   return %r#1 : tensor<?x?x?xf32>

@@ -27,6 +27,13 @@
 // PTX: atom.global.exch.b32
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }

@@ -6,6 +6,7 @@
 
 // CHECK: error: threads and elementwise-threads must be between 1 and 1024 (threads per block), got
 func.func @diagonal(%a: tensor<2x64x8xf32>, %b: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x64x8xf32>) input(%b : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
+  %h_dest = tensor.empty() : tensor<2x64x8xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x64x8xf32>) input(%b : tensor<2x64x8xf32>) outs(%h_dest : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
   return %h : tensor<2x64x8xf32>
 }

@@ -68,18 +68,29 @@
 // SM80-SAME: .target sm_80
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }
 
 // Blocks of 4 channels per thread, reversed, with init and final state.
 func.func @blocks(%a: tensor<2x64x8x4x4xf32>, %b: tensor<2x64x32xf32>, %h0: tensor<2x32xf32>) -> (tensor<2x64x32xf32>, tensor<2x32xf32>) {
-  %h, %last = recurrence.scan block_diagonal<4> reverse transition(%a : tensor<2x64x8x4x4xf32>) input(%b : tensor<2x64x32xf32>) init(%h0 : tensor<2x32xf32>) -> tensor<2x64x32xf32>, tensor<2x32xf32>
+  %h_dest = tensor.empty() : tensor<2x64x32xf32>
+  %last_dest = tensor.empty() : tensor<2x32xf32>
+  %h, %last = recurrence.scan block_diagonal<4> reverse transition(%a : tensor<2x64x8x4x4xf32>) input(%b : tensor<2x64x32xf32>) init(%h0 : tensor<2x32xf32>) outs(%h_dest, %last_dest : tensor<2x64x32xf32>, tensor<2x32xf32>) -> tensor<2x64x32xf32>, tensor<2x32xf32>
   return %h, %last : tensor<2x64x32xf32>, tensor<2x32xf32>
 }
 
 // bf16 operands with an f32 state: loads of 16 bits, extended in registers.
 func.func @mixed(%a: tensor<4x100x64xbf16>, %b: tensor<4x100x64xbf16>) -> (tensor<4x100x64xbf16>, tensor<4x64xf32>) {
-  %h, %last = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<4x100x64xbf16>) input(%b : tensor<4x100x64xbf16>) -> tensor<4x100x64xbf16>, tensor<4x64xf32>
+  %h_dest = tensor.empty() : tensor<4x100x64xbf16>
+  %last_dest = tensor.empty() : tensor<4x64xf32>
+  %h, %last = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<4x100x64xbf16>) input(%b : tensor<4x100x64xbf16>) outs(%h_dest, %last_dest : tensor<4x100x64xbf16>, tensor<4x64xf32>) -> tensor<4x100x64xbf16>, tensor<4x64xf32>
   return %h, %last : tensor<4x100x64xbf16>, tensor<4x64xf32>
 }

@@ -14,6 +14,13 @@
 // CHECK-NOT:       "reduction"
 // CHECK:           scf.yield
 func.func @blocks(%a: tensor<?x?x?x4x4xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%a : tensor<?x?x?x4x4xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%a : tensor<?x?x?x4x4xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }

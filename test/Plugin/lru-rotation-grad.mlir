@@ -24,29 +24,41 @@
 // GRAD-SAME: tensor<2x1x2xf64>, tensor<2x1x2xf64>
 func.func @seq(%rho: tensor<2x5x2xf64>, %theta: tensor<2x5x2xf64>, %b: tensor<2x5x4xf64>, %init: tensor<2x4xf64>)
     -> (tensor<2x5x4xf64>, tensor<2x4xf64>) {
+  %h_dest = tensor.empty() : tensor<2x5x4xf64>
+  %last_dest = tensor.empty() : tensor<2x4xf64>
   %h, %last = recurrence.scan #lru.rotation schedule sequential
       transition(%rho, %theta : tensor<2x5x2xf64>, tensor<2x5x2xf64>) input(%b : tensor<2x5x4xf64>) init(%init : tensor<2x4xf64>)
+      outs(%h_dest, %last_dest : tensor<2x5x4xf64>, tensor<2x4xf64>)
       -> tensor<2x5x4xf64>, tensor<2x4xf64>
   return %h, %last : tensor<2x5x4xf64>, tensor<2x4xf64>
 }
 func.func @chunk(%rho: tensor<2x5x2xf64>, %theta: tensor<2x5x2xf64>, %b: tensor<2x5x4xf64>, %init: tensor<2x4xf64>)
     -> (tensor<2x5x4xf64>, tensor<2x4xf64>) {
+  %h_dest = tensor.empty() : tensor<2x5x4xf64>
+  %last_dest = tensor.empty() : tensor<2x4xf64>
   %h, %last = recurrence.scan #lru.rotation schedule chunked<2>
       transition(%rho, %theta : tensor<2x5x2xf64>, tensor<2x5x2xf64>) input(%b : tensor<2x5x4xf64>) init(%init : tensor<2x4xf64>)
+      outs(%h_dest, %last_dest : tensor<2x5x4xf64>, tensor<2x4xf64>)
       -> tensor<2x5x4xf64>, tensor<2x4xf64>
   return %h, %last : tensor<2x5x4xf64>, tensor<2x4xf64>
 }
 func.func @blelloch(%rho: tensor<2x5x2xf64>, %theta: tensor<2x5x2xf64>, %b: tensor<2x5x4xf64>, %init: tensor<2x4xf64>)
     -> (tensor<2x5x4xf64>, tensor<2x4xf64>) {
+  %h_dest = tensor.empty() : tensor<2x5x4xf64>
+  %last_dest = tensor.empty() : tensor<2x4xf64>
   %h, %last = recurrence.scan #lru.rotation schedule scan
       transition(%rho, %theta : tensor<2x5x2xf64>, tensor<2x5x2xf64>) input(%b : tensor<2x5x4xf64>) init(%init : tensor<2x4xf64>)
+      outs(%h_dest, %last_dest : tensor<2x5x4xf64>, tensor<2x4xf64>)
       -> tensor<2x5x4xf64>, tensor<2x4xf64>
   return %h, %last : tensor<2x5x4xf64>, tensor<2x4xf64>
 }
 func.func @rev(%rho: tensor<2x5x2xf64>, %theta: tensor<2x5x2xf64>, %b: tensor<2x5x4xf64>, %init: tensor<2x4xf64>)
     -> (tensor<2x5x4xf64>, tensor<2x4xf64>) {
+  %h_dest = tensor.empty() : tensor<2x5x4xf64>
+  %last_dest = tensor.empty() : tensor<2x4xf64>
   %h, %last = recurrence.scan #lru.rotation schedule sequential reverse
       transition(%rho, %theta : tensor<2x5x2xf64>, tensor<2x5x2xf64>) input(%b : tensor<2x5x4xf64>) init(%init : tensor<2x4xf64>)
+      outs(%h_dest, %last_dest : tensor<2x5x4xf64>, tensor<2x4xf64>)
       -> tensor<2x5x4xf64>, tensor<2x4xf64>
   return %h, %last : tensor<2x5x4xf64>, tensor<2x4xf64>
 }

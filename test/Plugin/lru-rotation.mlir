@@ -178,13 +178,27 @@ func.func @main() {
   %hrr, %lrr = call @reference(%rho, %theta, %x, %init, %true)
       : (tensor<2x9x3xf64>, tensor<2x9x3xf64>, tensor<2x9x6xf64>, tensor<2x6xf64>, i1) -> (tensor<2x9x6xf64>, tensor<2x6xf64>)
 
-  %h1, %l1 = recurrence.scan #lru.rotation schedule sequential transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
-  %h2, %l2 = recurrence.scan #lru.rotation schedule chunked<4> transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
-  %h3, %l3 = recurrence.scan #lru.rotation schedule scan transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
-  %h4, %l4 = recurrence.scan #lru.rotation transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
-  %h5, %l5 = recurrence.scan #lru.rotation schedule sequential reverse transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
-  %h6, %l6 = recurrence.scan #lru.rotation schedule chunked<4> reverse transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
-  %h7, %l7 = recurrence.scan #lru.rotation schedule scan reverse transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h1_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l1_dest = tensor.empty() : tensor<2x6xf64>
+  %h1, %l1 = recurrence.scan #lru.rotation schedule sequential transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h1_dest, %l1_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h2_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l2_dest = tensor.empty() : tensor<2x6xf64>
+  %h2, %l2 = recurrence.scan #lru.rotation schedule chunked<4> transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h2_dest, %l2_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h3_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l3_dest = tensor.empty() : tensor<2x6xf64>
+  %h3, %l3 = recurrence.scan #lru.rotation schedule scan transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h3_dest, %l3_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h4_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l4_dest = tensor.empty() : tensor<2x6xf64>
+  %h4, %l4 = recurrence.scan #lru.rotation transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h4_dest, %l4_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h5_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l5_dest = tensor.empty() : tensor<2x6xf64>
+  %h5, %l5 = recurrence.scan #lru.rotation schedule sequential reverse transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h5_dest, %l5_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h6_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l6_dest = tensor.empty() : tensor<2x6xf64>
+  %h6, %l6 = recurrence.scan #lru.rotation schedule chunked<4> reverse transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h6_dest, %l6_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
+  %h7_dest = tensor.empty() : tensor<2x9x6xf64>
+  %l7_dest = tensor.empty() : tensor<2x6xf64>
+  %h7, %l7 = recurrence.scan #lru.rotation schedule scan reverse transition(%rho, %theta : tensor<2x9x3xf64>, tensor<2x9x3xf64>) input(%x : tensor<2x9x6xf64>) init(%init : tensor<2x6xf64>) outs(%h7_dest, %l7_dest : tensor<2x9x6xf64>, tensor<2x6xf64>) -> tensor<2x9x6xf64>, tensor<2x6xf64>
 
   %a1 = call @agrees(%h1, %l1, %hr, %lr) : (tensor<2x9x6xf64>, tensor<2x6xf64>, tensor<2x9x6xf64>, tensor<2x6xf64>) -> f64
   %a2 = call @agrees(%h2, %l2, %hr, %lr) : (tensor<2x9x6xf64>, tensor<2x6xf64>, tensor<2x9x6xf64>, tensor<2x6xf64>) -> f64

@@ -28,8 +28,10 @@ func.func @main() {
   %a = arith.constant dense<0.5> : tensor<3xf32>
   %b = arith.constant dense<1.0> : tensor<3x1xf32>
   %a2 = tensor.expand_shape %a [[0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+  %h_dest = tensor.empty() : tensor<3x1xf32>
   %h = recurrence.scan diagonal schedule sequential reverse transition(%a2 : tensor<3x1xf32>)
-      input(%b : tensor<3x1xf32>) -> tensor<3x1xf32>
+      input(%b : tensor<3x1xf32>)
+      outs(%h_dest : tensor<3x1xf32>) -> tensor<3x1xf32>
   %flat = tensor.collapse_shape %h [[0, 1]] : tensor<3x1xf32> into tensor<3xf32>
   %u = tensor.cast %flat : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()

@@ -5,11 +5,11 @@
 #include <string.h>
 
 int main(void) {
-  const char *ir =
-      "func.func @f(%b: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
-      "  %h = recurrence.scan identity input(%b : tensor<4x2xf32>)"
-      " -> tensor<4x2xf32>\n"
-      "  return %h : tensor<4x2xf32>\n}\n";
+  const char *ir = "func.func @f(%b: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
+                   "  %h_dest = tensor.empty() : tensor<4x2xf32>\n"
+                   "  %h = recurrence.scan identity input(%b : tensor<4x2xf32>)"
+                   " outs(%h_dest : tensor<4x2xf32>) -> tensor<4x2xf32>\n"
+                   "  return %h : tensor<4x2xf32>\n}\n";
   char *error = NULL;
   recurrenceRegisterPasses();
   char *out = recurrenceRunPipeline(ir, "recurrence-to-llvm", &error);

@@ -16,13 +16,13 @@
 // ATTR-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/truncated-body.mlir 2>&1 | FileCheck %s --check-prefix=BODY
-// BODY: {{.*}}Inputs{{/|\\}}truncated-body.mlir:4:32: error: expected operation name in quotes
+// BODY: {{.*}}Inputs{{/|\\}}truncated-body.mlir:5:32: error: expected operation name in quotes
 // BODY-NOT: module
 
 // Junk after a valid function: reported where the junk starts (MLIR puts an
 // error at the start of a line at the end of the previous token).
 // RUN: not recurrence-opt %S/Inputs/garbled.mlir 2>&1 | FileCheck %s --check-prefix=GARBLED
-// GARBLED: {{.*}}Inputs{{/|\\}}garbled.mlir:5:2: error: expected operation name in quotes
+// GARBLED: {{.*}}Inputs{{/|\\}}garbled.mlir:6:2: error: expected operation name in quotes
 // GARBLED-NOT: module
 
 // RUN: not recurrence-opt %S/Inputs/garbled-structure.mlir 2>&1 | FileCheck %s --check-prefix=STRUCTURE
@@ -42,4 +42,4 @@
 
 // Input read from stdin is located as <stdin>.
 // RUN: not recurrence-opt < %S/Inputs/garbled.mlir 2>&1 | FileCheck %s --check-prefix=STDIN
-// STDIN: <stdin>:5:2: error: expected operation name in quotes
+// STDIN: <stdin>:6:2: error: expected operation name in quotes

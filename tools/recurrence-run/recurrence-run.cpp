@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
@@ -67,6 +68,8 @@ public:
           return failure();
       } else if (isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op)) {
         evalElementwise(op);
+      } else if (isa<tensor::EmptyOp>(op)) {
+        // A scan's destination: the scan writes it and never reads it.
       } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         for (Value value : ret.getOperands())
           results.push_back(env[value]);
@@ -89,7 +92,7 @@ private:
                             "structure '")
              << spec.structure << "'";
     std::vector<Array> operands;
-    for (Value operand : scan->getOperands())
+    for (Value operand : scan.getDpsInputs())
       operands.push_back(env[operand]);
     ReferenceResult result = referenceScan(spec, *sizes, operands);
     env[scan.getOutput()] = std::move(result.output);

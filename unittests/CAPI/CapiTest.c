@@ -16,8 +16,14 @@
 static const char *kScan =
     "func.func @scan(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> "
     "tensor<?x?xf64> {\n"
+    "  %c0 = arith.constant 0 : index\n"
+    "  %d0 = tensor.dim %b, %c0 : tensor<?x?xf64>\n"
+    "  %c1 = arith.constant 1 : index\n"
+    "  %d1 = tensor.dim %b, %c1 : tensor<?x?xf64>\n"
+    "  %h_dest = tensor.empty(%d0, %d1) : tensor<?x?xf64>\n"
     "  %h = recurrence.scan diagonal transition(%a : tensor<?x?xf64>)\n"
-    "      input(%b : tensor<?x?xf64>) -> tensor<?x?xf64>\n"
+    "      input(%b : tensor<?x?xf64>)\n"
+    "      outs(%h_dest : tensor<?x?xf64>) -> tensor<?x?xf64>\n"
     "  return %h : tensor<?x?xf64>\n"
     "}\n";
 
@@ -145,6 +151,43 @@ int main(void) {
     printf(" %g", h[i]);
   printf("\n");
   recurrenceDestroy(fromSpec);
+
+  /* The same scan specialized to T = 3, N = 2: static signature, same
+   * states, and a call with other shapes refused. */
+  RecurrenceCompiled *sized = recurrenceCompileScanAt(
+      "{\"structure\": \"diagonal\", \"reverse\": true, \"f64\": true, "
+      "\"batch_rank\": 0}",
+      "{\"batch\": [], \"steps\": 3, \"size\": 2, \"columns\": 1}", 0, &error);
+  if (!sized) {
+    printf("sized spec failed: %s\n", error);
+    return 1;
+  }
+  signature = recurrenceSignature(sized, &error);
+  printf("sized signature: %s\n", signature);
+  recurrenceFree(signature);
+  for (int i = 0; i < 6; ++i)
+    h[i] = 0;
+  if (recurrenceCall(sized, args, 2, &result, 1, &error)) {
+    printf("sized call failed: %s\n", error);
+    return 1;
+  }
+  printf("sized reversed:");
+  for (int i = 0; i < 6; ++i)
+    printf(" %g", h[i]);
+  printf("\n");
+  int64_t shorter[2] = {2, 2};
+  RecurrenceBuffer shortArgs[2] = {{a, RECURRENCE_F64, 2, shorter, strides},
+                                   {b, RECURRENCE_F64, 2, shorter, strides}};
+  RecurrenceBuffer shortResult = {h, RECURRENCE_F64, 2, shorter, strides};
+  if (recurrenceCall(sized, shortArgs, 2, &shortResult, 1, &error)) {
+    printf("sized wrong shape: %s\n", error);
+    recurrenceFree(error);
+  }
+  recurrenceDestroy(sized);
+  if (!recurrenceCompileScanAt("{}", "{\"steps\": -3}", 0, &error)) {
+    printf("bad sizes: %s\n", error);
+    recurrenceFree(error);
+  }
 
   /* Queries, and errors in JSON and specs. */
   char *fit = recurrenceFitStructure(

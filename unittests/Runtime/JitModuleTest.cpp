@@ -26,8 +26,14 @@ protected:
 
 constexpr const char *kDiagonal = R"mlir(
 func.func @scan(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1) : tensor<?x?xf32>
   %h = recurrence.scan diagonal transition(%a : tensor<?x?xf32>)
-      input(%b : tensor<?x?xf32>) -> tensor<?x?xf32>
+      input(%b : tensor<?x?xf32>)
+      outs(%h_dest : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %h : tensor<?x?xf32>
 }
 )mlir";
@@ -76,8 +82,16 @@ func.func @gated(%raw: tensor<?x?x?xf64>, %b: tensor<?x?x?xf64>, %h0: tensor<?x?
   %s = math.log1p %e : tensor<?x?x?xf64>
   %n = arith.negf %s : tensor<?x?x?xf64>
   %a = math.exp %n : tensor<?x?x?xf64>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf64>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf64>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf64>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf64>
   %h = recurrence.scan diagonal reverse transition(%a : tensor<?x?x?xf64>)
-      input(%b : tensor<?x?x?xf64>) init(%h0 : tensor<?x?xf64>) -> tensor<?x?x?xf64>
+      input(%b : tensor<?x?x?xf64>) init(%h0 : tensor<?x?xf64>)
+      outs(%h_dest : tensor<?x?x?xf64>) -> tensor<?x?x?xf64>
   return %h : tensor<?x?x?xf64>
 }
 )mlir",
@@ -141,8 +155,10 @@ TEST_F(JitModuleTest, RejectsWrongBuffers) {
   // time only through the caller; a static mismatch is caught here.
   auto fixed = JitModule::compileSource(context.get(), R"mlir(
 func.func @scan(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %h_dest = tensor.empty() : tensor<4x3xf32>
   %h = recurrence.scan diagonal transition(%a : tensor<4x3xf32>)
-      input(%b : tensor<4x3xf32>) -> tensor<4x3xf32>
+      input(%b : tensor<4x3xf32>)
+      outs(%h_dest : tensor<4x3xf32>) -> tensor<4x3xf32>
   return %h : tensor<4x3xf32>
 }
 )mlir",
@@ -167,8 +183,10 @@ TEST_F(JitModuleTest, ReportsParseAndLookupErrors) {
             std::string::npos);
   auto invalid = JitModule::compileSource(context.get(), R"mlir(
 func.func @scan(%a: tensor<4x3xf32>, %b: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %h_dest = tensor.empty() : tensor<4x2xf32>
   %h = recurrence.scan diagonal transition(%a : tensor<4x3xf32>)
-      input(%b : tensor<4x2xf32>) -> tensor<4x2xf32>
+      input(%b : tensor<4x2xf32>)
+      outs(%h_dest : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %h : tensor<4x2xf32>
 }
 )mlir",

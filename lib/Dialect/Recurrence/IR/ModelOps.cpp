@@ -54,6 +54,20 @@ Value collapseLast(OpBuilder &b, Location loc, Value value, int64_t count) {
   return tensor::CollapseShapeOp::create(b, loc, value, groups);
 }
 
+/// A recurrence.scan of the operands' element type, writing into new empty
+/// tensors.
+ScanOp createScan(OpBuilder &b, Location loc, Type output, Type finalState,
+                  RecurrenceStructureInterface structure, ScheduleAttr schedule,
+                  bool matrix, bool reverse, ValueRange transitions,
+                  Value input, Value key, Value value, Value init,
+                  Value readout) {
+  auto scan = ScanOp::create(b, loc, output, finalState, structure, schedule,
+                             matrix, reverse, transitions, input, key, value,
+                             init, readout, ValueRange(), TypeAttr());
+  scan.materializeDestinations(b);
+  return scan;
+}
+
 /// The scan of a gated LRU: input a_0 * v.
 Value gatedScan(OpBuilder &b, Location loc, Attribute structure,
                 ScheduleAttr schedule, Value transition, Value gate,
@@ -61,11 +75,10 @@ Value gatedScan(OpBuilder &b, Location loc, Attribute structure,
   Value gated = linalg::MulOp::create(b, loc, ValueRange{gate, input},
                                       ValueRange{emptyLike(b, loc, input)})
                     .getResult(0);
-  return ScanOp::create(b, loc, input.getType(), Type(),
-                        cast<RecurrenceStructureInterface>(structure), schedule,
-                        /*matrix=*/false, /*reverse=*/false,
-                        ValueRange{transition}, gated, Value(), Value(), init,
-                        Value(), ValueRange(), TypeAttr())
+  return createScan(b, loc, input.getType(), Type(),
+                    cast<RecurrenceStructureInterface>(structure), schedule,
+                    /*matrix=*/false, /*reverse=*/false, ValueRange{transition},
+                    gated, Value(), Value(), init, Value())
       .getOutput();
 }
 
@@ -369,20 +382,18 @@ LinearAttentionOp::decomposeOperation(OpBuilder &b) {
   Value query = phi(getQuery()), key = phi(getKey());
   auto identity = IdentityAttr::get(context);
   Value numerator =
-      ScanOp::create(b, loc, getValue().getType(), Type(), identity,
-                     getScheduleAttr(), /*matrix=*/true, /*reverse=*/false,
-                     ValueRange(), Value(), key, getValue(), Value(), query,
-                     ValueRange(), TypeAttr())
+      createScan(b, loc, getValue().getType(), Type(), identity,
+                 getScheduleAttr(), /*matrix=*/true, /*reverse=*/false,
+                 ValueRange(), Value(), key, getValue(), Value(), query)
           .getOutput();
   if (!getNormalize())
     return SmallVector<Value>{numerator};
   auto denominatorType = RankedTensorType::get(
       prefixThen(getQuery(), 1, {}), tensorType(getQuery()).getElementType());
   Value denominator =
-      ScanOp::create(b, loc, denominatorType, Type(), identity,
-                     getScheduleAttr(), /*matrix=*/false, /*reverse=*/false,
-                     ValueRange(), key, Value(), Value(), Value(), query,
-                     ValueRange(), TypeAttr())
+      createScan(b, loc, denominatorType, Type(), identity, getScheduleAttr(),
+                 /*matrix=*/false, /*reverse=*/false, ValueRange(), key,
+                 Value(), Value(), Value(), query)
           .getOutput();
   double eps = getEps().convertToDouble();
   return SmallVector<Value>{
@@ -450,15 +461,14 @@ FailureOr<SmallVector<Value>> DeltaRuleOp::decomposeOperation(OpBuilder &b) {
                   [](OpBuilder &nb, Location nl, ValueRange a) {
                     return Value(arith::MulFOp::create(nb, nl, a[0], a[1]));
                   });
-  auto scan = ScanOp::create(
-      b, loc, getValue().getType(),
-      getFinalState() ? getFinalState().getType() : Type(),
-      DplrAttr::get(context, 1), getScheduleAttr(), /*matrix=*/true,
-      /*reverse=*/false,
-      ValueRange{diagonal, withUnitColumn(b, loc, left),
-                 withUnitColumn(b, loc, key)},
-      Value(), scaledKey, getValue(), getInit(), getQuery(), ValueRange(),
-      TypeAttr());
+  auto scan =
+      createScan(b, loc, getValue().getType(),
+                 getFinalState() ? getFinalState().getType() : Type(),
+                 DplrAttr::get(context, 1), getScheduleAttr(), /*matrix=*/true,
+                 /*reverse=*/false,
+                 ValueRange{diagonal, withUnitColumn(b, loc, left),
+                            withUnitColumn(b, loc, key)},
+                 Value(), scaledKey, getValue(), getInit(), getQuery());
   return SmallVector<Value>(scan->getResults());
 }
 
@@ -511,11 +521,11 @@ FailureOr<SmallVector<Value>> SelectiveSsmOp::decomposeOperation(OpBuilder &b) {
   Value scaled = linalg::MulOp::create(b, loc, ValueRange{getDelta(), x},
                                        ValueRange{emptyLike(b, loc, x)})
                      .getResult(0);
-  auto scan = ScanOp::create(
+  auto scan = createScan(
       b, loc, x.getType(), getFinalState() ? getFinalState().getType() : Type(),
       DiagonalAttr::get(context), getScheduleAttr(), /*matrix=*/true,
       /*reverse=*/false, ValueRange{gates}, Value(), getB(), scaled, getInit(),
-      getC(), ValueRange(), TypeAttr());
+      getC());
   SmallVector<Value> results(scan->getResults());
   if (Value skip = getD()) {
     AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);

@@ -71,25 +71,27 @@ int64_t ScanOp::getBatchRank() {
 
 SmallVector<OpFoldResult> ScanOp::getMixedResultSizes(OpBuilder &b,
                                                       bool finalState) {
-  Location loc = getLoc();
-  int64_t batchRank = getBatchRank();
-  SmallVector<OpFoldResult> all =
-      tensor::getMixedSizes(b, loc, getShapeSource());
-  SmallVector<OpFoldResult> sizes(all.begin(), all.begin() + batchRank);
-  if (finalState) {
-    if (int64_t depth = getStructure().getStateDepth())
-      sizes.push_back(b.getIndexAttr(depth));
-  } else {
-    sizes.push_back(all[batchRank]);
+  MixedScanDims dims(b, *this);
+  return finalState ? dims.finalState() : dims.output();
+}
+
+void ScanOp::materializeDestinations(OpBuilder &b) {
+  if (!getDestinations().empty())
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(*this);
+  ReifiedRankedShapedTypeDims shapes;
+  (void)reifyResultShapes(b, shapes);
+  SmallVector<Value> destinations;
+  for (auto [result, sizes] : llvm::zip(getResults(), shapes)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> dynamic;
+    for (auto [dim, size] : llvm::enumerate(sizes))
+      if (type.isDynamicDim(dim))
+        dynamic.push_back(cast<Value>(size));
+    destinations.push_back(tensor::EmptyOp::create(b, getLoc(), type, dynamic));
   }
-  if (finalState || !getReadout())
-    sizes.push_back(all[batchRank + 1]);
-  if (getMatrix())
-    sizes.push_back(
-        hasFactoredInput()
-            ? tensor::getMixedSize(b, loc, getInputValue(), batchRank + 1)
-            : all[batchRank + 2]);
-  return sizes;
+  getDestinationsMutable().assign(destinations);
 }
 
 bool ScanOp::hasPerElementTransition() {
@@ -271,20 +273,19 @@ LogicalResult ScanOp::verify() {
       failed(checker.check(getFinalState(), "final state",
                            dims->perBatch(dims->stateStep()))))
     return failure();
-  if (!getDestinations().empty()) {
-    if (getDestinations().size() != getNumResults())
-      return emitOpError() << "expected " << getNumResults()
-                           << " destination(s) in `outs`, one per result, got "
-                           << getDestinations().size();
-    for (auto [index, pair] :
-         llvm::enumerate(llvm::zip(getDestinations(), getResults()))) {
-      auto [destination, result] = pair;
-      if (destination.getType() != result.getType())
-        return emitOpError()
-               << "expected destination #" << index << " of type "
-               << result.getType() << " (that of its result), got "
-               << destination.getType();
-    }
+  // Checked here, before DestinationStyleOpInterface's own verifier, so
+  // that the message names `outs` and the expected types.
+  if (getDestinations().size() != getNumResults())
+    return emitOpError() << "expected " << getNumResults()
+                         << " destination(s) in `outs`, one per result, got "
+                         << getDestinations().size();
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getDestinations(), getResults()))) {
+    auto [destination, result] = pair;
+    if (destination.getType() != result.getType())
+      return emitOpError() << "expected destination #" << index << " of type "
+                           << result.getType() << " (that of its result), got "
+                           << destination.getType();
   }
   return success();
 }

@@ -8,6 +8,7 @@
 
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -49,6 +50,53 @@ std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
     dims.columns = shape[batchRank + 2];
   }
   return dims;
+}
+
+MixedScanDims::MixedScanDims(OpBuilder &b, ScanOp op)
+    : depth(op.getStructure().getStateDepth()), matrix(op.getMatrix()),
+      readout(op.getReadout() != nullptr) {
+  Location loc = op.getLoc();
+  int64_t batchRank = op.getBatchRank();
+  SmallVector<OpFoldResult> all =
+      tensor::getMixedSizes(b, loc, op.getShapeSource());
+  batch.assign(all.begin(), all.begin() + batchRank);
+  steps = all[batchRank];
+  size = all[batchRank + 1];
+  if (!matrix)
+    columns = b.getIndexAttr(1);
+  else if (op.hasFactoredInput())
+    columns = tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1);
+  else
+    columns = all[batchRank + 2];
+}
+
+SmallVector<OpFoldResult> MixedScanDims::output() const {
+  SmallVector<OpFoldResult> sizes(batch);
+  sizes.push_back(steps);
+  if (!readout)
+    sizes.push_back(size);
+  if (matrix)
+    sizes.push_back(columns);
+  return sizes;
+}
+
+SmallVector<OpFoldResult> MixedScanDims::finalState() const {
+  SmallVector<OpFoldResult> sizes(batch);
+  if (depth)
+    sizes.push_back(Builder(size.getContext()).getIndexAttr(depth));
+  sizes.push_back(size);
+  if (matrix)
+    sizes.push_back(columns);
+  return sizes;
+}
+
+SmallVector<OpFoldResult> MixedScanDims::canonicalState() const {
+  SmallVector<OpFoldResult> sizes;
+  if (depth)
+    sizes.push_back(Builder(size.getContext()).getIndexAttr(depth));
+  sizes.push_back(size);
+  sizes.push_back(columns);
+  return sizes;
 }
 
 unsigned ScanDims::numTransitionOperands() const {

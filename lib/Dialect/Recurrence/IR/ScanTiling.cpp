@@ -21,15 +21,14 @@
 // structure's to say (RecurrenceStructureInterface::getChannelDim).
 //
 // Limits: a dynamic N must be a multiple of g, as the structures require
-// (the verifier can check only a static N). The op is not in
-// destination style, so upstream tiling loops over new tensors and a tile
-// with `outs` writes into slices of the op's destinations, which is correct
-// but not in place; the sequential lowering makes the destinations the
-// loop's shared outputs itself.
+// (the verifier can check only a static N). The op is in destination
+// style: upstream tiling makes its `outs` the loop's shared outputs, and a
+// tile writes into their slices.
 //
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -130,29 +129,22 @@ SmallVector<utils::IteratorType> ScanOp::getLoopIteratorTypes() {
 }
 
 SmallVector<Range> ScanOp::getIterationDomain(OpBuilder &b) {
-  Location loc = getLoc();
   Loops loops(*this);
-  SmallVector<OpFoldResult> sizes =
-      tensor::getMixedSizes(b, loc, getShapeSource());
+  MixedScanDims dims(b, *this);
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
   SmallVector<Range> domain;
-  for (int64_t d = 0; d < loops.batchRank; ++d)
-    domain.push_back(Range{zero, sizes[d], one});
+  for (OpFoldResult size : dims.batch)
+    domain.push_back(Range{zero, size, one});
   if (loops.channels) {
     AffineExpr s0 = b.getAffineSymbolExpr(0);
-    domain.push_back(Range{
-        zero,
-        affine::makeComposedFoldedAffineApply(
-            b, loc, s0.floorDiv(loops.blockSize), {sizes[loops.batchRank + 1]}),
-        one});
+    domain.push_back(
+        Range{zero,
+              affine::makeComposedFoldedAffineApply(
+                  b, getLoc(), s0.floorDiv(loops.blockSize), {dims.size}),
+              one});
   }
   if (loops.columns)
-    domain.push_back(Range{
-        zero,
-        hasFactoredInput()
-            ? tensor::getMixedSize(b, loc, getInputValue(), loops.batchRank + 1)
-            : sizes[loops.batchRank + 2],
-        one});
+    domain.push_back(Range{zero, dims.columns, one});
   return domain;
 }
 
@@ -215,13 +207,10 @@ ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
     Box box = resultBox(b, *this, result, tile);
     resultTypes.push_back(tensor::ExtractSliceOp::inferResultType(
         cast<RankedTensorType>(result.getType()), box.sizes));
-    if (!getDestinations().empty()) {
-      auto op =
-          tensor::ExtractSliceOp::create(b, loc, getDestinations()[index],
-                                         box.offsets, box.sizes, box.strides);
-      slices.push_back(op);
-      destinations.push_back(op);
-    }
+    auto op = tensor::ExtractSliceOp::create(
+        b, loc, getDestinations()[index], box.offsets, box.sizes, box.strides);
+    slices.push_back(op);
+    destinations.push_back(op);
   }
   auto tiled = ScanOp::create(
       b, loc, resultTypes[0], getFinalState() ? resultTypes[1] : Type(),

@@ -325,12 +325,14 @@ private:
     SmallVector<OpFoldResult> finalSizes = stateSizes();
     if (depth)
       finalSizes.insert(finalSizes.begin() + 1, b.getIndexAttr(depth));
-    return ScanOp::create(
+    auto scan = ScanOp::create(
         b, loc, typeOf(statesSizes(count), elementType),
         withFinalState ? typeOf(finalSizes, elementType) : Type(),
         op.getStructureAttr(), op.getScheduleAttr(),
         /*matrix=*/true, reverse, scanTransitions, scanInput, scanKey,
         scanValue, scanInit, Value(), ValueRange(), TypeAttr());
+    scan.materializeDestinations(b);
+    return scan;
   }
 
   /// The adjoint's transitions over T + max(1, m) steps: the structure's

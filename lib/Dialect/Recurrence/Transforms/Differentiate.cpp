@@ -47,7 +47,8 @@ Value negate(OpBuilder &b, Location loc, Value x) {
 
 /// The ops whose derivatives the reverse sweep knows.
 bool isDifferentiable(Operation &op) {
-  if (isa<ScanOp, func::ReturnOp, arith::ConstantOp, tensor::EmptyOp>(op))
+  if (isa<ScanOp, func::ReturnOp, arith::ConstantOp, tensor::EmptyOp,
+          tensor::DimOp>(op))
     return true;
   return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp>(op) &&
          llvm::all_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>);
@@ -69,7 +70,7 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
       return op.emitError("recurrence-differentiate: cannot differentiate '")
              << op.getName()
              << "'; the sweep knows recurrence.scan, arith.addf, subf, mulf "
-                "and negf on tensors, and constants";
+                "and negf on tensors, constants, tensor.empty and tensor.dim";
   return success();
 }
 
@@ -96,7 +97,10 @@ public:
           buildScanAdjoint(b, scan, output, last, checkpoint);
       if (failed(gradients))
         return failure();
-      for (auto [operand, gradient] : llvm::zip(op.getOperands(), *gradients))
+      // One gradient per operand before the destinations, whose contents
+      // the scan does not read.
+      for (auto [operand, gradient] :
+           llvm::zip(scan.getDpsInputs(), *gradients))
         add(operand, gradient);
       return success();
     }

@@ -60,7 +60,7 @@ SmallVector<Value> ChunkedScan::inThreePhases(RewriterBase &rewriter) {
       rewriter, loc, perChunk(lanes.getSizes(), count, stateSizes),
       elementType)};
   if (op.getFinalState())
-    phase2Outs.push_back(io.resultDestinations(rewriter, loc)[1]);
+    phase2Outs.push_back(op.getDestinations()[1]);
   SmallVector<Value> carried = buildParallelLoop(
       rewriter, loc, lanes.getSizes(), phase2Outs,
       [&](OpBuilder &b, Location l, ValueRange laneIvs, ValueRange shared) {
@@ -95,7 +95,7 @@ SmallVector<Value> ChunkedScan::inThreePhases(RewriterBase &rewriter) {
   // Phase 3: per chunk, rerun the steps from the true start state and
   // write the outputs.
   SmallVector<Value> output = buildParallelLoop(
-      rewriter, loc, chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
+      rewriter, loc, chunkSpace, {op.getDestinations()[0]},
       [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
         auto [laneIvs, c] = lanes.splitChunk(ivs);
         Lanes::Lane lane = lanes.at(b, l, laneIvs);

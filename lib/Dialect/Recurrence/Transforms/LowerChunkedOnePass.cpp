@@ -164,7 +164,7 @@ SmallVector<Value> ChunkedScan::inOnePass(RewriterBase &rewriter) {
                               elementType);
 
   SmallVector<Value> output = buildParallelLoop(
-      rewriter, loc, chunkSpace, {io.resultDestinations(rewriter, loc)[0]},
+      rewriter, loc, chunkSpace, {op.getDestinations()[0]},
       [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {
         std::pair<SmallVector<Value>, Value> split = lanes.splitChunk(ivs);
         SmallVector<Value> laneIvs = split.first;
@@ -262,8 +262,7 @@ SmallVector<Value> ChunkedScan::inOnePass(RewriterBase &rewriter) {
   // The final state: the last chunk's inclusive end state (init when there
   // are no steps), per lane.
   SmallVector<Value> final = buildParallelLoop(
-      rewriter, loc, lanes.getSizes(),
-      {io.resultDestinations(rewriter, loc)[1]},
+      rewriter, loc, lanes.getSizes(), {op.getDestinations()[1]},
       [&](OpBuilder &b, Location l, ValueRange laneIvs, ValueRange) {
         Lanes::Lane lane = lanes.at(b, l, laneIvs);
         Value zero = arith::ConstantIndexOp::create(b, l, 0);

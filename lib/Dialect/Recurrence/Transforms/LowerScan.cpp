@@ -238,7 +238,7 @@ mlir::recurrence::lowerScanToBlellochScan(RewriterBase &rewriter, ScanOp op) {
         BlellochScan::sweep(rewriter, loc, io, space, scanned, /*up=*/false);
 
     // Outputs: every scanned state is h_t.
-    SmallVector<Value> empty = io.resultDestinations(rewriter, loc);
+    ValueRange empty = op.getDestinations();
     SmallVector<Value> output = buildParallelLoop(
         rewriter, loc, space, {empty[0]},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange shared) {

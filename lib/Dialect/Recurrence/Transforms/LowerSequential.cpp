@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
@@ -194,13 +195,9 @@ buildChannelTiled(RewriterBase &rewriter, ScanOp op,
   Location loc = op.getLoc();
   int64_t block = op.getStructure().getChannelGroup();
   int64_t batchRank = op.getBatchRank();
-  SmallVector<OpFoldResult> batch =
-      tensor::getMixedSizes(rewriter, loc, op.getShapeSource());
-  OpFoldResult channels = batch[batchRank + 1];
-  OpFoldResult steps = batch[batchRank];
-  batch.resize(batchRank);
-  ChannelTiles tiles =
-      chooseChannelTiles(rewriter, loc, batch, channels, steps, block, tiling);
+  MixedScanDims dims(rewriter, op);
+  ChannelTiles tiles = chooseChannelTiles(rewriter, loc, dims.batch, dims.size,
+                                          dims.steps, block, tiling);
 
   // Tile sizes in the loops of the iteration domain: one batch element,
   // the tile's blocks of channels, every column.
@@ -220,19 +217,8 @@ buildChannelTiled(RewriterBase &rewriter, ScanOp op,
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return failure();
-  // Upstream tiling loops over new empty tensors unless an op is in
-  // destination style; the op's own destinations (`outs`) carry the
-  // results instead, and the tiles write into their slices.
-  auto forall = cast<scf::ForallOp>(tiled->loops.front().getOperation());
-  for (unsigned index = 0; index < op.getDestinations().size(); ++index) {
-    Value destination = op.getDestinations()[index];
-    Value shared = forall.getRegionIterArgs()[index];
-    rewriter.replaceUsesWithIf(destination, shared, [&](OpOperand &use) {
-      return forall->isProperAncestor(use.getOwner());
-    });
-    rewriter.modifyOpInPlace(
-        forall, [&] { forall.getOutputsMutable()[index].assign(destination); });
-  }
+  // The op is in destination style, so the forall's shared outputs are its
+  // `outs` and each tile writes into their slices.
   auto tile = cast<ScanOp>(tiled->tiledOps.back());
   if (failed(lowerScanToSequential(rewriter, tile, ChannelTiling{1})))
     return failure();
@@ -253,8 +239,7 @@ mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
               buildChannelTiled(rewriter, op, checked);
           succeeded(tiles))
         return *tiles;
-    return buildSequential(rewriter, op, io,
-                           io.resultDestinations(rewriter, op.getLoc()));
+    return buildSequential(rewriter, op, io, op.getDestinations());
   });
 }
 

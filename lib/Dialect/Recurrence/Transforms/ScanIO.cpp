@@ -24,9 +24,8 @@ ScanIO::ScanIO(OpBuilder &b, ScanOp op)
     : op(op), structure(op.getStructure()), matrix(op.getMatrix()),
       batchRank(op.getBatchRank()) {
   perElement = op.hasPerElementTransition();
-  steps = getValueOrCreateConstantIndexOp(
-      b, op.getLoc(),
-      tensor::getMixedSize(b, op.getLoc(), op.getShapeSource(), batchRank));
+  steps = getValueOrCreateConstantIndexOp(b, op.getLoc(),
+                                          MixedScanDims(b, op).steps);
 }
 
 Value ScanIO::toCanonical(OpBuilder &b, Location loc, Value row) const {
@@ -128,20 +127,8 @@ Value ScanIO::inputAsState(OpBuilder &b, Location loc, ValueRange batch,
   return embedInStack(b, loc, input, depth);
 }
 
-SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b, Location loc) const {
-  Value source = op.getShapeSource();
-  SmallVector<OpFoldResult> sizes;
-  if (int64_t depth = structure.getStateDepth())
-    sizes.push_back(b.getIndexAttr(depth));
-  sizes.push_back(tensor::getMixedSize(b, loc, source, batchRank + 1));
-  if (!matrix)
-    sizes.push_back(b.getIndexAttr(1));
-  else if (op.hasFactoredInput())
-    sizes.push_back(
-        tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1));
-  else
-    sizes.push_back(tensor::getMixedSize(b, loc, source, batchRank + 2));
-  return sizes;
+SmallVector<OpFoldResult> ScanIO::stateSizes(OpBuilder &b, Location) const {
+  return MixedScanDims(b, op).canonicalState();
 }
 
 Value ScanIO::initialState(OpBuilder &b, Location loc, ValueRange batch) const {
@@ -241,23 +228,8 @@ Value ScanIO::toResultLayout(OpBuilder &b, Location loc, Value state) const {
   return fromCanonical(b, loc, state);
 }
 
-SmallVector<OpFoldResult> ScanIO::batchSizes(OpBuilder &b, Location loc) const {
-  SmallVector<OpFoldResult> sizes =
-      tensor::getMixedSizes(b, loc, op.getShapeSource());
-  sizes.resize(batchRank);
-  return sizes;
-}
-
-SmallVector<Value> ScanIO::resultDestinations(OpBuilder &b,
-                                              Location loc) const {
-  if (!op.getDestinations().empty())
-    return op.getDestinations();
-  SmallVector<Value> results;
-  for (Value result : op->getResults())
-    results.push_back(tensor::EmptyOp::create(
-        b, loc, op.getMixedResultSizes(b, result == op.getFinalState()),
-        cast<RankedTensorType>(result.getType()).getElementType()));
-  return results;
+SmallVector<OpFoldResult> ScanIO::batchSizes(OpBuilder &b, Location) const {
+  return MixedScanDims(b, op).batch;
 }
 
 SmallVector<Value> ScanIO::replaceOp(RewriterBase &rewriter,
@@ -283,7 +255,7 @@ ScanIO::replaceIfEmpty(RewriterBase &rewriter) const {
   if (!noSteps && !noState)
     return std::nullopt;
   Location loc = op.getLoc();
-  SmallVector<Value> results = resultDestinations(rewriter, loc);
+  SmallVector<Value> results(op.getDestinations());
   Value zero = arith::ConstantOp::create(
       rewriter, loc, rewriter.getZeroAttr(op.getStateType()));
   // A readout of an empty state is zero; with no steps there is nothing.

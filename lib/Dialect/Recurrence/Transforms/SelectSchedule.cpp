@@ -13,7 +13,9 @@
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Target.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/Format.h"
@@ -77,7 +79,7 @@ ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value count, int64_t threshold,
   Value few =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, count,
                             arith::ConstantIndexOp::create(b, loc, threshold));
-  SmallVector<Value> destinations = ScanIO(b, op).resultDestinations(b, loc);
+  SmallVector<Value> destinations(op.getDestinations());
   ScanOp smallClone;
   auto dispatch = scf::IfOp::create(
       b, loc, few,
@@ -98,26 +100,24 @@ ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value count, int64_t threshold,
 /// the channel blocks with `perBlock`.
 Value lanesOf(OpBuilder &b, ScanOp op, bool perBlock) {
   Location loc = op.getLoc();
-  Value source = op.getShapeSource();
-  Value elements = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d = 0, e = op.getBatchRank(); d < e; ++d)
-    elements = arith::MulIOp::create(b, loc, elements,
-                                     tensor::DimOp::create(b, loc, source, d));
-  if (perBlock)
-    elements = arith::MulIOp::create(
-        b, loc, elements,
-        arith::DivUIOp::create(
-            b, loc,
-            tensor::DimOp::create(b, loc, source, op.getBatchRank() + 1),
-            arith::ConstantIndexOp::create(
-                b, loc, op.getStructure().getChannelGroup())));
-  return elements;
+  MixedScanDims dims(b, op);
+  SmallVector<OpFoldResult> factors(dims.batch);
+  AffineExpr lanes = b.getAffineConstantExpr(1);
+  for (unsigned i = 0; i < factors.size(); ++i)
+    lanes = lanes * b.getAffineSymbolExpr(i);
+  if (perBlock) {
+    lanes = lanes * b.getAffineSymbolExpr(factors.size())
+                        .floorDiv(op.getStructure().getChannelGroup());
+    factors.push_back(dims.size);
+  }
+  return getValueOrCreateConstantIndexOp(
+      b, loc, affine::makeComposedFoldedAffineApply(b, loc, lanes, factors));
 }
 
 /// `op`'s steps, for a T only known at run time.
 Value stepsOf(OpBuilder &b, ScanOp op) {
-  return tensor::DimOp::create(b, op.getLoc(), op.getShapeSource(),
-                               op.getBatchRank());
+  return getValueOrCreateConstantIndexOp(b, op.getLoc(),
+                                         MixedScanDims(b, op).steps);
 }
 
 struct SelectSchedulePass

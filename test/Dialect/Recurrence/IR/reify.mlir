@@ -18,7 +18,15 @@
 // CHECK-DAG:     %[[D:.*]] = tensor.dim %[[V]], %[[C2]]
 // CHECK:         return %[[B]], %[[T]], %[[N]], %[[D]]
 func.func @factored_output(%k: tensor<?x?x?xf32>, %v: tensor<?x?x?xf32>) -> (index, index, index, index) {
-  %h = recurrence.scan identity matrix factored_input(%k, %v : tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %c0_1 = arith.constant 0 : index
+  %d0 = tensor.dim %k, %c0_1 : tensor<?x?x?xf32>
+  %c1_1 = arith.constant 1 : index
+  %d1 = tensor.dim %k, %c1_1 : tensor<?x?x?xf32>
+  %c2_1 = arith.constant 2 : index
+  %d2 = tensor.dim %k, %c2_1 : tensor<?x?x?xf32>
+  %d3 = tensor.dim %v, %c2_1 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2, %d3) : tensor<?x?x?x?xf32>
+  %h = recurrence.scan identity matrix factored_input(%k, %v : tensor<?x?x?xf32>, tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -44,7 +52,15 @@ func.func @factored_output(%k: tensor<?x?x?xf32>, %v: tensor<?x?x?xf32>) -> (ind
 // CHECK-DAG:     %[[N:.*]] = tensor.dim %[[BIN]], %[[C2]]
 // CHECK:         return %[[B]], %[[T]], %[[B]], %[[C3]], %[[N]]
 func.func @readout_and_final_state(%a: tensor<?x?x3x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?x?xf32>) -> (index, index, index, index, index) {
-  %y, %last = recurrence.scan higher_order<3> transition(%a : tensor<?x?x3x?xf32>) input(%b : tensor<?x?x?xf32>) readout(%c : tensor<?x?x?xf32>) -> tensor<?x?xf32>, tensor<?x3x?xf32>
+  %c0_1 = arith.constant 0 : index
+  %d4 = tensor.dim %b, %c0_1 : tensor<?x?x?xf32>
+  %c1_1 = arith.constant 1 : index
+  %d5 = tensor.dim %b, %c1_1 : tensor<?x?x?xf32>
+  %y_dest = tensor.empty(%d4, %d5) : tensor<?x?xf32>
+  %c2_1 = arith.constant 2 : index
+  %d6 = tensor.dim %b, %c2_1 : tensor<?x?x?xf32>
+  %last_dest = tensor.empty(%d4, %d6) : tensor<?x3x?xf32>
+  %y, %last = recurrence.scan higher_order<3> transition(%a : tensor<?x?x3x?xf32>) input(%b : tensor<?x?x?xf32>) readout(%c : tensor<?x?x?xf32>) outs(%y_dest, %last_dest : tensor<?x?xf32>, tensor<?x3x?xf32>) -> tensor<?x?xf32>, tensor<?x3x?xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

@@ -51,7 +51,7 @@ func.func @bdlru(%g: tensor<2x16x3x4x5xf64>, %v: tensor<2x16x12xf64>) -> tensor<
 // CHECK: arith.select
 // CHECK: %[[FK:.*]] = linalg.generic {{.*}} ins(%arg1
 // CHECK: %[[NUM:.*]] = recurrence.scan identity matrix factored_input(%[[FK]], %arg2 : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%[[FQ]] : tensor<2x64x8xf32>)
-// CHECK: %[[DEN:.*]] = recurrence.scan identity input(%[[FK]] : tensor<2x64x8xf32>) readout(%[[FQ]] : tensor<2x64x8xf32>) -> tensor<2x64xf32>
+// CHECK: %[[DEN:.*]] = recurrence.scan identity input(%[[FK]] : tensor<2x64x8xf32>) readout(%[[FQ]] : tensor<2x64x8xf32>) outs(%{{.*}} : tensor<2x64xf32>) -> tensor<2x64xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[NUM]], %[[DEN]]
 // CHECK: arith.maximumf
 // CHECK: arith.divf
@@ -68,7 +68,7 @@ func.func @attention(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<
 // CHECK: %[[K:.*]] = linalg.generic {{.*}} ins(%arg3, %arg1
 // CHECK: %[[U1:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1], [2, 3]]
 // CHECK: %[[V1:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1], [2, 3]]
-// CHECK: recurrence.scan dplr<1> matrix transition(%[[D]], %[[U1]], %[[V1]] : {{.*}}) factored_input(%[[K]], %arg2 : {{.*}}) init(%arg5 : tensor<2x8x16xf32>) readout(%arg0 : tensor<2x64x8xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
+// CHECK: recurrence.scan dplr<1> matrix transition(%[[D]], %[[U1]], %[[V1]] : {{.*}}) factored_input(%[[K]], %arg2 : {{.*}}) init(%arg5 : tensor<2x8x16xf32>) readout(%arg0 : tensor<2x64x8xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x64x16xf32>, tensor<2x8x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
 func.func @delta(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %beta: tensor<2x64xf32>, %g: tensor<2x64xf32>, %s0: tensor<2x8x16xf32>) -> (tensor<2x64x16xf32>, tensor<2x8x16xf32>) {
   %y, %s = recurrence.delta_rule q(%q : tensor<2x64x8xf32>) k(%k : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) beta(%beta : tensor<2x64xf32>) gate(%g : tensor<2x64xf32>) init(%s0 : tensor<2x8x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
   return %y, %s : tensor<2x64x16xf32>, tensor<2x8x16xf32>

@@ -29,6 +29,7 @@
 // CHUNKED-NOT: memref<2x65x8x16xf32>
 // CHUNKED: return
 func.func @linear_attention(%k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %q: tensor<2x64x8xf32>) -> tensor<2x64x16xf32> {
-  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%q : tensor<2x64x8xf32>) -> tensor<2x64x16xf32>
+  %y_dest = tensor.empty() : tensor<2x64x16xf32>
+  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%q : tensor<2x64x8xf32>) outs(%y_dest : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
   return %y : tensor<2x64x16xf32>
 }

@@ -22,7 +22,8 @@
 // CHECK-SAME: -> tensor<2x7x6x1xf32>, tensor<2x6x1xf32>
 // CHECK: tensor.insert_slice %[[MU]] into %{{.*}}[0, 0, 0, 0] [2, 7, 6, 1]
 func.func @dplr(%d: tensor<2x8x6xf32>, %u: tensor<2x8x6x2xf32>, %v: tensor<2x8x6x2xf32>, %b: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> {
-  %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x6xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6x2xf32>) input(%b : tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  %h_dest = tensor.empty() : tensor<2x8x6xf32>
+  %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x6xf32>, tensor<2x8x6x2xf32>, tensor<2x8x6x2xf32>) input(%b : tensor<2x8x6xf32>) outs(%h_dest : tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
   return %h : tensor<2x8x6xf32>
 }
 
@@ -33,7 +34,8 @@ func.func @dplr(%d: tensor<2x8x6xf32>, %u: tensor<2x8x6x2xf32>, %v: tensor<2x8x6
 // CHECK: %[[P:.*]] = tensor.extract_slice %[[T]][0, 1, 0, 0, 0] [4, 6, 2, 3, 3] [1, 1, 1, 1, 1]
 // CHECK: recurrence.scan block_diagonal<3> schedule chunked<4> matrix reverse transition(%[[P]] :
 func.func @blocks(%a: tensor<4x7x2x3x3xf64>, %b: tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64> {
-  %h = recurrence.scan block_diagonal<3> schedule chunked<4> matrix transition(%a : tensor<4x7x2x3x3xf64>) input(%b : tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64>
+  %h_dest = tensor.empty() : tensor<4x7x6x5xf64>
+  %h = recurrence.scan block_diagonal<3> schedule chunked<4> matrix transition(%a : tensor<4x7x2x3x3xf64>) input(%b : tensor<4x7x6x5xf64>) outs(%h_dest : tensor<4x7x6x5xf64>) -> tensor<4x7x6x5xf64>
   return %h : tensor<4x7x6x5xf64>
 }
 
@@ -47,7 +49,8 @@ func.func @blocks(%a: tensor<4x7x2x3x3xf64>, %b: tensor<4x7x6x5xf64>) -> tensor<
 // CHECK: recurrence.scan higher_order<2> matrix reverse transition(%[[A1]] : tensor<3x7x2x4xf32>)
 // CHECK-SAME: -> tensor<3x7x4x1xf32>
 func.func @lags(%a: tensor<3x5x2x4xf32>, %b: tensor<3x5x4xf32>, %h0: tensor<3x2x4xf32>) -> tensor<3x5x4xf32> {
-  %h = recurrence.scan higher_order<2> transition(%a : tensor<3x5x2x4xf32>) input(%b : tensor<3x5x4xf32>) init(%h0 : tensor<3x2x4xf32>) -> tensor<3x5x4xf32>
+  %h_dest = tensor.empty() : tensor<3x5x4xf32>
+  %h = recurrence.scan higher_order<2> transition(%a : tensor<3x5x2x4xf32>) input(%b : tensor<3x5x4xf32>) init(%h0 : tensor<3x2x4xf32>) outs(%h_dest : tensor<3x5x4xf32>) -> tensor<3x5x4xf32>
   return %h : tensor<3x5x4xf32>
 }
 
@@ -64,7 +67,9 @@ func.func @lags(%a: tensor<3x5x2x4xf32>, %b: tensor<3x5x4xf32>, %h0: tensor<3x2x
 // CHECK: recurrence.scan diagonal matrix reverse transition(
 // CHECK-SAME: -> tensor<1x1x4x1xf32>
 func.func @both(%a: tensor<9x4xf32>, %b: tensor<9x4xf32>, %h0: tensor<4xf32>) -> (tensor<9x4xf32>, tensor<4xf32>) {
-  %h, %last = recurrence.scan diagonal reverse transition(%a : tensor<9x4xf32>) input(%b : tensor<9x4xf32>) init(%h0 : tensor<4xf32>) -> tensor<9x4xf32>, tensor<4xf32>
+  %h_dest = tensor.empty() : tensor<9x4xf32>
+  %last_dest = tensor.empty() : tensor<4xf32>
+  %h, %last = recurrence.scan diagonal reverse transition(%a : tensor<9x4xf32>) input(%b : tensor<9x4xf32>) init(%h0 : tensor<4xf32>) outs(%h_dest, %last_dest : tensor<9x4xf32>, tensor<4xf32>) -> tensor<9x4xf32>, tensor<4xf32>
   return %h, %last : tensor<9x4xf32>, tensor<4xf32>
 }
 
@@ -77,8 +82,10 @@ func.func @both(%a: tensor<9x4xf32>, %b: tensor<9x4xf32>, %h0: tensor<4xf32>) ->
 // CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<5xf32>)
 // CHECK: return %[[SUM]], %{{.*}}, %{{.*}}, %[[ZERO]]
 func.func @shared(%a: tensor<2x6x3xf32>, %b: tensor<2x6x3xf32>, %c: tensor<2x6x3xf32>, %unused: tensor<5xf32>) -> (tensor<2x6x3xf32>, tensor<2x6x3xf32>) {
-  %h = recurrence.scan diagonal transition(%a : tensor<2x6x3xf32>) input(%b : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
-  %g = recurrence.scan diagonal reverse transition(%a : tensor<2x6x3xf32>) input(%c : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
+  %h_dest = tensor.empty() : tensor<2x6x3xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<2x6x3xf32>) input(%b : tensor<2x6x3xf32>) outs(%h_dest : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
+  %g_dest = tensor.empty() : tensor<2x6x3xf32>
+  %g = recurrence.scan diagonal reverse transition(%a : tensor<2x6x3xf32>) input(%c : tensor<2x6x3xf32>) outs(%g_dest : tensor<2x6x3xf32>) -> tensor<2x6x3xf32>
   return %h, %g : tensor<2x6x3xf32>, tensor<2x6x3xf32>
 }
 
@@ -103,6 +110,10 @@ func.func @shared(%a: tensor<2x6x3xf32>, %b: tensor<2x6x3xf32>, %c: tensor<2x6x3
 // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
 // CHECK-NEXT: linalg.yield %[[P]] : f32
 func.func @dynamic(%a: tensor<2x?x3xf32>, %b: tensor<2x?x3xf32>, %h0: tensor<2x3xf32>) -> (tensor<2x?x3xf32>, tensor<2x3xf32>) {
-  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x3xf32>) input(%b : tensor<2x?x3xf32>) init(%h0 : tensor<2x3xf32>) -> tensor<2x?x3xf32>, tensor<2x3xf32>
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %b, %c1 : tensor<2x?x3xf32>
+  %h_dest = tensor.empty(%d0) : tensor<2x?x3xf32>
+  %last_dest = tensor.empty() : tensor<2x3xf32>
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x3xf32>) input(%b : tensor<2x?x3xf32>) init(%h0 : tensor<2x3xf32>) outs(%h_dest, %last_dest : tensor<2x?x3xf32>, tensor<2x3xf32>) -> tensor<2x?x3xf32>, tensor<2x3xf32>
   return %h, %last : tensor<2x?x3xf32>, tensor<2x3xf32>
 }

@@ -42,6 +42,7 @@ func.func @normalized_gates(%raw: tensor<?x?x?x3xf32>, %v: tensor<?x?x?xf32>) ->
 // CHECK:         return
 func.func @gates_also_returned(%raw: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>) -> (tensor<4x16x8xf32>, tensor<4x16x8xf32>) {
   %a = math.exp %raw : tensor<4x16x8xf32>
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<4x16x8xf32>) input(%b : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  %h_dest = tensor.empty() : tensor<4x16x8xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<4x16x8xf32>) input(%b : tensor<4x16x8xf32>) outs(%h_dest : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
   return %h, %a : tensor<4x16x8xf32>, tensor<4x16x8xf32>
 }

@@ -97,21 +97,46 @@
 
 
 func.func @diagonal(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }
 
 func.func @final_state(%a: tensor<2x?x4xf32>, %b: tensor<2x?x4xf32>, %h0: tensor<2x4xf32>) -> (tensor<2x?x4xf32>, tensor<2x4xf32>) {
-  %h, %last = recurrence.scan diagonal schedule chunked<16> reverse transition(%a : tensor<2x?x4xf32>) input(%b : tensor<2x?x4xf32>) init(%h0 : tensor<2x4xf32>) -> tensor<2x?x4xf32>, tensor<2x4xf32>
+  %c1 = arith.constant 1 : index
+  %d3 = tensor.dim %b, %c1 : tensor<2x?x4xf32>
+  %h_dest = tensor.empty(%d3) : tensor<2x?x4xf32>
+  %last_dest = tensor.empty() : tensor<2x4xf32>
+  %h, %last = recurrence.scan diagonal schedule chunked<16> reverse transition(%a : tensor<2x?x4xf32>) input(%b : tensor<2x?x4xf32>) init(%h0 : tensor<2x4xf32>) outs(%h_dest, %last_dest : tensor<2x?x4xf32>, tensor<2x4xf32>) -> tensor<2x?x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x?x4xf32>, tensor<2x4xf32>
 }
 
 func.func @blocks(%a: tensor<?x?x?x2x2xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan block_diagonal<2> schedule chunked<64> transition(%a : tensor<?x?x?x2x2xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d4 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d5 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d6 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d4, %d5, %d6) : tensor<?x?x?xf32>
+  %h = recurrence.scan block_diagonal<2> schedule chunked<64> transition(%a : tensor<?x?x?x2x2xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }
 
 func.func @dense(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan dense schedule chunked<64> transition(%a : tensor<?x?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d7 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d8 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d9 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d7, %d8, %d9) : tensor<?x?x?xf32>
+  %h = recurrence.scan dense schedule chunked<64> transition(%a : tensor<?x?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }

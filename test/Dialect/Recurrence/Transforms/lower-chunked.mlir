@@ -26,6 +26,7 @@
 
 // CHECK-LABEL: func.func @diagonal(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x10x4xf32>, %[[B:[^:]*]]: tensor<2x10x4xf32>)
+// CHECK:         %[[OUT0:[^ ]*]] = tensor.empty() : tensor<2x10x4xf32>
 // CHECK-DAG:     %[[T:[^ ]*]] = arith.constant 10 : index
 // CHECK-DAG:     %[[C:[^ ]*]] = arith.constant 4 : index
 // CHECK-DAG:     %[[ONE:[^ ]*]] = arith.constant 1 : index
@@ -92,7 +93,6 @@
 
 // Phase 3: per chunk, the steps again from the carried start state, writing
 // the chunk's rows [start, start + len) of the output.
-// CHECK:         %[[OUT0:[^ ]*]] = tensor.empty() : tensor<2x10x4xf32>
 // CHECK:         %[[RESULT:[^ ]*]] = scf.forall (%[[I3:[^ ]*]], %[[CH3:[^ ]*]]) in (2, %[[K]]) shared_outs(%[[OUT:[^ ]*]] = %[[OUT0]]) -> (tensor<2x10x4xf32>) {
 // CHECK:           %[[HS:[^ ]*]] = tensor.extract_slice %[[CARRIED]][%[[I3]], %[[CH3]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
 // CHECK:           %[[START3:[^ ]*]] = arith.muli %[[CH3]], %[[C]] : index
@@ -114,7 +114,8 @@
 // CHECK:         return %[[RESULT]] : tensor<2x10x4xf32>
 // CHECK-NOT:     recurrence.scan
 func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>) -> tensor<2x10x4xf32> {
-  %h = recurrence.scan diagonal schedule chunked<4> transition(%a : tensor<2x10x4xf32>) input(%b : tensor<2x10x4xf32>) -> tensor<2x10x4xf32>
+  %h_dest = tensor.empty() : tensor<2x10x4xf32>
+  %h = recurrence.scan diagonal schedule chunked<4> transition(%a : tensor<2x10x4xf32>) input(%b : tensor<2x10x4xf32>) outs(%h_dest : tensor<2x10x4xf32>) -> tensor<2x10x4xf32>
   return %h : tensor<2x10x4xf32>
 }
 
@@ -172,7 +173,9 @@ func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>) -> tensor<2x
 // CHECK-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%{{.*}}, 0] [%{{.*}}, 4] [1, 1] : tensor<?x4xf32> into tensor<8x4xf32>
 // CHECK:         return %[[RESULT]], %[[FINAL]] : tensor<8x4xf32>, tensor<4xf32>
 func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>, %init: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>) {
-  %h, %last = recurrence.scan block_diagonal<2> schedule chunked<3> transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) init(%init : tensor<4xf32>) -> tensor<8x4xf32>, tensor<4xf32>
+  %h_dest = tensor.empty() : tensor<8x4xf32>
+  %last_dest = tensor.empty() : tensor<4xf32>
+  %h, %last = recurrence.scan block_diagonal<2> schedule chunked<3> transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) init(%init : tensor<4xf32>) outs(%h_dest, %last_dest : tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>, tensor<4xf32>
   return %h, %last : tensor<8x4xf32>, tensor<4xf32>
 }
 
@@ -203,7 +206,8 @@ func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>, %init: t
 // CHECK:         scf.forall (%{{.*}}, %{{.*}}) in (3, %[[K]]) shared_outs(
 // CHECK:           tensor.extract_slice %[[CARRIED]]
 func.func @identity(%b: tensor<3x10x4xf32>) -> tensor<3x10x4xf32> {
-  %h = recurrence.scan identity schedule chunked<4> input(%b : tensor<3x10x4xf32>) -> tensor<3x10x4xf32>
+  %h_dest = tensor.empty() : tensor<3x10x4xf32>
+  %h = recurrence.scan identity schedule chunked<4> input(%b : tensor<3x10x4xf32>) outs(%h_dest : tensor<3x10x4xf32>) -> tensor<3x10x4xf32>
   return %h : tensor<3x10x4xf32>
 }
 
@@ -245,7 +249,8 @@ func.func @identity(%b: tensor<3x10x4xf32>) -> tensor<3x10x4xf32> {
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP3]]#1 into %[[OUT]][%[[FIRSTROW]], 0] [%[[LEN3]], 4] [1, 1] : tensor<?x4xf32> into tensor<10x4xf32>
 func.func @reverse(%a: tensor<10x4xf32>, %b: tensor<10x4xf32>) -> tensor<10x4xf32> {
-  %h = recurrence.scan diagonal schedule chunked<4> reverse transition(%a : tensor<10x4xf32>) input(%b : tensor<10x4xf32>) -> tensor<10x4xf32>
+  %h_dest = tensor.empty() : tensor<10x4xf32>
+  %h = recurrence.scan diagonal schedule chunked<4> reverse transition(%a : tensor<10x4xf32>) input(%b : tensor<10x4xf32>) outs(%h_dest : tensor<10x4xf32>) -> tensor<10x4xf32>
   return %h : tensor<10x4xf32>
 }
 
@@ -256,10 +261,14 @@ func.func @reverse(%a: tensor<10x4xf32>, %b: tensor<10x4xf32>) -> tensor<10x4xf3
 
 // CHECK-LABEL: func.func @schedules(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x40x4xf32>, %[[B:[^:]*]]: tensor<2x40x4xf32>)
-// CHECK-NEXT:    %[[IMPLICIT:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-// CHECK-NEXT:    %[[EXPLICIT:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-// CHECK-NEXT:    %[[SEQ:[^ ]*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-// CHECK-NEXT:    %[[SCAN:[^ ]*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x40x4xf32>
+// CHECK-NEXT:    %[[IMPLICIT:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) outs(%{{.*}} : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x40x4xf32>
+// CHECK-NEXT:    %[[EXPLICIT:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) outs(%{{.*}} : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x40x4xf32>
+// CHECK-NEXT:    %[[SEQ:[^ ]*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) outs(%{{.*}} : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x40x4xf32>
+// CHECK-NEXT:    %[[SCAN:[^ ]*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x40x4xf32>) input(%[[B]] : tensor<2x40x4xf32>) outs(%{{.*}} : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
 // CHECK-NOT:     recurrence.scan
 // CHECK:         %[[C4:[^ ]*]] = arith.constant 4 : index
 // CHECK:         arith.divui %{{.*}}, %[[C4]] : index
@@ -268,10 +277,15 @@ func.func @reverse(%a: tensor<10x4xf32>, %b: tensor<10x4xf32>) -> tensor<10x4xf3
 // CHECK:         return %[[IMPLICIT]], %[[EXPLICIT]], %[[SEQ]], %[[SCAN]], %{{.*}} :
 
 func.func @schedules(%a: tensor<2x40x4xf32>, %b: tensor<2x40x4xf32>) -> (tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>) {
-  %0 = recurrence.scan diagonal transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-  %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-  %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-  %3 = recurrence.scan diagonal schedule scan transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
-  %4 = recurrence.scan diagonal schedule chunked<4> transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+  %dest0 = tensor.empty() : tensor<2x40x4xf32>
+  %0 = recurrence.scan diagonal transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) outs(%dest0 : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+  %dest1 = tensor.empty() : tensor<2x40x4xf32>
+  %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) outs(%dest1 : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+  %dest2 = tensor.empty() : tensor<2x40x4xf32>
+  %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) outs(%dest2 : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+  %dest3 = tensor.empty() : tensor<2x40x4xf32>
+  %3 = recurrence.scan diagonal schedule scan transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) outs(%dest3 : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
+  %dest4 = tensor.empty() : tensor<2x40x4xf32>
+  %4 = recurrence.scan diagonal schedule chunked<4> transition(%a : tensor<2x40x4xf32>) input(%b : tensor<2x40x4xf32>) outs(%dest4 : tensor<2x40x4xf32>) -> tensor<2x40x4xf32>
   return %0, %1, %2, %3, %4 : tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>, tensor<2x40x4xf32>
 }

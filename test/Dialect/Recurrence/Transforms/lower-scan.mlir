@@ -20,6 +20,8 @@
 
 // CHECK-LABEL: func.func @diagonal(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x10x4xf32>, %[[B:[^:]*]]: tensor<2x10x4xf32>, %[[INIT:[^:]*]]: tensor<2x4xf32>)
+// CHECK:         %[[OUT0:[^ ]*]] = tensor.empty() : tensor<2x10x4xf32>
+// CHECK:         %[[LAST0:[^ ]*]] = tensor.empty() : tensor<2x4xf32>
 // CHECK:         %[[T:[^ ]*]] = arith.constant 10 : index
 
 // The pairs: states [2, T, N, 1] (b_t) and products [2, T, N] (a_t).
@@ -129,8 +131,6 @@
 // CHECK-NEXT:    }
 
 // Outputs: the scanned state t is h_t, written to row t.
-// CHECK:         %[[OUT0:[^ ]*]] = tensor.empty() : tensor<2x10x4xf32>
-// CHECK:         %[[LAST0:[^ ]*]] = tensor.empty() : tensor<2x4xf32>
 // CHECK:         %[[OUTPUT:[^ ]*]] = scf.forall (%[[OI:[^ ]*]], %[[OT:[^ ]*]]) in (2, %[[T]]) shared_outs(%[[OUT:[^ ]*]] = %[[OUT0]]) -> (tensor<2x10x4xf32>) {
 // CHECK:           %[[HT:[^ ]*]] = tensor.extract_slice %[[DOWN]]#0[%[[OI]], %[[OT]], 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<2x?x4x1xf32> to tensor<4x1xf32>
 // CHECK:           %[[ROW:[^ ]*]] = tensor.extract_slice %[[OUT]][%[[OI]], %[[OT]], 0] [1, 1, 4] [1, 1, 1] : tensor<2x10x4xf32> to tensor<1x4xf32>
@@ -155,7 +155,9 @@
 // CHECK:         return %[[OUTPUT]], %[[FINAL]] : tensor<2x10x4xf32>, tensor<2x4xf32>
 // CHECK-NOT:     recurrence.scan
 func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>, %init: tensor<2x4xf32>) -> (tensor<2x10x4xf32>, tensor<2x4xf32>) {
-  %h, %last = recurrence.scan diagonal schedule scan transition(%a : tensor<2x10x4xf32>) input(%b : tensor<2x10x4xf32>) init(%init : tensor<2x4xf32>) -> tensor<2x10x4xf32>, tensor<2x4xf32>
+  %h_dest = tensor.empty() : tensor<2x10x4xf32>
+  %last_dest = tensor.empty() : tensor<2x4xf32>
+  %h, %last = recurrence.scan diagonal schedule scan transition(%a : tensor<2x10x4xf32>) input(%b : tensor<2x10x4xf32>) init(%init : tensor<2x4xf32>) outs(%h_dest, %last_dest : tensor<2x10x4xf32>, tensor<2x4xf32>) -> tensor<2x10x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x10x4xf32>, tensor<2x4xf32>
 }
 
@@ -186,7 +188,8 @@ func.func @diagonal(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>, %init: tenso
 // CHECK:         scf.forall (%[[OT:[^ ]*]]) in (%{{.*}}) shared_outs(
 // CHECK:           tensor.extract_slice %[[DOWN]][%[[OT]], 0, 0] [1, 4, 1] [1, 1, 1]
 func.func @identity(%b: tensor<6x4xf32>) -> tensor<6x4xf32> {
-  %h = recurrence.scan identity schedule scan input(%b : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %h_dest = tensor.empty() : tensor<6x4xf32>
+  %h = recurrence.scan identity schedule scan input(%b : tensor<6x4xf32>) outs(%h_dest : tensor<6x4xf32>) -> tensor<6x4xf32>
   return %h : tensor<6x4xf32>
 }
 
@@ -196,6 +199,7 @@ func.func @identity(%b: tensor<6x4xf32>) -> tensor<6x4xf32> {
 // none when T <= 1.
 
 // CHECK-LABEL: func.func @dynamic_steps(
+// CHECK:         tensor.empty(%{{.*}}) : tensor<?x4xf32>
 // CHECK:         %[[T:[^ ]*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
 // CHECK:         %[[TM1:[^ ]*]] = arith.subi %[[T]], %[[ONE:[^ ]*]] : index
 // CHECK-NEXT:    %[[TM1I:[^ ]*]] = arith.index_castui %[[TM1]] : index to i64
@@ -206,7 +210,10 @@ func.func @identity(%b: tensor<6x4xf32>) -> tensor<6x4xf32> {
 // CHECK-NEXT:    %[[LEVELS:[^ ]*]] = arith.select %[[TRIVIAL]], %{{.*}}, %[[L]] : index
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[LEVELS]] step
 func.func @dynamic_steps(%b: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  %h = recurrence.scan identity schedule scan input(%b : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x4xf32>
+  %h_dest = tensor.empty(%d0) : tensor<?x4xf32>
+  %h = recurrence.scan identity schedule scan input(%b : tensor<?x4xf32>) outs(%h_dest : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %h : tensor<?x4xf32>
 }
 
@@ -266,7 +273,8 @@ func.func @dynamic_steps(%b: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[OTIME]], 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<6x4xf32>
 func.func @dplr_reverse(%d: tensor<6x4xf32>, %u: tensor<6x4x1xf32>, %v: tensor<6x4x1xf32>, %b: tensor<6x4xf32>) -> tensor<6x4xf32> {
-  %h = recurrence.scan dplr<1> schedule scan reverse transition(%d, %u, %v : tensor<6x4xf32>, tensor<6x4x1xf32>, tensor<6x4x1xf32>) input(%b : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %h_dest = tensor.empty() : tensor<6x4xf32>
+  %h = recurrence.scan dplr<1> schedule scan reverse transition(%d, %u, %v : tensor<6x4xf32>, tensor<6x4x1xf32>, tensor<6x4x1xf32>) input(%b : tensor<6x4xf32>) outs(%h_dest : tensor<6x4xf32>) -> tensor<6x4xf32>
   return %h : tensor<6x4xf32>
 }
 
@@ -279,8 +287,12 @@ func.func @dplr_reverse(%d: tensor<6x4xf32>, %u: tensor<6x4x1xf32>, %v: tensor<6
 // CHECK:         tensor.empty(%{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?xf32>
 // CHECK-NOT:     recurrence.scan
 func.func @dplr_limits(%d: tensor<2x256xf32>, %u: tensor<2x256x1xf32>, %v: tensor<2x256x1xf32>, %dd: tensor<2x?xf32>, %du: tensor<2x?x1xf32>, %dv: tensor<2x?x1xf32>) -> (tensor<2x256xf32>, tensor<2x?xf32>) {
-  %h = recurrence.scan dplr<1> schedule scan transition(%d, %u, %v : tensor<2x256xf32>, tensor<2x256x1xf32>, tensor<2x256x1xf32>) input(%d : tensor<2x256xf32>) -> tensor<2x256xf32>
-  %g = recurrence.scan dplr<1> schedule scan transition(%dd, %du, %dv : tensor<2x?xf32>, tensor<2x?x1xf32>, tensor<2x?x1xf32>) input(%dd : tensor<2x?xf32>) -> tensor<2x?xf32>
+  %h_dest = tensor.empty() : tensor<2x256xf32>
+  %h = recurrence.scan dplr<1> schedule scan transition(%d, %u, %v : tensor<2x256xf32>, tensor<2x256x1xf32>, tensor<2x256x1xf32>) input(%d : tensor<2x256xf32>) outs(%h_dest : tensor<2x256xf32>) -> tensor<2x256xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %dd, %c1 : tensor<2x?xf32>
+  %g_dest = tensor.empty(%d1) : tensor<2x?xf32>
+  %g = recurrence.scan dplr<1> schedule scan transition(%dd, %du, %dv : tensor<2x?xf32>, tensor<2x?x1xf32>, tensor<2x?x1xf32>) input(%dd : tensor<2x?xf32>) outs(%g_dest : tensor<2x?xf32>) -> tensor<2x?xf32>
   return %h, %g : tensor<2x256xf32>, tensor<2x?xf32>
 }
 
@@ -290,16 +302,24 @@ func.func @dplr_limits(%d: tensor<2x256xf32>, %u: tensor<2x256x1xf32>, %v: tenso
 
 // CHECK-LABEL: func.func @schedules(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: tensor<2x8x4xf32>)
-// CHECK-NEXT:    %[[R0:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[R1:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[R2:[^ ]*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[R3:[^ ]*]] = recurrence.scan diagonal schedule chunked<4> transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[R0:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[R1:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[R2:[^ ]*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[R3:[^ ]*]] = recurrence.scan diagonal schedule chunked<4> transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // CHECK-NEXT:    return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
 func.func @schedules(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) {
-  %0 = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %3 = recurrence.scan diagonal schedule chunked<4> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest0 = tensor.empty() : tensor<2x8x4xf32>
+  %0 = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest0 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest1 = tensor.empty() : tensor<2x8x4xf32>
+  %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest1 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest2 = tensor.empty() : tensor<2x8x4xf32>
+  %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest2 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest3 = tensor.empty() : tensor<2x8x4xf32>
+  %3 = recurrence.scan diagonal schedule chunked<4> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest3 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %0, %1, %2, %3 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
 }
 
@@ -309,8 +329,10 @@ func.func @schedules(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) -> (tensor<2x
 // refuses it (and fails), while a sequential dplr of any size is fine.
 
 func.func @dplr_too_large(%d: tensor<4x257xf32>, %u: tensor<4x257x2xf32>, %v: tensor<4x257x2xf32>, %b: tensor<4x257xf32>, %bd: tensor<4x512xf32>, %bu: tensor<4x512x2xf32>, %bv: tensor<4x512x2xf32>) -> (tensor<4x512xf32>, tensor<4x257xf32>) {
-  %s = recurrence.scan dplr<2> schedule sequential transition(%bd, %bu, %bv : tensor<4x512xf32>, tensor<4x512x2xf32>, tensor<4x512x2xf32>) input(%bd : tensor<4x512xf32>) -> tensor<4x512xf32>
+  %s_dest = tensor.empty() : tensor<4x512xf32>
+  %s = recurrence.scan dplr<2> schedule sequential transition(%bd, %bu, %bv : tensor<4x512xf32>, tensor<4x512x2xf32>, tensor<4x512x2xf32>) input(%bd : tensor<4x512xf32>) outs(%s_dest : tensor<4x512xf32>) -> tensor<4x512xf32>
+  %h_dest = tensor.empty() : tensor<4x257xf32>
   // expected-error @below {{'recurrence.scan' op schedule 'scan' composes dplr transitions as dense N x N matrices (N^3 per combine), which is refused for N = 257 > 256; use schedule 'sequential' or 'chunked'}}
-  %h = recurrence.scan dplr<2> schedule scan transition(%d, %u, %v : tensor<4x257xf32>, tensor<4x257x2xf32>, tensor<4x257x2xf32>) input(%b : tensor<4x257xf32>) -> tensor<4x257xf32>
+  %h = recurrence.scan dplr<2> schedule scan transition(%d, %u, %v : tensor<4x257xf32>, tensor<4x257x2xf32>, tensor<4x257x2xf32>) input(%b : tensor<4x257xf32>) outs(%h_dest : tensor<4x257xf32>) -> tensor<4x257xf32>
   return %s, %h : tensor<4x512xf32>, tensor<4x257xf32>
 }

@@ -62,7 +62,9 @@
 // UNTILED:         scf.forall (%{{[^,]*}}) in (2) shared_outs(
 // UNTILED-NOT:     tensor.extract_slice %{{.*}} to tensor<1x16x?xf32>
 func.func @diagonal(%a: tensor<2x16x256xf32>, %b: tensor<2x16x256xf32>, %init: tensor<2x256xf32>) -> (tensor<2x16x256xf32>, tensor<2x256xf32>) {
-  %h, %last = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x16x256xf32>) input(%b : tensor<2x16x256xf32>) init(%init : tensor<2x256xf32>) -> tensor<2x16x256xf32>, tensor<2x256xf32>
+  %h_dest = tensor.empty() : tensor<2x16x256xf32>
+  %last_dest = tensor.empty() : tensor<2x256xf32>
+  %h, %last = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x16x256xf32>) input(%b : tensor<2x16x256xf32>) init(%init : tensor<2x256xf32>) outs(%h_dest, %last_dest : tensor<2x16x256xf32>, tensor<2x256xf32>) -> tensor<2x16x256xf32>, tensor<2x256xf32>
   return %h, %last : tensor<2x16x256xf32>, tensor<2x256xf32>
 }
 
@@ -88,7 +90,14 @@ func.func @diagonal(%a: tensor<2x16x256xf32>, %b: tensor<2x16x256xf32>, %init: t
 // FOLD-NEXT:      %[[COUNT:.*]] = affine.min #{{.*}}(%[[START]])[%[[N]], %[[SIZE]]]
 // FOLD:           tensor.extract_slice %[[A]][%[[I]], 0, %[[START]]] [1, %{{.*}}, %[[COUNT]]] [1, 1, 1] : tensor<?x?x?xf32> to tensor<1x?x?xf32>
 func.func @dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
 }
 
@@ -109,7 +118,9 @@ func.func @dynamic(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // UNTILED-NOT:     scf.forall
 // UNTILED:         scf.for
 func.func @higher_order(%a: tensor<8x2x256xf32>, %b: tensor<8x256xf32>, %init: tensor<2x256xf32>) -> (tensor<8x256xf32>, tensor<2x256xf32>) {
-  %h, %last = recurrence.scan higher_order<2> schedule sequential reverse transition(%a : tensor<8x2x256xf32>) input(%b : tensor<8x256xf32>) init(%init : tensor<2x256xf32>) -> tensor<8x256xf32>, tensor<2x256xf32>
+  %h_dest = tensor.empty() : tensor<8x256xf32>
+  %last_dest = tensor.empty() : tensor<2x256xf32>
+  %h, %last = recurrence.scan higher_order<2> schedule sequential reverse transition(%a : tensor<8x2x256xf32>) input(%b : tensor<8x256xf32>) init(%init : tensor<2x256xf32>) outs(%h_dest, %last_dest : tensor<8x256xf32>, tensor<2x256xf32>) -> tensor<8x256xf32>, tensor<2x256xf32>
   return %h, %last : tensor<8x256xf32>, tensor<2x256xf32>
 }
 
@@ -124,7 +135,8 @@ func.func @higher_order(%a: tensor<8x2x256xf32>, %b: tensor<8x256xf32>, %init: t
 // FOLD-NEXT:      tensor.extract_slice %[[B]][0, 0, %[[START]]] [1, 8, 256] [1, 1, 1] : tensor<1x8x512xf32> to tensor<1x8x256xf32>
 // FOLD:           linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x4x4xf32>, tensor<64x4x1xf32>) outs(%{{.*}} : tensor<64x4x1xf32>)
 func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) -> tensor<1x8x512xf32> {
-  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%A : tensor<1x8x128x4x4xf32>) input(%b : tensor<1x8x512xf32>) -> tensor<1x8x512xf32>
+  %h_dest = tensor.empty() : tensor<1x8x512xf32>
+  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%A : tensor<1x8x128x4x4xf32>) input(%b : tensor<1x8x512xf32>) outs(%h_dest : tensor<1x8x512xf32>) -> tensor<1x8x512xf32>
   return %h : tensor<1x8x512xf32>
 }
 
@@ -141,7 +153,8 @@ func.func @block_diagonal(%A: tensor<1x8x128x4x4xf32>, %b: tensor<1x8x512xf32>) 
 // FOLD-NEXT:        tensor.extract_slice %[[V]][0, %[[T]], 0] [1, 1, 3] [1, 1, 1] : tensor<1x8x3xf32> to tensor<3xf32>
 // FOLD:           tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[START]], 0] [1, 8, 64, 3] [1, 1, 1, 1] : tensor<1x8x64x3xf32> into tensor<1x8x256x3xf32>
 func.func @scalar_factored(%a: tensor<1x8xf32>, %k: tensor<1x8x256xf32>, %v: tensor<1x8x3xf32>) -> tensor<1x8x256x3xf32> {
-  %h = recurrence.scan scalar schedule sequential matrix transition(%a : tensor<1x8xf32>) factored_input(%k, %v : tensor<1x8x256xf32>, tensor<1x8x3xf32>) -> tensor<1x8x256x3xf32>
+  %h_dest = tensor.empty() : tensor<1x8x256x3xf32>
+  %h = recurrence.scan scalar schedule sequential matrix transition(%a : tensor<1x8xf32>) factored_input(%k, %v : tensor<1x8x256xf32>, tensor<1x8x3xf32>) outs(%h_dest : tensor<1x8x256x3xf32>) -> tensor<1x8x256x3xf32>
   return %h : tensor<1x8x256x3xf32>
 }
 
@@ -150,7 +163,8 @@ func.func @scalar_factored(%a: tensor<1x8xf32>, %k: tensor<1x8x256xf32>, %v: ten
 // FOLD:         scf.forall (%[[I:.*]]) in (4) shared_outs(
 // FOLD-NEXT:      tensor.extract_slice %{{.*}}[%[[I]], 0, 0] [1, 8, 256] [1, 1, 1] : tensor<4x8x256xf32> to tensor<1x8x256xf32>
 func.func @full_batch(%b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
-  %h = recurrence.scan identity schedule sequential input(%b : tensor<4x8x256xf32>) -> tensor<4x8x256xf32>
+  %h_dest = tensor.empty() : tensor<4x8x256xf32>
+  %h = recurrence.scan identity schedule sequential input(%b : tensor<4x8x256xf32>) outs(%h_dest : tensor<4x8x256xf32>) -> tensor<4x8x256xf32>
   return %h : tensor<4x8x256xf32>
 }
 
@@ -162,7 +176,8 @@ func.func @full_batch(%b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
 // FOLD-NOT:       affine.min
 // FOLD:           tensor.extract_slice %{{.*}} : tensor<1x8x200xf32> to tensor<1x8x100xf32>
 func.func @few_channels(%a: tensor<1x8x200xf32>, %b: tensor<1x8x200xf32>) -> tensor<1x8x200xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x200xf32>) input(%b : tensor<1x8x200xf32>) -> tensor<1x8x200xf32>
+  %h_dest = tensor.empty() : tensor<1x8x200xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x200xf32>) input(%b : tensor<1x8x200xf32>) outs(%h_dest : tensor<1x8x200xf32>) -> tensor<1x8x200xf32>
   return %h : tensor<1x8x200xf32>
 }
 
@@ -174,7 +189,8 @@ func.func @few_channels(%a: tensor<1x8x200xf32>, %b: tensor<1x8x200xf32>) -> ten
 // FOLD-NEXT:      %[[COUNT:.*]] = affine.min #[[$SHORT]](%[[START]])
 // FOLD-NEXT:      tensor.extract_slice %{{.*}}[0, 0, %[[START]]] [1, 8, %[[COUNT]]] [1, 1, 1] : tensor<1x8x131xf32> to tensor<1x8x?xf32>
 func.func @uneven(%a: tensor<1x8x131xf32>, %b: tensor<1x8x131xf32>) -> tensor<1x8x131xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x131xf32>) input(%b : tensor<1x8x131xf32>) -> tensor<1x8x131xf32>
+  %h_dest = tensor.empty() : tensor<1x8x131xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x131xf32>) input(%b : tensor<1x8x131xf32>) outs(%h_dest : tensor<1x8x131xf32>) -> tensor<1x8x131xf32>
   return %h : tensor<1x8x131xf32>
 }
 
@@ -184,7 +200,8 @@ func.func @uneven(%a: tensor<1x8x131xf32>, %b: tensor<1x8x131xf32>) -> tensor<1x
 // FOLD-NOT:     arith.muli
 // FOLD:         scf.for {{.*}} -> (tensor<100x1xf32>, tensor<8x100xf32>)
 func.func @too_few_channels(%a: tensor<1x8x100xf32>, %b: tensor<1x8x100xf32>) -> tensor<1x8x100xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x100xf32>) input(%b : tensor<1x8x100xf32>) -> tensor<1x8x100xf32>
+  %h_dest = tensor.empty() : tensor<1x8x100xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x100xf32>) input(%b : tensor<1x8x100xf32>) outs(%h_dest : tensor<1x8x100xf32>) -> tensor<1x8x100xf32>
   return %h : tensor<1x8x100xf32>
 }
 
@@ -214,8 +231,11 @@ func.func @outs(%a: tensor<1x8x256xf32>, %b: tensor<1x8x256xf32>, %d: tensor<1x8
 // CHECK-NOT:     to tensor<1x8x?xf32>
 // CHECK:         return
 func.func @not_tiled(%A: tensor<2x8x256x256xf32>, %d: tensor<2x8x256xf32>, %u: tensor<2x8x256x1xf32>, %b: tensor<2x8x256xf32>, %c: tensor<2x8x256xf32>) -> (tensor<2x8x256xf32>, tensor<2x8x256xf32>, tensor<2x8xf32>) {
-  %0 = recurrence.scan dense schedule sequential transition(%A : tensor<2x8x256x256xf32>) input(%b : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
-  %1 = recurrence.scan dplr<1> schedule sequential transition(%d, %u, %u : tensor<2x8x256xf32>, tensor<2x8x256x1xf32>, tensor<2x8x256x1xf32>) input(%b : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
-  %2 = recurrence.scan diagonal schedule sequential transition(%d : tensor<2x8x256xf32>) input(%b : tensor<2x8x256xf32>) readout(%c : tensor<2x8x256xf32>) -> tensor<2x8xf32>
+  %dest0 = tensor.empty() : tensor<2x8x256xf32>
+  %0 = recurrence.scan dense schedule sequential transition(%A : tensor<2x8x256x256xf32>) input(%b : tensor<2x8x256xf32>) outs(%dest0 : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
+  %dest1 = tensor.empty() : tensor<2x8x256xf32>
+  %1 = recurrence.scan dplr<1> schedule sequential transition(%d, %u, %u : tensor<2x8x256xf32>, tensor<2x8x256x1xf32>, tensor<2x8x256x1xf32>) input(%b : tensor<2x8x256xf32>) outs(%dest1 : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
+  %dest2 = tensor.empty() : tensor<2x8xf32>
+  %2 = recurrence.scan diagonal schedule sequential transition(%d : tensor<2x8x256xf32>) input(%b : tensor<2x8x256xf32>) readout(%c : tensor<2x8x256xf32>) outs(%dest2 : tensor<2x8xf32>) -> tensor<2x8xf32>
   return %0, %1, %2 : tensor<2x8x256xf32>, tensor<2x8x256xf32>, tensor<2x8xf32>
 }

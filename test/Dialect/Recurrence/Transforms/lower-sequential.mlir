@@ -64,7 +64,8 @@
 // CHECK:         return %[[FORALL]] : tensor<4x16x8xf32>
 // CHECK-NOT:     recurrence.scan
 func.func @diagonal(%a: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>) -> tensor<4x16x8xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<4x16x8xf32>) input(%b : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  %h_dest = tensor.empty() : tensor<4x16x8xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<4x16x8xf32>) input(%b : tensor<4x16x8xf32>) outs(%h_dest : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
   return %h : tensor<4x16x8xf32>
 }
 
@@ -93,7 +94,9 @@ func.func @diagonal(%a: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>) -> tensor<4x
 // CHECK-NEXT:      }
 // CHECK:         return %[[FORALL]]#0, %[[FORALL]]#1
 func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xf32>, tensor<2x3x4xf32>) {
-  %h, %last = recurrence.scan scalar schedule sequential transition(%a : tensor<2x3x8xf32>) input(%b : tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32>, tensor<2x3x4xf32>
+  %h_dest = tensor.empty() : tensor<2x3x8x4xf32>
+  %last_dest = tensor.empty() : tensor<2x3x4xf32>
+  %h, %last = recurrence.scan scalar schedule sequential transition(%a : tensor<2x3x8xf32>) input(%b : tensor<2x3x8x4xf32>) outs(%h_dest, %last_dest : tensor<2x3x8x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x8x4xf32>, tensor<2x3x4xf32>
   return %h, %last : tensor<2x3x8x4xf32>, tensor<2x3x4xf32>
 }
 
@@ -121,7 +124,9 @@ func.func @scalar_two_batch_dims(%a: tensor<2x3x8xf32>, %b: tensor<2x3x8x4xf32>)
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]] : tensor<16x8xf32>, tensor<8xf32>
 func.func @reverse_no_batch(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %init: tensor<8xf32>) -> (tensor<16x8xf32>, tensor<8xf32>) {
-  %h, %first = recurrence.scan scalar schedule sequential reverse transition(%a : tensor<16xf32>) input(%b : tensor<16x8xf32>) init(%init : tensor<8xf32>) -> tensor<16x8xf32>, tensor<8xf32>
+  %h_dest = tensor.empty() : tensor<16x8xf32>
+  %first_dest = tensor.empty() : tensor<8xf32>
+  %h, %first = recurrence.scan scalar schedule sequential reverse transition(%a : tensor<16xf32>) input(%b : tensor<16x8xf32>) init(%init : tensor<8xf32>) outs(%h_dest, %first_dest : tensor<16x8xf32>, tensor<8xf32>) -> tensor<16x8xf32>, tensor<8xf32>
   return %h, %first : tensor<16x8xf32>, tensor<8xf32>
 }
 
@@ -131,14 +136,17 @@ func.func @reverse_no_batch(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %init: ten
 
 // CHECK-LABEL: func.func @dynamic_steps(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<?x4xf32>, %[[B:[^:]*]]: tensor<?x4xf32>)
-// CHECK:         %[[STEPS:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x4xf32>
 // CHECK:         %[[OUT0:.*]] = tensor.empty(%{{.*}}) : tensor<?x4xf32>
+// CHECK:         %[[STEPS:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x4xf32>
 // CHECK:         scf.for %[[IV:.*]] = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[OUT0]]) -> (tensor<4x1xf32>, tensor<?x4xf32>)
 // CHECK:           %[[LASTT:.*]] = arith.subi %[[STEPS]], %{{.*}} : index
 // CHECK:           %[[T:.*]] = arith.subi %[[LASTT]], %[[IV]] : index
 // CHECK:           tensor.extract_slice %[[A]][%[[T]], 0] [1, 4] [1, 1] : tensor<?x4xf32> to tensor<4xf32>
 func.func @dynamic_steps(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  %h = recurrence.scan diagonal schedule sequential reverse transition(%a : tensor<?x4xf32>) input(%b : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x4xf32>
+  %h_dest = tensor.empty(%d0) : tensor<?x4xf32>
+  %h = recurrence.scan diagonal schedule sequential reverse transition(%a : tensor<?x4xf32>) input(%b : tensor<?x4xf32>) outs(%h_dest : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %h : tensor<?x4xf32>
 }
 
@@ -163,7 +171,8 @@ func.func @dynamic_steps(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4
 // CHECK:           %[[NEXT:.*]] = linalg.copy ins(%[[NEW]] : tensor<4x1xf32>) outs(%[[H]] : tensor<4x1xf32>)
 // CHECK:           scf.yield %[[NEXT]], %[[NEWYS]] : tensor<4x1xf32>, tensor<8xf32>
 func.func @dense_readout(%A: tensor<8x4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>) -> tensor<8xf32> {
-  %y = recurrence.scan dense schedule sequential transition(%A : tensor<8x4x4xf32>) input(%b : tensor<8x4xf32>) readout(%c : tensor<8x4xf32>) -> tensor<8xf32>
+  %y_dest = tensor.empty() : tensor<8xf32>
+  %y = recurrence.scan dense schedule sequential transition(%A : tensor<8x4x4xf32>) input(%b : tensor<8x4xf32>) readout(%c : tensor<8x4xf32>) outs(%y_dest : tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
 
@@ -188,7 +197,8 @@ func.func @dense_readout(%A: tensor<8x4x4xf32>, %b: tensor<8x4xf32>, %c: tensor<
 // CHECK:           %[[NEWOUT:.*]] = tensor.insert_slice %[[NEWROW]] into %[[OUT]][%[[T]], 0] [1, 4] [1, 1]
 // CHECK:           scf.yield %[[NEXT]], %[[NEWOUT]] : tensor<4x1xf32>, tensor<8x4xf32>
 func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  %h = recurrence.scan block_diagonal<2> schedule sequential transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %h_dest = tensor.empty() : tensor<8x4xf32>
+  %h = recurrence.scan block_diagonal<2> schedule sequential transition(%A : tensor<8x2x2x2xf32>) input(%b : tensor<8x4xf32>) outs(%h_dest : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %h : tensor<8x4xf32>
 }
 
@@ -209,7 +219,9 @@ func.func @block_diagonal(%A: tensor<8x2x2x2xf32>, %b: tensor<8x4xf32>) -> tenso
 // CHECK:         %[[FINAL:.*]] = tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0], [1, 2]] : tensor<3x4x1xf32> into tensor<3x4xf32>
 // CHECK:         return %[[LOOP]]#1, %[[FINAL]]
 func.func @higher_order(%a: tensor<8x3x4xf32>, %b: tensor<8x4xf32>, %init: tensor<3x4xf32>) -> (tensor<8x4xf32>, tensor<3x4xf32>) {
-  %h, %last = recurrence.scan higher_order<3> schedule sequential transition(%a : tensor<8x3x4xf32>) input(%b : tensor<8x4xf32>) init(%init : tensor<3x4xf32>) -> tensor<8x4xf32>, tensor<3x4xf32>
+  %h_dest = tensor.empty() : tensor<8x4xf32>
+  %last_dest = tensor.empty() : tensor<3x4xf32>
+  %h, %last = recurrence.scan higher_order<3> schedule sequential transition(%a : tensor<8x3x4xf32>) input(%b : tensor<8x4xf32>) init(%init : tensor<3x4xf32>) outs(%h_dest, %last_dest : tensor<8x4xf32>, tensor<3x4xf32>) -> tensor<8x4xf32>, tensor<3x4xf32>
   return %h, %last : tensor<8x4xf32>, tensor<3x4xf32>
 }
 
@@ -243,7 +255,8 @@ func.func @higher_order(%a: tensor<8x3x4xf32>, %b: tensor<8x4xf32>, %init: tenso
 // CHECK:             %[[NEWYS:.*]] = tensor.insert_slice %[[Y]] into %[[YS]][%[[T]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<8x3xf32>
 // CHECK:             scf.yield %{{.*}}, %[[NEWYS]] : tensor<4x3xf32>, tensor<8x3xf32>
 func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>, %c: tensor<2x8x4xf32>) -> tensor<2x8x3xf32> {
-  %y = recurrence.scan diagonal schedule sequential matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) readout(%c : tensor<2x8x4xf32>) -> tensor<2x8x3xf32>
+  %y_dest = tensor.empty() : tensor<2x8x3xf32>
+  %y = recurrence.scan diagonal schedule sequential matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) readout(%c : tensor<2x8x4xf32>) outs(%y_dest : tensor<2x8x3xf32>) -> tensor<2x8x3xf32>
   return %y : tensor<2x8x3xf32>
 }
 
@@ -254,7 +267,8 @@ func.func @factored_readout(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: te
 // CHECK:         %[[NEW:.*]]:2 = linalg.generic {indexing_maps = [#[[$ND]], #[[$ND]], #[[$ND]], #[[$ND]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}}, %[[SLOT]] : tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK:         tensor.insert_slice %[[NEW]]#1 into %[[ROWS]][%[[T]], 0, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<8x4x3xf32>
 func.func @per_element_diagonal(%a: tensor<8x4x3xf32>, %b: tensor<8x4x3xf32>) -> tensor<8x4x3xf32> {
-  %h = recurrence.scan diagonal schedule sequential matrix transition(%a : tensor<8x4x3xf32>) input(%b : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
+  %h_dest = tensor.empty() : tensor<8x4x3xf32>
+  %h = recurrence.scan diagonal schedule sequential matrix transition(%a : tensor<8x4x3xf32>) input(%b : tensor<8x4x3xf32>) outs(%h_dest : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
   return %h : tensor<8x4x3xf32>
 }
 
@@ -267,16 +281,24 @@ func.func @per_element_diagonal(%a: tensor<8x4x3xf32>, %b: tensor<8x4x3xf32>) ->
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[B:[^:]*]]: tensor<2x8x4xf32>)
 // CHECK:         %[[SEQ:[^ ]*]] = scf.forall
 // CHECK-NOT:     = scf.forall
-// CHECK:         %[[AUTO:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[IMPLICIT:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[CHUNKED:[^ ]*]] = recurrence.scan diagonal schedule chunked<64> transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT:    %[[SCAN:[^ ]*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK:         %[[AUTO:[^ ]*]] = recurrence.scan diagonal schedule auto transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[IMPLICIT:[^ ]*]] = recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[CHUNKED:[^ ]*]] = recurrence.scan diagonal schedule chunked<64> transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT:    tensor.empty() : tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[SCAN:[^ ]*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // CHECK-NEXT:    return %[[SEQ]], %[[AUTO]], %[[IMPLICIT]], %[[CHUNKED]], %[[SCAN]]
 func.func @schedules(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) {
-  %0 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %2 = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %3 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  %4 = recurrence.scan diagonal schedule scan transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest0 = tensor.empty() : tensor<2x8x4xf32>
+  %0 = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest0 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest1 = tensor.empty() : tensor<2x8x4xf32>
+  %1 = recurrence.scan diagonal schedule auto transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest1 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest2 = tensor.empty() : tensor<2x8x4xf32>
+  %2 = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest2 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest3 = tensor.empty() : tensor<2x8x4xf32>
+  %3 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest3 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %dest4 = tensor.empty() : tensor<2x8x4xf32>
+  %4 = recurrence.scan diagonal schedule scan transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) outs(%dest4 : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %0, %1, %2, %3, %4 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
 }

@@ -5,7 +5,8 @@
 // RUN: not recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=chunked" 2>&1 | FileCheck %s
 
 func.func @dplr(%d: tensor<1x64x8xf32>, %u: tensor<1x64x8x1xf32>, %v: tensor<1x64x8x1xf32>, %b: tensor<1x64x8xf32>) -> tensor<1x64x8xf32> {
+  %h_dest = tensor.empty() : tensor<1x64x8xf32>
   // CHECK: select-schedule-none.mlir:[[@LINE+1]]:8: error: 'recurrence.scan' op no schedule in `schedules` can lower this scan for target 'cuda'; allow sequential
-  %h = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<1x64x8xf32>, tensor<1x64x8x1xf32>, tensor<1x64x8x1xf32>) input(%b : tensor<1x64x8xf32>) -> tensor<1x64x8xf32>
+  %h = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<1x64x8xf32>, tensor<1x64x8x1xf32>, tensor<1x64x8x1xf32>) input(%b : tensor<1x64x8xf32>) outs(%h_dest : tensor<1x64x8xf32>) -> tensor<1x64x8xf32>
   return %h : tensor<1x64x8xf32>
 }

@@ -41,9 +41,10 @@
 // CPU16-LABEL: func.func @many_channels_short(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x1024xf32>) -> tensor<64x128x1024xf32> {
+  %h_dest = tensor.empty() : tensor<64x128x1024xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
-  %h = recurrence.scan diagonal transition(%a : tensor<64x128x1024xf32>) input(%b : tensor<64x128x1024xf32>) -> tensor<64x128x1024xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<64x128x1024xf32>) input(%b : tensor<64x128x1024xf32>) outs(%h_dest : tensor<64x128x1024xf32>) -> tensor<64x128x1024xf32>
   return %h : tensor<64x128x1024xf32>
 }
 
@@ -63,9 +64,10 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 // CPU16-LABEL: func.func @one_channel_long(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32> {
+  %h_dest = tensor.empty() : tensor<1x1000000x1xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
-  %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%h_dest : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %h : tensor<1x1000000x1xf32>
 }
 
@@ -81,9 +83,10 @@ func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1x
 // CPU16-LABEL: func.func @few_channels_long(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @few_channels_long(%a: tensor<1x262144x256xf32>, %b: tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32> {
+  %h_dest = tensor.empty() : tensor<1x262144x256xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<{{[0-9]+}}> chosen for cuda
   // expected-remark-re @below {{{{^}}schedule sequential(channel-tiles=2) chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential(channel-tiles=2) {{[^ ]+}} chunked<4096> {{.*}}}}
-  %h = recurrence.scan diagonal transition(%a : tensor<1x262144x256xf32>) input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<1x262144x256xf32>) input(%b : tensor<1x262144x256xf32>) outs(%h_dest : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
   return %h : tensor<1x262144x256xf32>
 }
 
@@ -101,9 +104,10 @@ func.func @few_channels_long(%a: tensor<1x262144x256xf32>, %b: tensor<1x262144x2
 // CPU16-LABEL: func.func @block_diagonal(
 // CPU16:         recurrence.scan block_diagonal<16> schedule sequential transition
 func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32> {
+  %h_dest = tensor.empty() : tensor<8x4096x512xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: chunked<64> {{[^ ]+}} scan {{[^ ]+}} chunked<256> {{[^ ]+}} sequential {{[^ ]+}} chunked<1024> {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
-  %h = recurrence.scan block_diagonal<16> transition(%A : tensor<8x4096x32x16x16xf32>) input(%b : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
+  %h = recurrence.scan block_diagonal<16> transition(%A : tensor<8x4096x32x16x16xf32>) input(%b : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   return %h : tensor<8x4096x512xf32>
 }
 
@@ -122,9 +126,10 @@ func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512
 // CPU16-LABEL: func.func @dplr_large_state(
 // CPU16:         recurrence.scan dplr<1> schedule sequential transition
 func.func @dplr_large_state(%d: tensor<1x4096x512xf32>, %u: tensor<1x4096x512x1xf32>, %v: tensor<1x4096x512x1xf32>, %b: tensor<1x4096x512xf32>) -> tensor<1x4096x512xf32> {
+  %h_dest = tensor.empty() : tensor<1x4096x512xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+$}}}}
-  %h = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<1x4096x512xf32>, tensor<1x4096x512x1xf32>, tensor<1x4096x512x1xf32>) input(%b : tensor<1x4096x512xf32>) -> tensor<1x4096x512xf32>
+  %h = recurrence.scan dplr<1> transition(%d, %u, %v : tensor<1x4096x512xf32>, tensor<1x4096x512x1xf32>, tensor<1x4096x512x1xf32>) input(%b : tensor<1x4096x512xf32>) outs(%h_dest : tensor<1x4096x512xf32>) -> tensor<1x4096x512xf32>
   return %h : tensor<1x4096x512xf32>
 }
 
@@ -140,9 +145,10 @@ func.func @dplr_large_state(%d: tensor<1x4096x512xf32>, %u: tensor<1x4096x512x1x
 // CPU16-LABEL: func.func @dense(
 // CPU16:         recurrence.scan dense schedule sequential transition
 func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> tensor<1x256x128xf32> {
+  %h_dest = tensor.empty() : tensor<1x256x128xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
-  %h = recurrence.scan dense transition(%A : tensor<1x256x128x128xf32>) input(%b : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+  %h = recurrence.scan dense transition(%A : tensor<1x256x128x128xf32>) input(%b : tensor<1x256x128xf32>) outs(%h_dest : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
   return %h : tensor<1x256x128xf32>
 }
 
@@ -153,24 +159,22 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // elements x channel blocks) than 4800, whose sequential threads would
 // stream slower than the chunked kernels, take the scan, more take
 // sequential: the op is cloned under scf.if (lanes < 4800), and both clones
-// write into one new empty destination per result.
+// write into the op's destinations.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @dynamic_batch(
+// CHECK:         %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
 // CHECK-NOT:     scf.if
-// CHECK:         recurrence.scan diagonal schedule sequential transition
-// CHECK-NOT:     outs(
+// CHECK-NOT:     tensor.empty
+// CHECK:         recurrence.scan diagonal schedule sequential transition({{.*}}) outs(%[[DEST]] : tensor<?x1000000x1xf32>)
 // CUDA-LABEL:  func.func @dynamic_batch(
 // CUDA-SAME:     %[[A:[^:]*]]: tensor<?x1000000x1xf32>, %[[B:[^:]*]]: tensor<?x1000000x1xf32>)
-// CUDA-DAG:      %[[ONE:.*]] = arith.constant 1 : index
-// CUDA-DAG:      %[[C0:.*]] = arith.constant 0 : index
-// CUDA:          %[[DIM:.*]] = tensor.dim %[[B]], %[[C0]] : tensor<?x1000000x1xf32>
-// CUDA:          %[[BATCH:.*]] = arith.muli %[[ONE]], %[[DIM]] : index
-// CUDA:          %[[BLOCKS:.*]] = arith.divui
-// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[BATCH]], %[[BLOCKS]] : index
-// CUDA:          %[[LANES:.*]] = arith.constant 4800 : index
-// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %[[LANES]] : index
 // CUDA:          %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
+// CUDA:          %[[C0:.*]] = arith.constant 0 : index
+// CUDA:          %[[DIM:.*]] = tensor.dim %[[B]], %[[C0]] : tensor<?x1000000x1xf32>
+// CUDA:          %[[LANES:.*]] = arith.constant 4800 : index
+// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[DIM]], %[[LANES]] : index
+// CUDA-NOT:      tensor.empty
 // CUDA:          %[[IF:.*]] = scf.if %[[FEW]] -> (tensor<?x1000000x1xf32>) {
 // CUDA-NEXT:       %[[SMALL:.*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
 // CUDA-NEXT:       scf.yield %[[SMALL]] : tensor<?x1000000x1xf32>
@@ -183,11 +187,14 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x1000000x1xf32>
+  %h_dest = tensor.empty(%d0) : tensor<?x1000000x1xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+$}}
   // The CPU estimates are those of a batch of 2, the cores.
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
-  %h = recurrence.scan diagonal transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) outs(%h_dest : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
   return %h : tensor<?x1000000x1xf32>
 }
 
@@ -200,12 +207,8 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
 // CHECK:         recurrence.scan diagonal schedule sequential transition
 // CUDA-LABEL:  func.func @dynamic_batch_outs(
 // CUDA-SAME:     %[[A:[^:]*]]: tensor<2x?x1000000x1xf32>, %[[B:[^:]*]]: tensor<2x?x1000000x1xf32>, %[[INIT:[^:]*]]: tensor<2x?x1xf32>, %[[D0:[^:]*]]: tensor<2x?x1000000x1xf32>, %[[D1:[^:]*]]: tensor<2x?x1xf32>)
-// CUDA:          %[[DIM0:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<2x?x1000000x1xf32>
-// CUDA:          %[[PART:.*]] = arith.muli %{{.*}}, %[[DIM0]] : index
 // CUDA:          %[[DIM1:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<2x?x1000000x1xf32>
-// CUDA:          %[[BATCH:.*]] = arith.muli %[[PART]], %[[DIM1]] : index
-// CUDA:          %[[BLOCKS:.*]] = arith.divui
-// CUDA:          %[[ELEMENTS:.*]] = arith.muli %[[BATCH]], %[[BLOCKS]] : index
+// CUDA:          %[[ELEMENTS:.*]] = affine.apply #{{.*}}()[%[[DIM1]]]
 // CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %{{.*}} : index
 // CUDA-NOT:      tensor.empty
 // CUDA:          %[[IF:.*]]:2 = scf.if %[[FEW]] -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
@@ -240,18 +243,24 @@ func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000
 // CUDA:          } else {
 // CUDA-NEXT:       recurrence.scan diagonal schedule sequential matrix transition
 // CPU16-LABEL: func.func @dynamic_batch_and_steps(
+// CPU16:         %[[DEST:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x1x8xf32>
 // CPU16:         %[[CORES:.*]] = arith.constant 16 : index
 // CPU16:         %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %[[CORES]] : index
-// CPU16:         %[[DEST:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x1x8xf32>
+// CPU16-NOT:     tensor.empty
 // CPU16:         scf.if %[[FEW]]
 // CPU16-NEXT:      recurrence.scan diagonal schedule chunked<4096> matrix transition({{.*}}) outs(%[[DEST]] : tensor<?x?x1x8xf32>)
 // CPU16:         } else {
 // CPU16-NEXT:      recurrence.scan diagonal schedule sequential matrix transition({{.*}}) outs(%[[DEST]] : tensor<?x?x1x8xf32>)
 func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %d1 = tensor.dim %b, %c0 : tensor<?x?x1x8xf32>
+  %c1 = arith.constant 1 : index
+  %d2 = tensor.dim %b, %c1 : tensor<?x?x1x8xf32>
+  %h_dest = tensor.empty(%d1, %d2) : tensor<?x?x1x8xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
-  %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>
+  %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) outs(%h_dest : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>
   return %h : tensor<?x?x1x8xf32>
 }
 
@@ -260,14 +269,18 @@ func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32
 // CHECK-NOT:     scf.if
 // CHECK:         recurrence.scan diagonal schedule sequential transition
 // CUDA-LABEL:  func.func @dynamic_batch_explicit(
+// CUDA:          %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
 // CUDA-NOT:      scf.if
-// CUDA:          recurrence.scan diagonal schedule sequential transition
-// CUDA-NOT:      outs(
+// CUDA-NOT:      tensor.empty
+// CUDA:          recurrence.scan diagonal schedule sequential transition({{.*}}) outs(%[[DEST]] : tensor<?x1000000x1xf32>)
 // CPU16-LABEL: func.func @dynamic_batch_explicit(
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch_explicit(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32> {
-  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+  %c0 = arith.constant 0 : index
+  %d3 = tensor.dim %b, %c0 : tensor<?x1000000x1xf32>
+  %h_dest = tensor.empty(%d3) : tensor<?x1000000x1xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x1000000x1xf32>) input(%b : tensor<?x1000000x1xf32>) outs(%h_dest : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
   return %h : tensor<?x1000000x1xf32>
 }
 
@@ -279,27 +292,43 @@ func.func @dynamic_batch_explicit(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000
 
 // CHECK-LABEL: func.func @explicit(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<1x1000000x1xf32>, %[[B:[^:]*]]: tensor<1x1000000x1xf32>)
+// CHECK-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CHECK-NEXT:    recurrence.scan diagonal schedule chunked<64> transition(%[[A]] : tensor<1x1000000x1xf32>)
+// CHECK-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CHECK-NEXT:    recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<1x1000000x1xf32>)
+// CHECK-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CHECK-NEXT:    recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<1x1000000x1xf32>)
+// CHECK-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CHECK-NEXT:    recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<1x1000000x1xf32>)
 // CUDA-LABEL:  func.func @explicit(
+// CUDA-NEXT:     tensor.empty() : tensor<1x1000000x1xf32>
 // CUDA-NEXT:     recurrence.scan diagonal schedule chunked<64> transition
+// CUDA-NEXT:     tensor.empty() : tensor<1x1000000x1xf32>
 // CUDA-NEXT:     recurrence.scan diagonal schedule scan transition
+// CUDA-NEXT:     tensor.empty() : tensor<1x1000000x1xf32>
 // CUDA-NEXT:     recurrence.scan diagonal schedule sequential transition
+// CUDA-NEXT:     tensor.empty() : tensor<1x1000000x1xf32>
 // CUDA-NEXT:     recurrence.scan diagonal schedule scan transition
 // CPU16-LABEL: func.func @explicit(
+// CPU16-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CPU16-NEXT:    recurrence.scan diagonal schedule chunked<64> transition
+// CPU16-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CPU16-NEXT:    recurrence.scan diagonal schedule scan transition
+// CPU16-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CPU16-NEXT:    recurrence.scan diagonal schedule sequential transition
+// CPU16-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CPU16-NEXT:    recurrence.scan diagonal schedule sequential transition
 func.func @explicit(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> (tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>) {
-  %0 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
-  %1 = recurrence.scan diagonal schedule scan transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
-  %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+  %dest0 = tensor.empty() : tensor<1x1000000x1xf32>
+  %0 = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%dest0 : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+  %dest1 = tensor.empty() : tensor<1x1000000x1xf32>
+  %1 = recurrence.scan diagonal schedule scan transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%dest1 : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+  %dest2 = tensor.empty() : tensor<1x1000000x1xf32>
+  %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%dest2 : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+  %dest3 = tensor.empty() : tensor<1x1000000x1xf32>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
-  %3 = recurrence.scan diagonal schedule auto transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
+  %3 = recurrence.scan diagonal schedule auto transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%dest3 : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %0, %1, %2, %3 : tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>
 }
 // CUDA-REMARK-NOT: remark:

@@ -22,9 +22,11 @@
 // PIPELINE:         omp.parallel
 module attributes {dlti.target_system_spec = #dlti.target_system_spec<"CPU" = #dlti.target_device_spec<"num_cores" = 16 : i64>>} {
   func.func @declared(%a: tensor<1x8x1024xf32>, %b: tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32> {
+    %h_dest = tensor.empty() : tensor<1x8x1024xf32>
     // expected-remark @below {{schedule sequential(channel-tiles=8) chosen for cpu (16 cores, 50 GB/s)}}
-    %h = recurrence.scan diagonal schedule auto transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
-    %g = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
+    %h = recurrence.scan diagonal schedule auto transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) outs(%h_dest : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
+    %g_dest = tensor.empty() : tensor<1x8x1024xf32>
+    %g = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) outs(%g_dest : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
     return %g : tensor<1x8x1024xf32>
   }
 }
@@ -42,8 +44,10 @@ module attributes {dlti.target_system_spec = #dlti.target_system_spec<"CPU" = #d
 // PIPELINE-NOT:     omp.parallel
 // PIPELINE:         llvm.return
 func.func @undeclared(%a: tensor<1x8x1024xf32>, %b: tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32> {
+  %h_dest = tensor.empty() : tensor<1x8x1024xf32>
   // expected-remark @below {{schedule sequential chosen for cpu (1 cores, 50 GB/s)}}
-  %h = recurrence.scan diagonal schedule auto transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
-  %g = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
+  %h = recurrence.scan diagonal schedule auto transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) outs(%h_dest : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
+  %g_dest = tensor.empty() : tensor<1x8x1024xf32>
+  %g = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x8x1024xf32>) input(%b : tensor<1x8x1024xf32>) outs(%g_dest : tensor<1x8x1024xf32>) -> tensor<1x8x1024xf32>
   return %g : tensor<1x8x1024xf32>
 }

@@ -14,18 +14,23 @@
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<4x16x256xf32>, %[[B:[^:]*]]: tensor<4x16x256xf32>, %[[I:[^:]*]]: tensor<4x256xf32>)
 // CHECK:         %[[H0:.*]] = tensor.empty() : tensor<4x16x256xf32>
 // CHECK:         %[[L0:.*]] = tensor.empty() : tensor<4x256xf32>
+// CHECK-NOT:     tensor.empty
 // CHECK:         %[[R:.*]]:2 = scf.forall (%[[E:.*]], %[[C:.*]]) in (4, 4) shared_outs(%[[H:.*]] = %[[H0]], %[[L:.*]] = %[[L0]])
 // CHECK:           %[[N:.*]] = affine.apply #[[$X64]](%[[C]])
 // CHECK:           %[[AS:.*]] = tensor.extract_slice %[[A]][%[[E]], 0, %[[N]]] [1, 16, 64] [1, 1, 1]
 // CHECK:           %[[BS:.*]] = tensor.extract_slice %[[B]][%[[E]], 0, %[[N]]] [1, 16, 64] [1, 1, 1]
 // CHECK:           %[[IS:.*]] = tensor.extract_slice %[[I]][%[[E]], %[[N]]] [1, 64] [1, 1]
-// CHECK:           %[[OUT:.*]], %[[LAST:.*]] = recurrence.scan diagonal schedule sequential reverse transition(%[[AS]] : tensor<1x16x64xf32>) input(%[[BS]] : tensor<1x16x64xf32>) init(%[[IS]] : tensor<1x64xf32>) -> tensor<1x16x64xf32>, tensor<1x64xf32>
+// CHECK:           %[[HS:.*]] = tensor.extract_slice %[[H]][%[[E]], 0, %[[N]]] [1, 16, 64] [1, 1, 1]
+// CHECK:           %[[LS:.*]] = tensor.extract_slice %[[L]][%[[E]], %[[N]]] [1, 64] [1, 1]
+// CHECK:           %[[OUT:.*]], %[[LAST:.*]] = recurrence.scan diagonal schedule sequential reverse transition(%[[AS]] : tensor<1x16x64xf32>) input(%[[BS]] : tensor<1x16x64xf32>) init(%[[IS]] : tensor<1x64xf32>) outs(%[[HS]], %[[LS]] : tensor<1x16x64xf32>, tensor<1x64xf32>) -> tensor<1x16x64xf32>, tensor<1x64xf32>
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[OUT]] into %[[H]][%[[E]], 0, %[[N]]] [1, 16, 64] [1, 1, 1]
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LAST]] into %[[L]][%[[E]], %[[N]]] [1, 64] [1, 1]
 // CHECK:         return %[[R]]#0, %[[R]]#1
 func.func @diagonal(%a: tensor<4x16x256xf32>, %b: tensor<4x16x256xf32>, %i: tensor<4x256xf32>) -> (tensor<4x16x256xf32>, tensor<4x256xf32>) {
-  %h, %l = recurrence.scan diagonal schedule sequential reverse transition(%a : tensor<4x16x256xf32>) input(%b : tensor<4x16x256xf32>) init(%i : tensor<4x256xf32>) -> tensor<4x16x256xf32>, tensor<4x256xf32>
+  %h_dest = tensor.empty() : tensor<4x16x256xf32>
+  %l_dest = tensor.empty() : tensor<4x256xf32>
+  %h, %l = recurrence.scan diagonal schedule sequential reverse transition(%a : tensor<4x16x256xf32>) input(%b : tensor<4x16x256xf32>) init(%i : tensor<4x256xf32>) outs(%h_dest, %l_dest : tensor<4x16x256xf32>, tensor<4x256xf32>) -> tensor<4x16x256xf32>, tensor<4x256xf32>
   return %h, %l : tensor<4x16x256xf32>, tensor<4x256xf32>
 }
 module attributes {transform.with_named_sequence} {
@@ -49,10 +54,11 @@ module attributes {transform.with_named_sequence} {
 // CHECK:           %[[N:.*]] = affine.apply #[[$S4]]()[%[[G]]]
 // CHECK:           %[[AS:.*]] = tensor.extract_slice %[[A]][%[[E]], 0, %[[G]], 0, 0] [1, 8, 4, 4, 4] [1, 1, 1, 1, 1]
 // CHECK:           %[[BS:.*]] = tensor.extract_slice %[[B]][%[[E]], 0, %[[N]]] [1, 8, 16] [1, 1, 1]
-// CHECK:           %[[OUT:.*]] = recurrence.scan block_diagonal<4> schedule sequential transition(%[[AS]] : tensor<1x8x4x4x4xf32>) input(%[[BS]] : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
+// CHECK:           %[[OUT:.*]] = recurrence.scan block_diagonal<4> schedule sequential transition(%[[AS]] : tensor<1x8x4x4x4xf32>) input(%[[BS]] : tensor<1x8x16xf32>) outs(%{{.*}} : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
 // CHECK:           tensor.parallel_insert_slice %[[OUT]] into %[[H]][%[[E]], 0, %{{.*}}] [1, 8, 16] [1, 1, 1]
 func.func @blocks(%a: tensor<2x8x16x4x4xf32>, %b: tensor<2x8x64xf32>) -> tensor<2x8x64xf32> {
-  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%a : tensor<2x8x16x4x4xf32>) input(%b : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
+  %h_dest = tensor.empty() : tensor<2x8x64xf32>
+  %h = recurrence.scan block_diagonal<4> schedule sequential transition(%a : tensor<2x8x16x4x4xf32>) input(%b : tensor<2x8x64xf32>) outs(%h_dest : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
   return %h : tensor<2x8x64xf32>
 }
 module attributes {transform.with_named_sequence} {
@@ -75,10 +81,11 @@ module attributes {transform.with_named_sequence} {
 // CHECK:           %[[AS:.*]] = tensor.extract_slice %[[A]][%[[E]], 0, 0, 0] [1, 8, 6, 6] [1, 1, 1, 1]
 // CHECK:           %[[BS:.*]] = tensor.extract_slice %[[B]][%[[E]], 0, 0, %[[DO]]] [1, 8, 6, 2] [1, 1, 1, 1]
 // CHECK:           %[[CS:.*]] = tensor.extract_slice %[[C]][%[[E]], 0, 0] [1, 8, 6] [1, 1, 1]
-// CHECK:           %[[OUT:.*]] = recurrence.scan dense schedule sequential matrix transition(%[[AS]] : tensor<1x8x6x6xf32>) input(%[[BS]] : tensor<1x8x6x2xf32>) readout(%[[CS]] : tensor<1x8x6xf32>) -> tensor<1x8x2xf32>
+// CHECK:           %[[OUT:.*]] = recurrence.scan dense schedule sequential matrix transition(%[[AS]] : tensor<1x8x6x6xf32>) input(%[[BS]] : tensor<1x8x6x2xf32>) readout(%[[CS]] : tensor<1x8x6xf32>) outs(%{{.*}} : tensor<1x8x2xf32>) -> tensor<1x8x2xf32>
 // CHECK:           tensor.parallel_insert_slice %[[OUT]] into %[[Y]][%[[E]], 0, %[[DO]]] [1, 8, 2] [1, 1, 1]
 func.func @dense_columns(%a: tensor<2x8x6x6xf32>, %b: tensor<2x8x6x4xf32>, %c: tensor<2x8x6xf32>) -> tensor<2x8x4xf32> {
-  %y = recurrence.scan dense schedule sequential matrix transition(%a : tensor<2x8x6x6xf32>) input(%b : tensor<2x8x6x4xf32>) readout(%c : tensor<2x8x6xf32>) -> tensor<2x8x4xf32>
+  %y_dest = tensor.empty() : tensor<2x8x4xf32>
+  %y = recurrence.scan dense schedule sequential matrix transition(%a : tensor<2x8x6x6xf32>) input(%b : tensor<2x8x6x4xf32>) readout(%c : tensor<2x8x6xf32>) outs(%y_dest : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %y : tensor<2x8x4xf32>
 }
 module attributes {transform.with_named_sequence} {

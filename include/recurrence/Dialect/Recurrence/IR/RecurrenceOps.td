@@ -11,6 +11,7 @@
 
 include "recurrence/Dialect/Recurrence/IR/RecurrenceDialect.td"
 include "recurrence/Dialect/Recurrence/IR/RecurrenceAttrs.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/TilingInterface.td"
@@ -22,6 +23,7 @@ class Recurrence_Op<string mnemonic, list<Trait> traits = []>
 def Recurrence_FloatTensor : RankedTensorOf<[AnyFloat]>;
 
 def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
+    DestinationStyleOpInterface,
     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
                               ["reifyResultShapes"]>,
     DeclareOpInterfaceMethods<TilingInterface,
@@ -57,9 +59,10 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
       the output holds every state, `[..., T, N]` (`[..., T, N, D]`).
     * A second result, when present, is the final state (h_T, or h_1 when
       `reverse`), shaped like `init`.
-    * `outs(...)`, when given, names one destination tensor per result, of
-      the result's type, in destination-passing style: lowerings write the
-      results into them (their contents are not read).
+    * `outs(...)` names one destination tensor per result, of the result's
+      type (destination-passing style, as in linalg): lowerings write the
+      results into them, and their contents are not read. Builders in C++
+      may leave them out and call `materializeDestinations`.
     * `accumulate(T)` states the type the state lives and is computed in.
       Without it every operand and result has one element type E. With it,
       the transition, input and readout operands share E, and T must be a
@@ -75,19 +78,24 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     batch of 8 and 128 steps, returning the states and the final state.
 
     ```mlir
+    %h0 = tensor.empty() : tensor<8x128x64xf32>
+    %last0 = tensor.empty() : tensor<8x64xf32>
     %h, %last = recurrence.scan block_diagonal<4> schedule sequential
         transition(%A : tensor<8x128x16x4x4xf32>)
         input(%b : tensor<8x128x64xf32>)
+        outs(%h0, %last0 : tensor<8x128x64xf32>, tensor<8x64xf32>)
         -> tensor<8x128x64xf32>, tensor<8x64xf32>
     ```
 
     Mamba-style selective SSM on an N x D state with a readout:
 
     ```mlir
+    %y0 = tensor.empty() : tensor<2x256x64xf32>
     %y = recurrence.scan diagonal matrix
         transition(%a : tensor<2x256x16x64xf32>)
         factored_input(%k, %v : tensor<2x256x16xf32>, tensor<2x256x64xf32>)
-        readout(%c : tensor<2x256x16xf32>) -> tensor<2x256x64xf32>
+        readout(%c : tensor<2x256x16xf32>)
+        outs(%y0 : tensor<2x256x64xf32>) -> tensor<2x256x64xf32>
     ```
   }];
 
@@ -127,6 +135,14 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
   let extraClassDeclaration = [{
     /// The schedule, `auto` when none is given.
     ScheduleAttr getScheduleOrAuto();
+    /// DestinationStyleOpInterface: the `outs`, one per result.
+    MutableOperandRange getDpsInitsMutable() {
+      return getDestinationsMutable();
+    }
+    /// Gives an op built without `outs` one `tensor.empty` per result, of
+    /// the result's type, sized from the operands and created before the op
+    /// (what a builder in C++ calls right after creating the op).
+    void materializeDestinations(OpBuilder &b);
     /// Whether b_t is given as the outer product k_t v_t^T.
     bool hasFactoredInput() { return getInputKey() != nullptr; }
     /// The number of leading batch dims.

@@ -51,6 +51,30 @@ struct ScanDims {
   bool isPerElement(int64_t rank) const;
 };
 
+/// The dims of one scan as sizes in IR, static ones as attributes and
+/// dynamic ones as `tensor.dim` of the operands, read once off an op that
+/// verifies. Every lowering, the tiling and the result shapes take their
+/// sizes from here.
+struct MixedScanDims {
+  SmallVector<OpFoldResult> batch;
+  OpFoldResult steps;   // T
+  OpFoldResult size;    // N
+  OpFoldResult columns; // D, 1 for a vector state
+  int64_t depth = 0;    // the states a structure keeps (higher_order's m)
+  bool matrix = false;
+  bool readout = false;
+
+  MixedScanDims(OpBuilder &b, ScanOp op);
+
+  /// The output: [..., T, N(, D)], or [..., T(, D)] with a readout.
+  SmallVector<OpFoldResult> output() const;
+  /// The final state (and init): [..., (m,) N(, D)].
+  SmallVector<OpFoldResult> finalState() const;
+  /// One state as the lowerings carry it: [(m,) N, D], with D = 1 for a
+  /// vector state.
+  SmallVector<OpFoldResult> canonicalState() const;
+};
+
 /// Prints a size as "8", or "?" when dynamic.
 std::string formatDim(int64_t size);
 

@@ -87,10 +87,6 @@ public:
   /// A carried state in the layout of the final-state result.
   Value toResultLayout(OpBuilder &b, Location loc, Value state) const;
 
-  /// The tensors the results are written into, in result order: the op's
-  /// destinations, or new empty tensors.
-  SmallVector<Value> resultDestinations(OpBuilder &b, Location loc) const;
-
   /// Replaces the op by `results`, casting any whose type is more or less
   /// static than the op's result; returns the values that replaced it.
   SmallVector<Value> replaceOp(RewriterBase &rewriter,
