@@ -81,6 +81,16 @@ def run(a, b, kwargs, dtype, device):
     return out if isinstance(out, tuple) else (out,)
 
 
+_STATIC_SHAPES = os.environ.get("RECURRENCE_STATIC_SHAPES")
+
+
+def restore_static_shapes():
+    if _STATIC_SHAPES is None:
+        os.environ.pop("RECURRENCE_STATIC_SHAPES", None)
+    else:
+        os.environ["RECURRENCE_STATIC_SHAPES"] = _STATIC_SHAPES
+
+
 def cases(shapes, dtypes, structures, salt=()):
     """Every structure (of `structures`) x variant x dtype x shape: (name,
     dtype, rng, a, b, kwargs), the operands as float64 CPU tensors, seeded
@@ -101,11 +111,21 @@ def cases(shapes, dtypes, structures, salt=()):
                         kwargs.update(schedule="sequential")
                     else:
                         kwargs.update(schedule="chunked", chunk_size=16)
+                    # Half the cases compile for their own shapes, half
+                    # for any shape (what recurrence.torch does after
+                    # $RECURRENCE_STATIC_SHAPES shapes of one scan).
+                    static = (index + VARIANTS.index(variant)) % 2 == 0
+                    os.environ["RECURRENCE_STATIC_SHAPES"] = (
+                        "1000000" if static else "0")
                     name = (f"{structure}.{variant}."
                             f"{str(dtype).split('.')[-1]} "
                             f"{kwargs['schedule']} "
+                            f"{'static' if static else 'dynamic'} "
                             f"(B,T,N,D)={shape[0] + shape[1:]}")
-                    yield name, dtype, rng, a, b, kwargs
+                    try:
+                        yield name, dtype, rng, a, b, kwargs
+                    finally:
+                        restore_static_shapes()
 
 
 def compare(name, compute, a, b, kwargs, dtype, tolerance):
@@ -264,19 +284,21 @@ def user_ir():
 
 
 def seconds(f, reps=20):
-    """The best of `reps` timed runs of f, in seconds, by CUDA events."""
+    """The best of `reps` runs of f, in seconds, by CUDA events around each
+    run. The runs are queued back to back and awaited once at the end (as
+    triton.testing.do_bench does), so that the GPU time of one call is
+    measured, not the host's time to issue it; the per-call cost from
+    Python is measured on its own (the overhead check)."""
     f()
     torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
+    events = [(torch.cuda.Event(enable_timing=True),
+               torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for start, end in events:
         start.record()
         f()
         end.record()
-        end.synchronize()
-        best = min(best, start.elapsed_time(end) / 1e3)
-    return best
+    torch.cuda.synchronize()
+    return min(start.elapsed_time(end) for start, end in events) / 1e3
 
 
 def baseline_scan(baselines):

@@ -88,7 +88,7 @@ struct RecurrenceToNVVMOptions
       *this, "unroll",
       llvm::cl::desc("Time steps whose operand loads a thread issues "
                      "together"),
-      llvm::cl::init(32)};
+      llvm::cl::init(64)};
   PassOptions::Option<bool> onePass{
       *this, "one-pass",
       llvm::cl::desc("Chunked scans as one kernel whose chunks look back for "
