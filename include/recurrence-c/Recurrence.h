@@ -88,7 +88,8 @@ recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
  * [..], "steps": T, "size": N, "columns": D} as recurrenceScanIR takes them.
  * The function then accepts only operands of those shapes; the GPU's
  * kernels are faster at static sizes (strides and trip counts are
- * constants), and compile in under a second. */
+ * constants), and compile in under a second. Every size must be at least
+ * 1: an empty problem is compiled with sizes = NULL. */
 RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
                                                               const char *sizes,
                                                               int32_t gradient,

@@ -97,13 +97,25 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
     if (!read)
       return fail(error, llvm::toString(read.takeError()));
     sizes = *read;
+    // An empty problem has nothing to gain, and static slices of an empty
+    // dim are out of bounds for upstream's verifier in the adjoint.
+    if (sizes->steps == 0 || sizes->size == 0 || sizes->columns == 0 ||
+        llvm::is_contained(sizes->batch, 0))
+      return fail(error, "sizes: a scan is compiled for static sizes only "
+                         "when every size is at least 1 (pass no sizes for "
+                         "an empty problem)");
   }
   OwningOpRef<ModuleOp> module =
       buildVerifiedScan(spec, sizes ? &*sizes : nullptr, error);
   if (!module)
     return nullptr;
-  // The spec has been read once already: the target is valid.
-  std::string target = llvm::cantFail(readScanSpec(spec)).target;
+  // The spec has been read once already: it is valid.
+  ScanSpec parsed = llvm::cantFail(readScanSpec(spec));
+  if (sizes && static_cast<int64_t>(sizes->batch.size()) != parsed.batchRank)
+    return fail(error, "sizes: expected " + std::to_string(parsed.batchRank) +
+                           " batch size(s), the spec's batch_rank, got " +
+                           std::to_string(sizes->batch.size()));
+  std::string target = parsed.target;
   if (!gradient)
     return compiled(JitModule::compile(*module, {"scan"}, jitOptions(target)),
                     "scan", error);

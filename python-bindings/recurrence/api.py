@@ -371,11 +371,12 @@ def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
     return compiled(unaliased(operands, outs), shapes, outs)
 
 
-def _gradients(spec, operands, gout, gfinal, last_shape):
+def _gradients(spec, operands, gout, gfinal, last_shape, sizes=None):
     """The gradients of the scan of `spec` at `operands` (one array per
     operand, shaped like it) for the cotangent `gout` of its output and
-    `gfinal` of its final state (None: zero), from the compiler's adjoint."""
-    compiled = compiled_scan(spec, gradient=True)
+    `gfinal` of its final state (None: zero), from the compiler's adjoint
+    (compiled for `sizes` only, when given)."""
+    compiled = compiled_scan(spec, gradient=True, sizes=sizes)
     cotangents = [gout]
     if spec["final_state"]:
         cotangents.append(np.zeros(last_shape, gout.dtype) if gfinal is None

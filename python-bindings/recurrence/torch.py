@@ -184,13 +184,16 @@ def _cuda_compiled(spec, sizes, gradient=False):
         (gradient,) + tuple(sorted(spec.items())), set())
     shape = (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
              sizes["columns"])
-    if shape not in shapes and len(shapes) >= _static_shape_limit():
+    empty = 0 in shape[0] or 0 in shape[1:]  # nothing to gain
+    if empty or (shape not in shapes and
+                 len(shapes) >= _static_shape_limit()):
         sizes = None
     else:
         shapes.add(shape)
     compiled = api.compiled_scan(dict(spec, target="cuda"), gradient, sizes)
-    if len(_CUDA_COMPILED) < 512:  # the entry keeps `spec`, and its id, alive
-        _CUDA_COMPILED[key] = (spec, compiled)
+    if len(_CUDA_COMPILED) >= 512:  # each entry keeps `spec`, and its id, alive
+        _CUDA_COMPILED.clear()
+    _CUDA_COMPILED[key] = (spec, compiled)
     return compiled
 
 

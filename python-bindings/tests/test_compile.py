@@ -62,3 +62,37 @@ def test_scan_compiled_at_static_sizes():
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
     with pytest.raises(ValueError):
         compiled([a[:, :4], b[:, :4]], [[2, 4, 3]], [None])
+
+
+@pytest.mark.parametrize("structure, a_shapes", [
+    ("scalar", [(2, "T")]),
+    ("diagonal", [(2, "T", 4)]),
+    ("block_diagonal", [(2, "T", 2, 2, 2)]),
+    ("dplr", [(2, "T", 4), (2, "T", 4, 1), (2, "T", 4, 1)]),
+    ("dense", [(2, "T", 4, 4)]),
+    ("higher_order", [(2, "T", 2, 4)]),
+])
+@pytest.mark.parametrize("steps", [1, 3])
+@pytest.mark.parametrize("init", [False, True])
+def test_gradient_at_static_sizes(structure, a_shapes, steps, init):
+    """The adjoint compiled for static sizes (as the GPU path compiles it)
+    gives the gradients of the one compiled for any size, T = 1 included
+    (where the reverse scan after the last step has no steps)."""
+    from recurrence import api
+    rng = np.random.default_rng([steps, int(init), len(structure)])
+    shapes = [tuple(steps if s == "T" else s for s in shape)
+              for shape in a_shapes]
+    a = [rng.uniform(-0.4, 0.4, shape) for shape in shapes]
+    b = rng.standard_normal((2, steps, 4))
+    h0 = None
+    if init:
+        h0 = rng.standard_normal((2, 2, 4) if structure == "higher_order"
+                                 else (2, 4))
+    spec, sizes, operands, out_shape, last_shape = api._prepare(
+        a[0] if len(a) == 1 else tuple(a), b, structure, h0, False, "auto",
+        None, None, False, None)
+    gout = rng.standard_normal(out_shape)
+    want = api._gradients(spec, operands, gout, None, last_shape)
+    got = api._gradients(spec, operands, gout, None, last_shape, sizes)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)

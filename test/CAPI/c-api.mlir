@@ -28,6 +28,8 @@
 // CHECK: sized reversed: 1.75 1.3125 1.5 1.25 1 1
 // CHECK: sized wrong shape: {{.*}}
 // CHECK: bad sizes: sizes: 'steps' must be a size >= 0
+// CHECK: empty sizes: sizes: a scan is compiled for static sizes only when every size is at least 1 (pass no sizes for an empty problem)
+// CHECK: batch rank: sizes: expected 2 batch size(s), the spec's batch_rank, got 1
 // block_diagonal steps [3, 2, 2] with an input of 6: m = 2, N = 6.
 // CHECK: fit: {"param":2,"size":6}
 // CHECK: shapes: {"final_state":[5,4],"operands":{{\[\[}}5,7,4],[5,7,4,2],[5,7,4,2],[5,7,4],[5,4]],"output":[5,7,4]}

@@ -7,8 +7,8 @@
 // which runs in parallel; the carried state, which iterations yield, is not
 // shared either.
 //
-// RUN: recurrence-opt %s -recurrence-to-llvm -mlir-print-ir-after=buffer-loop-hoisting 2>&1 >/dev/null | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=buffer-loop-hoisting 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-llvm -mlir-disable-threading -mlir-print-ir-after=buffer-loop-hoisting 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=buffer-loop-hoisting 2>&1 >/dev/null | FileCheck %s
 
 // CHECK-LABEL: func.func @dplr(
 // CHECK:         memref.alloc({{.*}}) {{.*}} : memref<?x?x?xf32>

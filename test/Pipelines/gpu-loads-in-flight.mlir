@@ -5,11 +5,12 @@
 // the output stores stay in order. An epilogue loop runs the last T mod 64
 // steps.
 //
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=1 -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=1 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=unroll=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STACK
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STACK
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STATIC
 
 // CHECK: gpu.launch
 // CHECK: scf.for
@@ -86,4 +87,19 @@ func.func @chunked(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
   %h_dest = tensor.empty(%d3, %d4, %d5) : tensor<?x?x?xf32>
   %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<?x?x?xf32>) input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %h : tensor<?x?x?xf32>
+}
+
+// With static sizes a chunk's loop has a constant trip count (64 here). It
+// is still a time loop: only a count of at most two unrolled bodies (of
+// chunk-unroll steps for a chunk's loop, unroll for a sequential one) is
+// left alone, which is what a block's m x m loops are.
+// STATIC-LABEL: func.func @static_chunk
+// STATIC: gpu.launch
+// STATIC: %[[FOUR:.*]] = arith.constant 4 : index
+// STATIC: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[FOUR]] {
+// STATIC: } {recurrence.chunk_steps = 64 : index}
+func.func @static_chunk(%a: tensor<2x64x8xf32>, %b: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
+  %h_dest = tensor.empty() : tensor<2x64x8xf32>
+  %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x64x8xf32>) input(%b : tensor<2x64x8xf32>) outs(%h_dest : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
+  return %h : tensor<2x64x8xf32>
 }

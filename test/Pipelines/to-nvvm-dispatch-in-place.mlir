@@ -4,7 +4,7 @@
 // only the chunked schedule's three kernels (for short and for long
 // sequences) and the sequential one.
 //
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
 
 // CHECK-LABEL: func.func @wrapper(
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<?x?x?xf32>)

@@ -5,7 +5,7 @@
 // before each atomic and an acquire fence after it. The PTX has them at
 // device scope.
 //
-// RUN: recurrence-opt %s -recurrence-to-nvvm=one-pass=1 -mlir-print-ir-after=recurrence-gpu-parallelize 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm=one-pass=1 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-parallelize 2>&1 >/dev/null | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm=one-pass=1 | grep gpu.binary | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @diagonal

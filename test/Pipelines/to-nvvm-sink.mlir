@@ -5,8 +5,8 @@
 // are constants in the kernel, where LLVM folds them and keeps the thread's
 // stack buffers in registers.
 //
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | grep gpu.launch_func | FileCheck %s --check-prefix=ARGS
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | grep gpu.launch_func | FileCheck %s --check-prefix=ARGS
 
 // The three phases' kernels, none of them given a constant.
 // ARGS-NOT: %c{{[0-9_]+}} : index

@@ -4,8 +4,8 @@
 // all-parallel generic (over the tile's blocks: all of them on the CPU, one
 // per GPU thread), and leaves no reduction loop over the block.
 //
-// RUN: recurrence-opt %s -recurrence-to-llvm -mlir-print-ir-after=recurrence-unroll-reductions 2>&1 >/dev/null | FileCheck %s
-// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-print-ir-after=recurrence-unroll-reductions 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-llvm -mlir-disable-threading -mlir-print-ir-after=recurrence-unroll-reductions 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-unroll-reductions 2>&1 >/dev/null | FileCheck %s
 
 // CHECK-LABEL: func.func @blocks(
 // CHECK:         scf.for

@@ -68,8 +68,11 @@ public:
           return failure();
       } else if (isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op)) {
         evalElementwise(op);
-      } else if (isa<tensor::EmptyOp>(op)) {
-        // A scan's destination: the scan writes it and never reads it.
+      } else if (isa<tensor::EmptyOp, tensor::DimOp>(op) ||
+                 (isa<arith::ConstantOp>(op) &&
+                  op.getResult(0).getType().isIndex())) {
+        // A scan's destination and its sizes: the scan writes it and never
+        // reads it (a dynamic one is refused at the scan).
       } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         for (Value value : ret.getOperands())
           results.push_back(env[value]);

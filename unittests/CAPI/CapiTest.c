@@ -188,6 +188,15 @@ int main(void) {
     printf("bad sizes: %s\n", error);
     recurrenceFree(error);
   }
+  if (!recurrenceCompileScanAt("{}", "{\"batch\": [0]}", 1, &error)) {
+    printf("empty sizes: %s\n", error);
+    recurrenceFree(error);
+  }
+  if (!recurrenceCompileScanAt("{\"batch_rank\": 2}", "{\"batch\": [3]}", 0,
+                               &error)) {
+    printf("batch rank: %s\n", error);
+    recurrenceFree(error);
+  }
 
   /* Queries, and errors in JSON and specs. */
   char *fit = recurrenceFitStructure(

@@ -204,6 +204,13 @@ struct Steps {
     SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
     offsets[1] = offset;
     sizes[1] = count;
+    // No steps: an empty tensor. (A static slice at offset S of S steps,
+    // the rest after the last one, is out of bounds for the verifier even
+    // when empty.)
+    if (isZeroInteger(count))
+      return tensor::EmptyOp::create(
+          b, loc, sizes,
+          cast<RankedTensorType>(value.getType()).getElementType());
     return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes,
                                           strides(sizes.size()));
   }

@@ -159,15 +159,16 @@ void hoistStaticAllocas(gpu::LaunchOp launch) {
     alloca->moveBefore(&entry.front());
 }
 
-/// Whether `loop` is a time loop worth unrolling: innermost, and not a
-/// small constant trip count (a block's m x m loops).
-bool isTimeLoop(scf::ForOp loop, int64_t unroll) {
+/// Whether `loop` is a time loop worth unrolling by `factor`: innermost,
+/// and not a constant trip count of at most two unrolled bodies (a block's
+/// m x m loops, or a sequence too short to gain).
+bool isTimeLoop(scf::ForOp loop, int64_t factor) {
   bool innermost = true;
   loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
   if (!innermost)
     return false;
   std::optional<APInt> trips = loop.getStaticTripCount();
-  return !trips || trips->getSExtValue() > 2 * unroll;
+  return !trips || trips->getSExtValue() > 2 * factor;
 }
 
 struct GpuLoadsInFlightPass
@@ -187,17 +188,19 @@ struct GpuLoadsInFlightPass
       std::optional<DenseSet<Value>> written = writtenBuffers(launch);
       if (!written)
         return;
+      // A chunk's loop runs in one of many threads: fewer steps in flight
+      // keep its registers, and so the threads resident, many.
+      auto factorOf = [&](scf::ForOp loop) -> int64_t {
+        return loop->hasAttr(recurrence::kChunkStepsAttrName) ? chunkUnroll
+                                                              : unroll;
+      };
       SmallVector<scf::ForOp> loops;
       launch.getBody().walk([&](scf::ForOp loop) {
-        if (isTimeLoop(loop, unroll))
+        if (isTimeLoop(loop, factorOf(loop)))
           loops.push_back(loop);
       });
       for (scf::ForOp loop : loops) {
-        // A chunk's loop runs in one of many threads: fewer steps in flight
-        // keep its registers, and so the threads resident, many.
-        int64_t factor = loop->hasAttr(recurrence::kChunkStepsAttrName)
-                             ? chunkUnroll
-                             : unroll;
+        int64_t factor = factorOf(loop);
         if (factor > 1) {
           FailureOr<UnrolledLoopInfo> unrolled =
               loopUnrollByFactor(loop, factor);

@@ -32,6 +32,12 @@ def Recurrence_Dialect : Dialect {
     The state is a vector of N elements or an N x D matrix whose D columns
     share the transition.
   }];
+  // A scan built in C++ gets its destinations as tensor.empty sized by
+  // tensor.dim and index constants (ScanOp::materializeDestinations).
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerAttributes();

@@ -53,8 +53,9 @@ struct ScanDims {
 
 /// The dims of one scan as sizes in IR, static ones as attributes and
 /// dynamic ones as `tensor.dim` of the operands, read once off an op that
-/// verifies. Every lowering, the tiling and the result shapes take their
-/// sizes from here.
+/// verifies. The result shapes, the tiling, the scan lowerings' state
+/// shapes and the schedule dispatch take their sizes from here (the adjoint
+/// reads those of the canonical operands it builds).
 struct MixedScanDims {
   SmallVector<OpFoldResult> batch;
   OpFoldResult steps;   // T

@@ -39,9 +39,10 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
     Before:
 
     ```mlir
+    %h0 = tensor.empty() : tensor<4x16x8xf32>
     %h = recurrence.scan diagonal schedule sequential
         transition(%a : tensor<4x16x8xf32>) input(%b : tensor<4x16x8xf32>)
-        -> tensor<4x16x8xf32>
+        outs(%h0 : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
     ```
 
     After (abridged):
@@ -105,7 +106,8 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
   let description = [{
     For each function with `recurrence.scan` ops, adds `<name>_grad`: reverse
     mode over the function's one block, whose ops may be scans, `arith.addf`,
-    `subf`, `mulf` and `negf` on tensors, and constants. It takes the
+    `subf`, `mulf` and `negf` on tensors, constants, and the `tensor.empty`
+    and `tensor.dim` of the scans' destinations. It takes the
     function's arguments followed by one cotangent per result, and returns
     one gradient per argument, shaped like it (zeros for arguments nothing
     differentiable reads). The primal ops are copied in first; the ones the
@@ -180,9 +182,11 @@ def LowerChunkedPass : Pass<"recurrence-lower-chunked"> {
        (A_t ... A_start) H_{c-1} to the local states.
 
     ```mlir
+    %h0 = tensor.empty() : tensor<1x262144x256xf32>
     %h = recurrence.scan diagonal schedule chunked<256>
         transition(%a : tensor<1x262144x256xf32>)
-        input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+        input(%b : tensor<1x262144x256xf32>)
+        outs(%h0 : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
     ```
 
     With `tile-channels`, a scan whose channels are independent runs each
@@ -240,9 +244,11 @@ def LowerScanPass : Pass<"recurrence-lower-scan"> {
     (use `sequential` or `chunked`).
 
     ```mlir
+    %h0 = tensor.empty() : tensor<8x4096x512xf32>
     %h = recurrence.scan block_diagonal<2> schedule scan
         transition(%A : tensor<8x4096x256x2x2xf32>)
-        input(%b : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
+        input(%b : tensor<8x4096x512xf32>)
+        outs(%h0 : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
     ```
   }];
   let dependentDialects = [
@@ -276,8 +282,10 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
 
     ```mlir
     // -recurrence-select-schedule="target=cuda explain=true"
+    %h0 = tensor.empty() : tensor<1x262144x256xf32>
     %h = recurrence.scan diagonal transition(%a : tensor<1x262144x256xf32>)
-        input(%b : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+        input(%b : tensor<1x262144x256xf32>)
+        outs(%h0 : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
     // remark: schedule chunked<1024> chosen for cuda (270336 threads,
     //         4000 GB/s); estimated seconds: chunked<1024> ... sequential ...
     ```
