@@ -4,6 +4,22 @@ import numpy as np
 import pytest
 import recurrence as rec
 
+# A diagonal scan on dynamic shapes, as user IR.
+DYNAMIC_DIAGONAL = """
+func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
+      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  return %h : tensor<?x?x?xf32>
+}"""
+
 
 def test_shape_mismatch_names_argument_and_shapes():
     a = np.zeros((2, 5, 3))
@@ -154,20 +170,7 @@ def test_compile_targets():
     """recurrence.compile takes target "cpu" or "cuda"; a CUDA compile
     without a driver says so."""
     import ctypes.util
-    text = """
-func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
-  %c1 = arith.constant 1 : index
-  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
-  %c2 = arith.constant 2 : index
-  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
-  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
-      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
-      -> tensor<?x?x?xf32>
-  return %h : tensor<?x?x?xf32>
-}"""
+    text = DYNAMIC_DIAGONAL
     with pytest.raises(ValueError, match="target: expected one of"):
         rec.compile(text, "f", target="tpu")
     if ctypes.util.find_library("cuda") is None:
@@ -213,20 +216,7 @@ def test_cuda_compiled_call_path(monkeypatch):
     host memory through a CPU-compiled function, with no stream."""
     import sys
     from recurrence.api import CudaCompiled
-    text = """
-func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
-  %c1 = arith.constant 1 : index
-  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
-  %c2 = arith.constant 2 : index
-  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
-  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
-      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
-      -> tensor<?x?x?xf32>
-  return %h : tensor<?x?x?xf32>
-}"""
+    text = DYNAMIC_DIAGONAL
     monkeypatch.setitem(sys.modules, "torch", None)
     gpu = CudaCompiled(rec.compile(text, "f")._native, "f")
     rng = np.random.default_rng(3)

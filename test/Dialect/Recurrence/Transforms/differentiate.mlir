@@ -117,3 +117,15 @@ func.func @dynamic(%a: tensor<2x?x3xf32>, %b: tensor<2x?x3xf32>, %h0: tensor<2x3
   %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x3xf32>) input(%b : tensor<2x?x3xf32>) init(%h0 : tensor<2x3xf32>) outs(%h_dest, %last_dest : tensor<2x?x3xf32>, tensor<2x3xf32>) -> tensor<2x?x3xf32>, tensor<2x3xf32>
   return %h, %last : tensor<2x?x3xf32>, tensor<2x3xf32>
 }
+
+// A static single step: the adjoint scan over the T - 1 = 0 steps after the
+// last one reads no transitions, an empty tensor (a slice at offset 1 of a
+// 1-step dim is out of bounds for the verifier even when empty).
+// CHECK-LABEL: func.func @single_step_grad(
+// CHECK-NOT:     tensor.extract_slice {{.*}}[0, 1, 0] [2, 0, 4]
+// CHECK:         return
+func.func @single_step(%a: tensor<2x1x4xf32>, %b: tensor<2x1x4xf32>) -> tensor<2x1x4xf32> {
+  %h_dest = tensor.empty() : tensor<2x1x4xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x1x4xf32>) input(%b : tensor<2x1x4xf32>) outs(%h_dest : tensor<2x1x4xf32>) -> tensor<2x1x4xf32>
+  return %h : tensor<2x1x4xf32>
+}
