@@ -15,9 +15,9 @@
 
 #include "HandWritten.h"
 
+#include "Reference/ScanReference.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Pipelines/Pipelines.h"
-#include "recurrence/Reference/ScanReference.h"
 #include "recurrence/Runtime/JitModule.h"
 #include "recurrence/Runtime/ScanSpec.h"
 

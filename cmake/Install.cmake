@@ -12,7 +12,7 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/
   FILES_MATCHING PATTERN "*.inc")
 
 install(TARGETS RecurrenceIR RecurrenceTransforms RecurrencePipelines
-                RecurrenceRuntime RecurrenceReference Recurrence RecurrenceCAPIDialect
+                RecurrenceRuntime Recurrence RecurrenceCAPIDialect
   EXPORT RecurrenceTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Reference/ScanReference.h"
 #include "recurrence/Pipelines/Pipelines.h"
-#include "recurrence/Reference/ScanReference.h"
 #include "recurrence/Runtime/HostBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -9,7 +9,7 @@
 #ifndef RECURRENCE_UNITTESTS_SUPPORT_SCANPROBLEM_H
 #define RECURRENCE_UNITTESTS_SUPPORT_SCANPROBLEM_H
 
-#include "recurrence/Reference/ScanReference.h"
+#include "Reference/ScanReference.h"
 #include "recurrence/Runtime/HostBuffer.h"
 #include "recurrence/Runtime/ScanSpec.h"
 

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RECURRENCE_REFERENCE_SCANREFERENCE_H
-#define RECURRENCE_REFERENCE_SCANREFERENCE_H
+#ifndef RECURRENCE_TEST_REFERENCE_SCANREFERENCE_H
+#define RECURRENCE_TEST_REFERENCE_SCANREFERENCE_H
 
 #include "recurrence/Runtime/ScanSpec.h"
 
@@ -92,4 +92,4 @@ randomScanOperands(const ScanSpec &spec, const ScanSizes &sizes, uint64_t seed,
 
 } // namespace mlir::recurrence
 
-#endif // RECURRENCE_REFERENCE_SCANREFERENCE_H
+#endif // RECURRENCE_TEST_REFERENCE_SCANREFERENCE_H

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "recurrence/Reference/ScanReference.h"
+#include "Reference/ScanReference.h"
 #include "recurrence/Runtime/HostBuffer.h"
 
 #include "llvm/ADT/STLExtras.h"
