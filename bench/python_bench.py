@@ -3,13 +3,16 @@ NumPy arrays in, the result written into a reused buffer (out=), dynamic
 shapes (the package compiles once per variant). Prints one BENCH-PY line per
 case with its bandwidth and its ratios to two ceilings measured in the same
 run: NumPy's copy of the same bytes, and the hand-written OpenMP loop of the
-C++ benchmark (its handwritten_ms, read from that benchmark's output).
+C++ benchmark (bench/HandWritten.cpp, loaded from
+librecurrence-handwritten.so with ctypes). The scan and the loop are timed
+in turns, so that both see the same state of the machine.
 
-  python3 bench/python_bench.py [--quick] [--handwritten BENCH_OUTPUT]
+  python3 bench/python_bench.py [--quick] [--python-dir DIR] [--lib-dir DIR]
 """
 
 import argparse
-import re
+import ctypes
+import os
 import sys
 import time
 
@@ -39,54 +42,77 @@ def cases(scale):
     yield ("dense", "dense", 0, (8, T, 64, 64), (8, T, 64))
 
 
-def handwritten_ms(path):
-    """{(structure, B, T, N): handwritten_ms} from the C++ benchmark."""
-    table = {}
-    if not path:
-        return table
-    pattern = re.compile(r"BENCH structure=(\S+?)\.f32\.batch1 \S+ B=(\d+) "
-                         r"T=(\d+) N=(\d+) .* handwritten_ms=([\d.]+)")
-    for line in open(path):
-        match = pattern.search(line)
-        if match:
-            name, b, t, n, ms = match.groups()
-            table[(name, int(b), int(t), int(n))] = float(ms)
-    return table
+def handwritten_loops(lib_dir):
+    """The hand-written loops, by structure: f(a, b, h, param) runs h = the
+    scan of (a, b), as the C++ benchmark's ceiling does."""
+    lib = ctypes.CDLL(os.path.join(lib_dir, "librecurrence-handwritten.so"))
+    p, i64 = ctypes.c_void_p, ctypes.c_int64
+    for name, extra in (("diagonal", []), ("block_diagonal", [i64]),
+                        ("dense", [])):
+        getattr(lib, "recurrence_bench_" + name).argtypes = (
+            [p, p, p, i64, i64, i64] + extra)
+
+    def call(name, a, b, h, param):
+        B, T, N = b.shape
+        args = [a.ctypes.data, b.ctypes.data, h.ctypes.data, B, T, N]
+        getattr(lib, "recurrence_bench_" + name)(
+            *(args + ([param] if name == "block_diagonal" else [])))
+    return call
+
+
+def best_in_turns(reps, f, g):
+    """The best time of f and of g, timed in turns."""
+    best_f = best_g = float("inf")
+    for _ in range(reps):
+        best_f = min(best_f, best_seconds(1, f))
+        best_g = min(best_g, best_seconds(1, g))
+    return best_f, best_g
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--handwritten")
     parser.add_argument("--python-dir", default="build/python")
+    parser.add_argument("--lib-dir", default="build/lib")
     args = parser.parse_args()
     sys.path.insert(0, args.python_dir)
     import recurrence as rec
+    # One OpenMP runtime in the process: the package's, which the compiled
+    # scans load, loaded first so that the loops' library binds to it too.
+    package_omp = os.path.join(os.path.dirname(rec.__file__), "libomp.so.5")
+    if os.path.exists(package_omp):
+        ctypes.CDLL(package_omp, mode=ctypes.RTLD_GLOBAL)
+    hand = handwritten_loops(args.lib_dir)
 
-    scale, reps = (8, 1) if args.quick else (1, 3)
-    hand = handwritten_ms(args.handwritten)
+    scale, reps = (8, 1) if args.quick else (1, 5)
     rng = np.random.default_rng(0)
     for name, structure, param, a_shape, b_shape in cases(scale):
         width = 0.95 / (param or (a_shape[-1] if structure == "dense" else 1))
         a = rng.uniform(-width, width, a_shape).astype(np.float32)
         b = rng.uniform(-1, 1, b_shape).astype(np.float32)
         out = np.empty_like(b)
+        theirs = np.empty_like(b)
         nbytes = a.nbytes + b.nbytes + out.nbytes
         run = lambda: rec.scan(a, b, structure=structure, out=out)
+        loop = lambda: hand(structure, a, b, theirs, param)
         run()  # compile and warm up
-        seconds = best_seconds(reps, run)
+        loop()
+        diff = np.max(np.abs(out - theirs)) / max(np.max(np.abs(theirs)), 1)
+        if not diff < 1e-4:
+            raise SystemExit(f"{name}: recurrence.scan and the hand-written "
+                             f"loop differ by {diff:.2g}")
+        seconds, loop_seconds = best_in_turns(reps, run, loop)
         # NumPy copying the same number of bytes (read + write) once.
         src = np.ones(nbytes // 8, np.float32)
         dst = np.empty_like(src)
         copy = best_seconds(reps, lambda: np.copyto(dst, src))
         B, T, N = b_shape
-        line = (f"BENCH-PY structure={name} B={B} T={T} N={N} "
-                f"GBps={nbytes / seconds / 1e9:.2f} "
-                f"vs_copy={copy / seconds:.2f}")
-        ms = hand.get((name, B, T, N))
-        if ms is not None:
-            line += f" vs_handwritten={ms / 1e3 / seconds:.2f}"
-        print(line + f" ms={seconds * 1e3:.2f}", flush=True)
+        print(f"BENCH-PY structure={name} B={B} T={T} N={N} "
+              f"GBps={nbytes / seconds / 1e9:.2f} "
+              f"vs_copy={copy / seconds:.2f} "
+              f"vs_handwritten={loop_seconds / seconds:.2f} "
+              f"ms={seconds * 1e3:.2f} handwritten_ms={loop_seconds * 1e3:.2f}",
+              flush=True)
 
     decode_step(rec, reps)
     small_scan(rec, reps)

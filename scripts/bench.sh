@@ -15,15 +15,15 @@ install_deps
 configure_and_build "$ROOT/build"
 echo
 echo "== $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores)"
-log="$(mktemp)"
-"$ROOT/build/bin/recurrence-bench" "$@" | tee "$log"
+
+"$ROOT/build/bin/recurrence-bench" "$@"
 echo
 echo "== through Python: recurrence.scan(..., out=) on /usr/bin/python3"
 quick=()
 for arg in "$@"; do [ "$arg" = "--quick" ] && quick=(--quick); done
 /usr/bin/python3 "$ROOT/bench/python_bench.py" "${quick[@]}" \
-  --python-dir "$ROOT/build/python" --handwritten "$log"
-rm -f "$log"
+  --python-dir "$ROOT/build/python" --lib-dir "$ROOT/build/lib"
+
 echo
 echo "== model ops through recurrence.torch against a torch loop over time"
 /usr/bin/python3 "$ROOT/bench/models_bench.py" "${quick[@]}" \
