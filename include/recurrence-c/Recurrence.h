@@ -154,6 +154,13 @@ RECURRENCE_EXPORT char *recurrenceScanShapes(const char *spec,
 RECURRENCE_EXPORT char *recurrenceScanIR(const char *spec, const char *sizes,
                                          char **error);
 
+/* The scans a model op (a model spec, as recurrenceCompileModel takes)
+ * decomposes into, in order: [{"structure": name, "name": e.g.
+ * "block_diagonal<4>", "reverse", "init", "readout", "factored", "matrix"}].
+ * Front doors that compose a model from scans take the structures from
+ * here rather than naming them. */
+RECURRENCE_EXPORT char *recurrenceModelScans(const char *spec, char **error);
+
 /* The cost model's candidates for that scan on `target` ("cpu" or "cuda";
  * cores 0: this machine's), cheapest first: [{"schedule", "chunk_size",
  * "seconds"}]. */

@@ -17,9 +17,12 @@
 #include "Support.h"
 
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Runtime/ModelSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <thread>
 
@@ -235,4 +238,30 @@ char *recurrenceExplain(const char *specText, const char *sizesText,
                  {"seconds", estimate.seconds}});
   });
   return toJson(std::move(candidates));
+}
+
+char *recurrenceModelScans(const char *specText, char **error) {
+  auto guard = lock();
+  llvm::Expected<ModelSpec> spec = readModelSpec(specText);
+  if (!spec)
+    return fail(error, llvm::toString(spec.takeError()));
+  Diagnostics diagnostics;
+  OwningOpRef<ModuleOp> module = buildModelModule(&context(), *spec);
+  PassManager pm(&context());
+  pm.addPass(createDecomposeModelsPass());
+  if (!module || failed(verify(*module)) || failed(pm.run(*module)))
+    return fail(error, diagnostics.text);
+  Array scans;
+  module->walk([&](ScanOp scan) {
+    RecurrenceStructureInterface structure = scan.getStructure();
+    std::string syntax = structure.getSyntax();
+    scans.push_back(Object{{"structure", syntax.substr(0, syntax.find('<'))},
+                           {"name", structure.getStructureName()},
+                           {"reverse", scan.getReverse()},
+                           {"init", bool(scan.getInit())},
+                           {"readout", bool(scan.getReadout())},
+                           {"factored", bool(scan.getInputKey())},
+                           {"matrix", scan.getMatrix()}});
+  });
+  return toJson(std::move(scans));
 }

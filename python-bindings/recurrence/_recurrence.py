@@ -89,6 +89,7 @@ def _load():
                                         _c_char_pp]),
         "recurrenceScanIR": (text, [ctypes.c_char_p, ctypes.c_char_p,
                                     _c_char_pp]),
+        "recurrenceModelScans": (text, [ctypes.c_char_p, _c_char_pp]),
         "recurrenceExplain": (text, [ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.c_char_p, ctypes.c_int64,
                                      _c_char_pp]),
@@ -305,6 +306,11 @@ def compile_model(spec):
     error = ctypes.c_void_p()
     return _compiled(_lib.recurrenceCompileModel(json.dumps(spec).encode(),
                                                  ctypes.byref(error)), error)
+
+
+def model_scans(spec):
+    """The scans a model op decomposes into: structure name and flags."""
+    return _query(_lib.recurrenceModelScans, spec)
 
 
 def structures():

@@ -73,23 +73,43 @@ def _schedule_of(schedule, chunk_size):
     return schedule, 0
 
 
-def _model(model, dtype, function="exp", param=0, init=False,
-           schedule="auto", chunk_size=None, feature_map="elu1",
-           normalize=True, eps=1e-8, gated=False, skip=False,
-           final_state=False):
-    """The compiled model op (cached), built by the compiler's ModelSpec."""
+def _model_spec(model, dtype, function="exp", param=0, init=False,
+                schedule="auto", chunk_size=None, feature_map="elu1",
+                normalize=True, eps=1e-8, gated=False, skip=False,
+                final_state=False):
+    """The spec of a model op, as the compiler's ModelSpec reads it."""
     schedule, chunk = _schedule_of(schedule, chunk_size)
-    spec = dict(model=model, function=function, param=int(param),
+    return dict(model=model, function=function, param=int(param),
                 init=bool(init), f64=dtype == np.float64, schedule=schedule,
                 chunk_size=int(chunk), feature_map=feature_map,
                 normalize=bool(normalize), eps=float(eps), gated=bool(gated),
                 skip=bool(skip), final_state=bool(final_state))
+
+
+def _model(model, dtype, **options):
+    """The compiled model op (cached), built by the compiler's ModelSpec."""
+    spec = _model_spec(model, dtype, **options)
     key = tuple(sorted(spec.items()))
     compiled = _cache.get(key)
     if compiled is None:
         compiled = api.Compiled(_recurrence.compile_model(spec), "model")
         _cache[key] = compiled
     return compiled
+
+
+def model_structures(model, **options):
+    """The structure of each scan that model op `model` decomposes into, in
+    order (the block-diagonal one for ``bdlru``), as the compiler's
+    decomposition builds them: front doors that compose a model from scans
+    take the structures from here."""
+    spec = _model_spec(model, np.float32, **options)
+    key = ("scans",) + tuple(sorted(spec.items()))
+    structures = _cache.get(key)
+    if structures is None:
+        structures = [scan["structure"]
+                      for scan in _recurrence.model_scans(spec)]
+        _cache[key] = structures
+    return list(structures)
 
 
 #===------------------------------------------------------------------------===#

@@ -18,7 +18,7 @@ import numpy as np
 import torch as _torch
 from torch.autograd.function import once_differentiable
 
-from . import _recurrence, api
+from . import _recurrence, api, models
 
 __all__ = ["scan", "step", "linear_attention", "delta_rule", "selective_ssm",
            "normalize_gates", "hlru", "bdlru"]
@@ -494,7 +494,8 @@ def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     order = gates.shape[-1] - 1
     _check_shape("v", v, gates.shape[:-1])
     a = gates[..., :order].transpose(-1, -2)  # [..., T, m, N]
-    return scan(a, gates[..., order] * v, structure="higher_order", init=init,
+    [structure] = models.model_structures("hlru", param=order)
+    return scan(a, gates[..., order] * v, structure=structure, init=init,
                 schedule=schedule, chunk_size=chunk_size)
 
 
@@ -509,7 +510,8 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     m = gates.shape[-2]
     _check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
     a0 = gates[..., m].reshape(v.shape)
-    return scan(gates[..., :m], a0 * v, structure="block_diagonal", init=init,
+    [structure] = models.model_structures("bdlru", param=m)
+    return scan(gates[..., :m], a0 * v, structure=structure, init=init,
                 schedule=schedule, chunk_size=chunk_size)
 
 
@@ -533,12 +535,14 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
     phi = _elu1 if feature_map == "elu1" else (lambda x: x)
     fq, fk = phi(q), phi(k)
-    num = scan(None, (fk, v), structure="identity", readout=fq,
+    structures = models.model_structures("linear_attention",
+                                          normalize=normalize)
+    num = scan(None, (fk, v), structure=structures[0], readout=fq,
                schedule=schedule, chunk_size=chunk_size)
     if not normalize:
         return num
-    den = scan(None, fk, structure="identity", readout=fq, schedule=schedule,
-               chunk_size=chunk_size)
+    den = scan(None, fk, structure=structures[1], readout=fq,
+               schedule=schedule, chunk_size=chunk_size)
     return num / _torch.clamp(den, min=eps)[..., None]
 
 
@@ -561,7 +565,9 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     d = g[..., None].expand(k.shape)
     U = -(g * beta)[..., None, None] * k[..., None]
     V = k[..., None]
-    return scan((d, U, V), (beta[..., None] * k, v), structure="dplr",
+    [structure] = models.model_structures("delta_rule",
+                                          gated=gate is not None)
+    return scan((d, U, V), (beta[..., None] * k, v), structure=structure,
                 init=init, readout=q, return_final_state=return_final_state,
                 schedule=schedule, chunk_size=chunk_size)
 
@@ -585,7 +591,8 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     # contiguous (torch lays out a broadcast result like its strided
     # operand, which would cost a transposing copy into the kernel).
     a = _torch.exp(delta[..., None, :] * A.transpose(0, 1).contiguous())
-    out = scan(a, (B, delta * x), structure="diagonal", init=init, readout=C,
+    [structure] = models.model_structures("selective_ssm")
+    out = scan(a, (B, delta * x), structure=structure, init=init, readout=C,
                return_final_state=return_final_state, schedule=schedule,
                chunk_size=chunk_size)
     y, last = out if return_final_state else (out, None)

@@ -174,3 +174,21 @@ def test_models_write_into_out():
     with pytest.raises(TypeError, match="out: expected dtype float64"):
         rec.hlru(rec.normalize_gates(gates), rng.standard_normal((3, 6, 4)),
                  out=np.empty((3, 6, 4), np.float32))
+
+
+def test_model_structures_come_from_the_decomposition():
+    """The structures recurrence.torch composes each model from are the ones
+    the compiler's decomposition of the model op builds."""
+    from recurrence import models
+    assert models.model_structures("bdlru", param=4) == ["block_diagonal"]
+    assert models.model_structures("hlru", param=2) == ["higher_order"]
+    assert models.model_structures("linear_attention") == ["identity"] * 2
+    assert models.model_structures("linear_attention",
+                                   normalize=False) == ["identity"]
+    assert models.model_structures("delta_rule", gated=True) == ["dplr"]
+    assert models.model_structures("selective_ssm") == ["diagonal"]
+    assert models.model_structures("normalize_gates") == []
+    with pytest.raises(ValueError, match="unknown model 'mamba'"):
+        models.model_structures("mamba")
+    with pytest.raises(ValueError, match="parameter 0 below 1"):
+        models.model_structures("bdlru", param=0)

@@ -33,6 +33,9 @@
 // block_diagonal steps [3, 2, 2] with an input of 6: m = 2, N = 6.
 // CHECK: fit: {"param":2,"size":6}
 // CHECK: shapes: {"final_state":[5,4],"operands":{{\[\[}}5,7,4],[5,7,4,2],[5,7,4,2],[5,7,4],[5,4]],"output":[5,7,4]}
+// CHECK: model scans: [{"factored":true,"init":false,"matrix":true,"name":"identity","readout":true,"reverse":false,"structure":"identity"},{"factored":false,"init":false,"matrix":false,"name":"identity","readout":true,"reverse":false,"structure":"identity"}]
+// CHECK: model scans: [{"factored":false,"init":false,"matrix":false,"name":"block_diagonal<4>","readout":false,"reverse":false,"structure":"block_diagonal"}]
+// CHECK: bad model param: loc("hlru"): unknown model 'hlru' (or a parameter 0 below 1)
 // CHECK: bad schedule: scan spec: unknown schedule 'fast'
 // CHECK: bad type: scan spec: 'reverse' must be a boolean
 // CHECK: bad json: model spec: [1:10, byte=10]: Unexpected EOF

@@ -210,6 +210,17 @@ int main(void) {
       "{\"batch\": [5], \"steps\": 7, \"size\": 4, \"columns\": 1}", &error);
   printf("shapes: %s\n", shapes);
   recurrenceFree(shapes);
+  char *scans = recurrenceModelScans(
+      "{\"model\": \"linear_attention\", \"normalize\": true}", &error);
+  printf("model scans: %s\n", scans);
+  recurrenceFree(scans);
+  scans = recurrenceModelScans("{\"model\": \"bdlru\", \"param\": 4}", &error);
+  printf("model scans: %s\n", scans);
+  recurrenceFree(scans);
+  if (!recurrenceModelScans("{\"model\": \"hlru\", \"param\": 0}", &error)) {
+    printf("bad model param: %s\n", error);
+    recurrenceFree(error);
+  }
   if (!recurrenceCompileScan("{\"schedule\": \"fast\"}", 0, &error)) {
     printf("bad schedule: %s\n", error);
     recurrenceFree(error);
