@@ -161,9 +161,10 @@ RECURRENCE_EXPORT char *recurrenceScanIR(const char *spec, const char *sizes,
  * here rather than naming them. */
 RECURRENCE_EXPORT char *recurrenceModelScans(const char *spec, char **error);
 
-/* The cost model's candidates for that scan on `target` ("cpu" or "cuda";
- * cores 0: this machine's), cheapest first: [{"schedule", "chunk_size",
- * "seconds"}]. */
+/* The cost model's candidates for that scan among the schedules `target`
+ * lowers ("cpu": all three; "cuda": sequential and chunked), cheapest
+ * first: [{"schedule", "chunk_size", "seconds"}]. Cores 0: this CPU's, or
+ * an H200's 132 SMs for cuda. */
 RECURRENCE_EXPORT char *recurrenceExplain(const char *spec, const char *sizes,
                                           const char *target, int64_t cores,
                                           char **error);

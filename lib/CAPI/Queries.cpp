@@ -220,22 +220,25 @@ char *recurrenceExplain(const char *specText, const char *sizesText,
   OwningOpRef<ModuleOp> module = staticScan(specText, sizesText, error);
   if (!module)
     return nullptr;
-  std::optional<TargetModel> model = TargetModel::get(
-      target ? target : "",
-      cores > 0 ? cores
-                : std::max<int64_t>(1, std::thread::hardware_concurrency()),
-      0);
+  // Cores 0: this CPU's; a GPU's default is the target model's own (an
+  // H200's SMs), as the JIT compiles for it.
+  std::string targetName = target ? target : "";
+  if (cores <= 0 && targetName == "cpu")
+    cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  std::optional<TargetModel> model =
+      TargetModel::get(targetName, std::max<int64_t>(0, cores), 0);
   if (!model)
-    return fail(error, "unknown target '" + std::string(target ? target : "") +
-                           "'; expected cpu or cuda");
+    return fail(error,
+                "unknown target '" + targetName + "'; expected cpu or cuda");
   Array candidates;
   module->walk([&](ScanOp op) {
     for (const ScheduleEstimate &estimate : estimateSchedules(op, *model))
-      candidates.push_back(
-          Object{{"schedule",
-                  stringifyScheduleKind(estimate.schedule.getKind()).str()},
-                 {"chunk_size", estimate.schedule.getChunkSize()},
-                 {"seconds", estimate.seconds}});
+      if (model->lowers(estimate.schedule.getKind()))
+        candidates.push_back(
+            Object{{"schedule",
+                    stringifyScheduleKind(estimate.schedule.getKind()).str()},
+                   {"chunk_size", estimate.schedule.getChunkSize()},
+                   {"seconds", estimate.seconds}});
   });
   return toJson(std::move(candidates));
 }

@@ -78,7 +78,7 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
 }
 
 /// What every target runs first: model ops decomposed, elementwise ops as
-/// linalg, a schedule on every scan (of `schedules`, where given), the scans
+/// linalg, a schedule on every scan (of those the target lowers), the scans
 /// lowered, their elementwise operands computed where they are read, and
 /// the empty tensors of results eliminated (in each branch of a schedule
 /// chosen at run time) while the parallel
@@ -86,7 +86,6 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
 /// into chains it cannot see through).
 static void addScanLowering(OpPassManager &pm, bool inlineCalls,
                             StringRef target, int64_t cores,
-                            ArrayRef<std::string> schedules,
                             const LowerSequentialPassOptions &sequential,
                             bool tileChunks = false, bool onePass = false) {
   if (inlineCalls)
@@ -96,7 +95,6 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   SelectSchedulePassOptions schedule;
   schedule.target = target.str();
   schedule.cores = cores;
-  schedule.schedules = llvm::to_vector(schedules);
   pm.addPass(createSelectSchedulePass(schedule));
   pm.addPass(createLowerScanPass());
   pm.addPass(
@@ -115,7 +113,7 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   // 0 leaves the cores to the module's DLTI target spec (else one core):
   // the output never depends on the machine the compiler runs on.
   int64_t cores = std::max<int64_t>(0, options.cores);
-  addScanLowering(pm, options.inlineCalls, "cpu", cores, {},
+  addScanLowering(pm, options.inlineCalls, "cpu", cores,
                   LowerSequentialPassOptions{cores, options.minChannelTile,
                                              options.minRuntimeChannelTile});
   addBufferization(pm);
@@ -129,7 +127,7 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // channels; or, where that leaves the GPU short of threads, the chunked
   // schedule with a thread per chunk and channel block. The adjoint's scans
   // choose alike.
-  addScanLowering(pm, options.inlineCalls, "cuda", 0, {"sequential", "chunked"},
+  addScanLowering(pm, options.inlineCalls, "cuda", 0,
                   LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1},
                   /*tileChunks=*/true, options.onePass);
   // Buffers; a thread's scratch state is small and static, so it lives on

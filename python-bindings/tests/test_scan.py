@@ -230,8 +230,15 @@ def test_explain_reports_the_choice():
     assert info["chosen_by"] == "cost model"
     names = [name for name, _ in info["candidates"]]
     costs = [cost for _, cost in info["candidates"]]
-    assert "sequential" in names and "scan" in names
+    # The candidates are the schedules the target lowers: the GPU has no
+    # scan kernels, the CPU has all three.
+    assert "sequential" in names and "scan" not in names
     assert any(name.startswith("chunked<") for name in names)
+    assert "scan" in [name for name, _ in rec.explain(a, a)["candidates"]]
+    # The GPU's default is the target model's own (an H200's 132 SMs), not
+    # this machine's CPU cores.
+    assert info == rec.explain(a, a, target="cuda", cores=132)
+    assert info != rec.explain(a, a, target="cuda", cores=2)
     # Ranked cheapest first, and the choice is the cheapest.
     assert costs == sorted(costs) and all(c > 0 for c in costs)
     assert info["schedule"] == names[0]

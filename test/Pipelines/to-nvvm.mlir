@@ -14,11 +14,11 @@
 // elements x channels) at run time. Below 4800 lanes (whose sequential
 // threads would stream slower than the chunked kernels) the chunked
 // schedule runs, its three phases as three kernels, in chunks of 64 steps
-// below 32768 steps and of 1024 from there on (fewer chunks for the carry
+// below 32768 steps and of 256 from there on (fewer chunks for the carry
 // to walk); above, the sequential one.
 // CHECK-LABEL: llvm.func @diagonal
 // CHECK: %[[THREADS:.*]] = llvm.mlir.constant(32 : index) : i64
-// CHECK: %[[LONGCHUNK:.*]] = llvm.mlir.constant(1024 : index) : i64
+// CHECK: %[[LONGCHUNK:.*]] = llvm.mlir.constant(256 : index) : i64
 // CHECK: %[[CHUNK:.*]] = llvm.mlir.constant(64 : index) : i64
 // CHECK: %[[STEPS:.*]] = llvm.mlir.constant(32768 : index) : i64
 // CHECK: %[[LANES:.*]] = llvm.mlir.constant(4800 : index) : i64

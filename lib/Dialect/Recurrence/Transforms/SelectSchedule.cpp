@@ -155,8 +155,10 @@ struct SelectSchedulePass
       }
       allowed.push_back(*kind);
     }
+    if (allowed.empty())
+      allowed = llvm::to_vector(model->schedules);
     auto isAllowed = [&](ScheduleKind kind) {
-      return allowed.empty() || llvm::is_contained(allowed, kind);
+      return llvm::is_contained(allowed, kind);
     };
     SmallVector<ScanOp> autoOps;
     WalkResult walk = getOperation()->walk([&](ScanOp op) {

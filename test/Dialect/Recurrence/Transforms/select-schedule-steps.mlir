@@ -2,8 +2,9 @@
 // are both dynamic gets two run-time choices: sequential threads for 4800
 // lanes or more; below, the chunked schedule with the chunk the cost model
 // picks for the assumed T (4096 steps: chunks of 64) under 32768 steps, and
-// the one it picks for 64 times as many (chunks of 1024, since the carry
-// walks the chunks one dependent step at a time) from there on. Every
+// the one it picks for 64 times as many (chunks of 256, since the carry
+// walks the chunks one dependent step at a time, yet a chunked thread
+// streams too little for fewer threads) from there on. Every
 // clone writes the same destinations. A static T needs no second choice.
 //
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=sequential,chunked" | FileCheck %s
@@ -18,12 +19,12 @@
 // CHECK:           scf.if %[[SHORT]] -> (tensor<?x?x?xf32>) {
 // CHECK-NEXT:        recurrence.scan diagonal schedule chunked<64> {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
 // CHECK:           } else {
-// CHECK-NEXT:        recurrence.scan diagonal schedule chunked<1024> {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
+// CHECK-NEXT:        recurrence.scan diagonal schedule chunked<256> {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
 // CHECK:         } else {
 // CHECK-NEXT:      recurrence.scan diagonal schedule sequential {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
 // REMARK: select-schedule-steps.mlir:[[@LINE+11]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: chunked<64>
 // REMARK: select-schedule-steps.mlir:[[@LINE+10]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
-// REMARK: select-schedule-steps.mlir:[[@LINE+9]]:{{[0-9]+}}: remark: schedule chunked<1024> chosen for cuda (270336 threads, 4000 GB/s) for sequences of 32768 steps or more; estimated seconds: chunked<1024>
+// REMARK: select-schedule-steps.mlir:[[@LINE+9]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (270336 threads, 4000 GB/s) for sequences of 32768 steps or more; estimated seconds: chunked<256>
 func.func @dynamic_steps(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
   %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>

@@ -37,6 +37,14 @@ struct TargetModel {
   double chunkedEfficiency;  // the bandwidth share chunked phases reach
   double assumedSteps;       // T, where it is dynamic
   double carryStepSeconds;   // one dependent step of the carry over chunks
+  double chunkTaskBytesPerSecond = 0; // what one task of a chunked phase
+                                      // streams by itself
+  /// The schedules the target's pipeline lowers.
+  SmallVector<ScheduleKind, 3> schedules;
+
+  bool lowers(ScheduleKind kind) const {
+    return llvm::is_contained(schedules, kind);
+  }
 
   /// Whether the GPU's tasks (lanes) are per channel block for `op` as well
   /// as per batch element: where its channels are independent.
@@ -58,8 +66,10 @@ struct ScheduleEstimate {
   int64_t channelTiles = 1;
 };
 
-/// Every legal candidate for `op`, cheapest first. Dynamic batch dims count
-/// as `assumedBatch` elements in all; a dynamic T as a long sequence.
+/// Every legal candidate for `op`, cheapest first (whether the target
+/// lowers it or not: see `TargetModel::lowers`).
+/// Dynamic batch dims count as `assumedBatch` elements in all; a dynamic T as a
+/// long sequence.
 SmallVector<ScheduleEstimate> estimateSchedules(ScanOp op,
                                                 const TargetModel &target,
                                                 double assumedBatch = 1);

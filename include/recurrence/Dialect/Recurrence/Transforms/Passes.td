@@ -301,9 +301,10 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Report every decision and the candidates' costs as remarks">,
     ListOption<"schedules", "schedules", "std::string",
-               "The schedules the target has lowerings for (sequential, "
-               "chunked, scan; empty: all): `auto` picks among them, and an "
-               "explicit other one is an error">
+               "The schedules to choose among (sequential, chunked, scan; "
+               "empty: those the target lowers, all three for cpu, "
+               "sequential and chunked for cuda): `auto` picks among them, "
+               "and an explicit other one is an error">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
