@@ -18,7 +18,6 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
-#include "recurrence/Runtime/ModelSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -245,14 +244,13 @@ char *recurrenceExplain(const char *specText, const char *sizesText,
 
 char *recurrenceModelScans(const char *specText, char **error) {
   auto guard = lock();
-  llvm::Expected<ModelSpec> spec = readModelSpec(specText);
-  if (!spec)
-    return fail(error, llvm::toString(spec.takeError()));
+  OwningOpRef<ModuleOp> module = buildVerifiedModel(specText, error);
+  if (!module)
+    return nullptr;
   Diagnostics diagnostics;
-  OwningOpRef<ModuleOp> module = buildModelModule(&context(), *spec);
   PassManager pm(&context());
   pm.addPass(createDecomposeModelsPass());
-  if (!module || failed(verify(*module)) || failed(pm.run(*module)))
+  if (failed(pm.run(*module)))
     return fail(error, diagnostics.text);
   Array scans;
   module->walk([&](ScanOp scan) {

@@ -131,13 +131,9 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
 
 RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
   auto guard = lock();
-  llvm::Expected<ModelSpec> spec = readModelSpec(specText);
-  if (!spec)
-    return fail(error, llvm::toString(spec.takeError()));
-  Diagnostics diagnostics;
-  OwningOpRef<ModuleOp> module = buildModelModule(&context(), *spec);
-  if (!module || failed(verify(*module)))
-    return fail(error, diagnostics.text);
+  OwningOpRef<ModuleOp> module = buildVerifiedModel(specText, error);
+  if (!module)
+    return nullptr;
   return compiled(JitModule::compile(*module, {"model"}, jitOptions()), "model",
                   error);
 }

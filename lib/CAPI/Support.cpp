@@ -253,6 +253,18 @@ OwningOpRef<ModuleOp> capi::buildVerifiedScan(const char *specText,
   return module;
 }
 
+OwningOpRef<ModuleOp> capi::buildVerifiedModel(const char *specText,
+                                               char **error) {
+  llvm::Expected<ModelSpec> spec = readModelSpec(specText);
+  if (!spec)
+    return fail(error, llvm::toString(spec.takeError()));
+  Diagnostics diagnostics;
+  OwningOpRef<ModuleOp> module = buildModelModule(&context(), *spec);
+  if (!module || failed(verify(*module)))
+    return fail(error, diagnostics.text);
+  return module;
+}
+
 JitOptions capi::jitOptions(llvm::StringRef target) {
   JitOptions options;
   options.cacheDirectory = defaultCacheDirectory();

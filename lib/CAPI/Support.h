@@ -70,6 +70,10 @@ llvm::Expected<ScanSizes> readScanSizes(const char *text);
 OwningOpRef<ModuleOp> buildVerifiedScan(const char *spec,
                                         const ScanSizes *sizes, char **error);
 
+/// The verified module of one model op (dynamic shapes); null with *error
+/// set. Hold the lock.
+OwningOpRef<ModuleOp> buildVerifiedModel(const char *spec, char **error);
+
 /// How the C API compiles: for this machine, through the persistent
 /// compile cache (CompileCache.h).
 JitOptions jitOptions(llvm::StringRef target = "cpu");
