@@ -1,4 +1,4 @@
-//===- HandWrittenC.cpp - The hand-written loops with C linkage ------------===//
+//===- HandWrittenC.cpp - The hand-written loops with C linkage -----------===//
 //
 // Part of the Recurrence project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.

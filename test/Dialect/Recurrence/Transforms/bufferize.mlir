@@ -43,3 +43,27 @@ func.func @fresh_state_per_step(%init: tensor<4xf32>, %n: index) -> tensor<4xf32
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A row computed in place, through reshapes, and inserted back where it was
+// extracted is the same elements in the same order: no copy (a block step
+// that writes A_t h + b_t into the output row viewed as [N/m, m, 1]).
+// CHECK-LABEL: func.func @row_back_in_place(
+// CHECK-NOT:     linalg.copy
+// CHECK:         linalg.generic
+// CHECK-NOT:     linalg.copy
+// CHECK:         return
+func.func @row_back_in_place(%out: tensor<4x8xf32> {bufferization.writable = true}, %t: index) -> tensor<4x8xf32> {
+  %row = tensor.extract_slice %out[%t, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+  %blocks = tensor.expand_shape %row [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %scaled = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]} outs(%blocks : tensor<2x4xf32>) {
+    ^bb0(%x: f32):
+      %y = arith.mulf %x, %x : f32
+      linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  %back = tensor.collapse_shape %scaled [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+  %r = tensor.insert_slice %back into %out[%t, 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
