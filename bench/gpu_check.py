@@ -231,22 +231,9 @@ def backward(shapes, dtypes, structures):
     return failures
 
 
-USER_IR = """
-func.func @gated(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
-  %c1 = arith.constant 1 : index
-  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
-  %c2 = arith.constant 2 : index
-  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
-  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
-      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
-      -> tensor<?x?x?xf32>
-  %y = arith.mulf %h, %b : tensor<?x?x?xf32>
-  return %y : tensor<?x?x?xf32>
-}
-"""
+USER_IR = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "python-bindings", "tests",
+                            "gated_diagonal.mlir")).read()
 
 
 def user_ir():

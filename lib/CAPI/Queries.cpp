@@ -73,7 +73,6 @@ char *recurrenceStructures(char **error) {
   Array table;
   for (RecurrenceStructureInterface structure :
        getRecurrenceStructures(&context())) {
-    std::string syntax = structure.getSyntax();
     Array operands, stepRanks;
     for (unsigned i = 0, e = structure.getNumTransitionOperands(); i < e; ++i) {
       operands.push_back(structure.getTransitionOperandName(i));
@@ -83,8 +82,8 @@ char *recurrenceStructures(char **error) {
                                  false)
               .size()));
     }
-    table.push_back(Object{{"name", syntax.substr(0, syntax.find('<'))},
-                           {"syntax", syntax},
+    table.push_back(Object{{"name", getStructureKeyword(structure)},
+                           {"syntax", structure.getSyntax()},
                            {"operands", std::move(operands)},
                            {"step_ranks", std::move(stepRanks)},
                            {"layouts", stepLayouts(structure)},
@@ -232,7 +231,7 @@ char *recurrenceExplain(const char *specText, const char *sizesText,
   Array candidates;
   module->walk([&](ScanOp op) {
     for (const ScheduleEstimate &estimate : estimateSchedules(op, *model))
-      if (model->lowers(estimate.schedule.getKind()))
+      if (model->lowers(op, estimate.schedule.getKind()))
         candidates.push_back(
             Object{{"schedule",
                     stringifyScheduleKind(estimate.schedule.getKind()).str()},
@@ -255,8 +254,7 @@ char *recurrenceModelScans(const char *specText, char **error) {
   Array scans;
   module->walk([&](ScanOp scan) {
     RecurrenceStructureInterface structure = scan.getStructure();
-    std::string syntax = structure.getSyntax();
-    scans.push_back(Object{{"structure", syntax.substr(0, syntax.find('<'))},
+    scans.push_back(Object{{"structure", getStructureKeyword(structure)},
                            {"name", structure.getStructureName()},
                            {"reverse", scan.getReverse()},
                            {"init", bool(scan.getInit())},

@@ -1,24 +1,14 @@
 """Bad arguments raise ValueError / TypeError naming the argument."""
 
+import pathlib
+
 import numpy as np
 import pytest
 import recurrence as rec
 
-# A diagonal scan on dynamic shapes, as user IR.
-DYNAMIC_DIAGONAL = """
-func.func @f(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
-  %c1 = arith.constant 1 : index
-  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
-  %c2 = arith.constant 2 : index
-  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
-  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
-  %h = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
-      input(%b : tensor<?x?x?xf32>) outs(%h_dest : tensor<?x?x?xf32>)
-      -> tensor<?x?x?xf32>
-  return %h : tensor<?x?x?xf32>
-}"""
+# A diagonal scan on dynamic shapes with a gate after it, as user IR.
+GATED_DIAGONAL = (pathlib.Path(__file__).parent /
+                  "gated_diagonal.mlir").read_text()
 
 
 def test_shape_mismatch_names_argument_and_shapes():
@@ -170,12 +160,12 @@ def test_compile_targets():
     """recurrence.compile takes target "cpu" or "cuda"; a CUDA compile
     without a driver says so."""
     import ctypes.util
-    text = DYNAMIC_DIAGONAL
+    text = GATED_DIAGONAL
     with pytest.raises(ValueError, match="target: expected one of"):
-        rec.compile(text, "f", target="tpu")
+        rec.compile(text, "gated", target="tpu")
     if ctypes.util.find_library("cuda") is None:
         with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
-            rec.compile(text, "f", target="cuda")
+            rec.compile(text, "gated", target="cuda")
 
 
 def test_device_arrays():
@@ -216,9 +206,9 @@ def test_cuda_compiled_call_path(monkeypatch):
     host memory through a CPU-compiled function, with no stream."""
     import sys
     from recurrence.api import CudaCompiled
-    text = DYNAMIC_DIAGONAL
+    text = GATED_DIAGONAL
     monkeypatch.setitem(sys.modules, "torch", None)
-    gpu = CudaCompiled(rec.compile(text, "f")._native, "f")
+    gpu = CudaCompiled(rec.compile(text, "gated")._native, "gated")
     rng = np.random.default_rng(3)
     a = rng.uniform(0.5, 1, (2, 5, 3)).astype(np.float32)
     b = rng.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
@@ -230,7 +220,7 @@ def test_cuda_compiled_call_path(monkeypatch):
     h = np.zeros((2, 3))
     for t in range(5):
         h = a[:, t] * h + b[:, t]
-        want[:, t] = h
+        want[:, t] = h * b[:, t]
     np.testing.assert_allclose(out, want, rtol=2e-6, atol=2e-7)
     with pytest.raises(TypeError, match="argument 1: expected float32, got "
                                         "float64"):

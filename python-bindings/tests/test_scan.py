@@ -239,6 +239,14 @@ def test_explain_reports_the_choice():
     # this machine's CPU cores.
     assert info == rec.explain(a, a, target="cuda", cores=132)
     assert info != rec.explain(a, a, target="cuda", cores=2)
+    # Channels that mix stay sequential on the GPU, as -recurrence-select-
+    # schedule decides: the only candidate explain lists for dplr there.
+    d = np.full((1, 100000, 4), 0.5, np.float32)
+    u = np.zeros((1, 100000, 4, 1), np.float32)
+    mixing = dict(structure="dplr")
+    assert [name for name, _ in rec.explain(
+        (d, u, u), d, target="cuda", **mixing)["candidates"]] == ["sequential"]
+    assert len(rec.explain((d, u, u), d, **mixing)["candidates"]) > 1
     # Ranked cheapest first, and the choice is the cheapest.
     assert costs == sorted(costs) and all(c > 0 for c in costs)
     assert info["schedule"] == names[0]

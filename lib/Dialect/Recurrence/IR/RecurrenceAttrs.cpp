@@ -134,12 +134,18 @@ mlir::recurrence::getRecurrenceStructures(MLIRContext *context) {
   return structures;
 }
 
+std::string
+mlir::recurrence::getStructureKeyword(RecurrenceStructureInterface structure) {
+  std::string syntax = structure.getSyntax();
+  return syntax.substr(0, syntax.find('<'));
+}
+
 RecurrenceStructureInterface
 mlir::recurrence::lookupRecurrenceStructure(MLIRContext *context,
                                             StringRef name) {
   for (RecurrenceStructureInterface structure :
        getRecurrenceStructures(context))
-    if (StringRef(structure.getSyntax()).split('<').first == name)
+    if (getStructureKeyword(structure) == name)
       return structure;
   return {};
 }

@@ -73,6 +73,19 @@ bool TargetModel::lanesPerBlock(ScanOp op) const {
   return name == "cuda" && op.hasIndependentChannels();
 }
 
+bool TargetModel::keepsSequential(ScanOp op) const {
+  if (name != "cuda")
+    return false;
+  // A scan that is not split per channel block (channels that mix: dplr,
+  // dense, a readout) or whose matrix state has a dynamic D stays
+  // sequential on the GPU: each chunk thread would hold the whole state
+  // (dplr and dense compose dense N x N products), in temporaries it
+  // allocates in the kernel when their size is dynamic.
+  std::optional<ScanDims> shape = ScanDims::fromOp(op);
+  return !lanesPerBlock(op) ||
+         (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns));
+}
+
 double TargetModel::chunkedBelowLanes() const {
   // Where sequential threads stream as fast as the chunked kernels (60% of
   // their bandwidth share, for their second pass over the data).

@@ -182,20 +182,12 @@ struct SelectSchedulePass
     auto candidates = [&](ScanOp op, const TargetModel &costs, int64_t cores) {
       SmallVector<ScheduleEstimate> estimates =
           estimateSchedules(op, costs, cores);
-      // On the GPU, a scan that is not split per channel block (channels
-      // that mix: dplr, dense, a readout) or whose matrix state has a
-      // dynamic D stays sequential unless asked otherwise: each chunk
-      // thread would hold the whole state (dplr and dense compose dense
-      // N x N products), in temporaries it allocates in the kernel when
-      // their size is dynamic.
-      std::optional<ScanDims> shape = ScanDims::fromOp(op);
-      bool mixing =
-          gpu &&
-          (!model->lanesPerBlock(op) ||
-           (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)));
       llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
         ScheduleKind kind = estimate.schedule.getKind();
-        return !isAllowed(kind) || (mixing && kind != ScheduleKind::Sequential);
+        // The `schedules` option may name one the target does not lower
+        // yet (to read its estimate), but not for a scan kept sequential.
+        return !isAllowed(kind) ||
+               (kind != ScheduleKind::Sequential && costs.keepsSequential(op));
       });
       return estimates;
     };

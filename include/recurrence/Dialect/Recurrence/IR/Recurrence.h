@@ -45,8 +45,11 @@ void printStructure(AsmPrinter &printer,
 SmallVector<RecurrenceStructureInterface>
 getRecurrenceStructures(MLIRContext *context);
 
-/// The structure of getRecurrenceStructures named `name` (its syntax up to
-/// any `<`, e.g. `block_diagonal`), or null.
+/// A structure's name without its parameter: its syntax up to any `<`, e.g.
+/// `block_diagonal` for `block_diagonal<m>`.
+std::string getStructureKeyword(RecurrenceStructureInterface structure);
+
+/// The structure of getRecurrenceStructures whose keyword is `name`, or null.
 RecurrenceStructureInterface lookupRecurrenceStructure(MLIRContext *context,
                                                        StringRef name);
 } // namespace mlir::recurrence

@@ -45,6 +45,16 @@ struct TargetModel {
   bool lowers(ScheduleKind kind) const {
     return llvm::is_contained(schedules, kind);
   }
+  /// Whether `auto` keeps `op` sequential on this target whatever the
+  /// estimates: on the GPU, a scan whose channels mix (or whose matrix
+  /// state has a dynamic D).
+  bool keepsSequential(ScanOp op) const;
+  /// Whether `auto` may pick `kind` for `op`: the pipeline lowers it, and
+  /// it is sequential or `op` need not be.
+  bool lowers(ScanOp op, ScheduleKind kind) const {
+    return lowers(kind) &&
+           (kind == ScheduleKind::Sequential || !keepsSequential(op));
+  }
 
   /// Whether the GPU's tasks (lanes) are per channel block for `op` as well
   /// as per batch element: where its channels are independent.
@@ -67,7 +77,7 @@ struct ScheduleEstimate {
 };
 
 /// Every legal candidate for `op`, cheapest first (whether the target
-/// lowers it or not: see `TargetModel::lowers`).
+/// lowers it or not: see `TargetModel::lowers(ScanOp, ScheduleKind)`).
 /// Dynamic batch dims count as `assumedBatch` elements in all; a dynamic T as a
 /// long sequence.
 SmallVector<ScheduleEstimate> estimateSchedules(ScanOp op,
