@@ -47,7 +47,9 @@ enum {
   RECURRENCE_F32 = 0,
   RECURRENCE_F64 = 1,
   RECURRENCE_F16 = 2,
-  RECURRENCE_BF16 = 3
+  RECURRENCE_BF16 = 3,
+  RECURRENCE_I32 = 4, /* sequence offsets */
+  RECURRENCE_I64 = 5
 };
 
 /* A strided view of caller memory; strides count elements. */

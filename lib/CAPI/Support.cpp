@@ -164,6 +164,7 @@ static llvm::Expected<ScanSpec> scanSpecFrom(const Object &object) {
   spec.init = read.boolean("init", spec.init);
   spec.readout = read.boolean("readout", spec.readout);
   spec.finalState = read.boolean("final_state", spec.finalState);
+  spec.offsets = read.boolean("offsets", spec.offsets);
   spec.f64 = read.boolean("f64", spec.f64);
   spec.operandType = read.string("operand_type", spec.operandType);
   if (!spec.operandType.empty() && spec.operandType != "bf16" &&
@@ -204,6 +205,7 @@ static llvm::Expected<ScanSizes> scanSizesFrom(const Object &object) {
   sizes.steps = read.integer("steps", sizes.steps);
   sizes.size = read.integer("size", sizes.size);
   sizes.columns = read.integer("columns", sizes.columns);
+  sizes.sequences = read.integer("sequences", sizes.sequences);
   // Sizes become tensor dims, where a negative one is no type at all.
   for (int64_t size : sizes.batch)
     if (size < 0)
@@ -212,6 +214,8 @@ static llvm::Expected<ScanSizes> scanSizesFrom(const Object &object) {
     read.wrong("steps", "a size >= 0");
   if (sizes.size < 0)
     read.wrong("size", "a size >= 0");
+  if (sizes.sequences < 0)
+    read.wrong("sequences", "a size >= 0");
   if (sizes.columns < 0)
     read.wrong("columns", "a size >= 0");
   return read.done(sizes);

@@ -91,6 +91,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
+  pm.addPass(createSplitSequencesPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
   SelectSchedulePassOptions schedule;
   schedule.target = target.str();

@@ -25,6 +25,9 @@ static const llvm::fltSemantics &semanticsOf(ElementType type) {
     return llvm::APFloat::IEEEhalf();
   case ElementType::BF16:
     return llvm::APFloat::BFloat();
+  case ElementType::I32:
+  case ElementType::I64:
+    break;
   }
   llvm_unreachable("unknown element type");
 }
@@ -60,6 +63,12 @@ HostBuffer::HostBuffer(ElementType type, std::vector<int64_t> shape,
     } else if (type == ElementType::F32) {
       float narrow = static_cast<float>(values[i]);
       std::memcpy(element, &narrow, size);
+    } else if (type == ElementType::I64) {
+      int64_t integer = static_cast<int64_t>(values[i]);
+      std::memcpy(element, &integer, size);
+    } else if (type == ElementType::I32) {
+      int32_t integer = static_cast<int32_t>(values[i]);
+      std::memcpy(element, &integer, size);
     } else {
       uint16_t bits = static_cast<uint16_t>(
           convert(type, values[i]).bitcastToAPInt().getZExtValue());
@@ -83,6 +92,14 @@ std::vector<double> HostBuffer::values() const {
       float narrow;
       std::memcpy(&narrow, element, size);
       values[i] = narrow;
+    } else if (type == ElementType::I64) {
+      int64_t integer;
+      std::memcpy(&integer, element, size);
+      values[i] = static_cast<double>(integer);
+    } else if (type == ElementType::I32) {
+      int32_t integer;
+      std::memcpy(&integer, element, size);
+      values[i] = integer;
     } else {
       uint16_t bits;
       std::memcpy(&bits, element, size);

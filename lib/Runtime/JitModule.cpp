@@ -54,8 +54,10 @@ JitModule::~JitModule() {
 unsigned mlir::recurrence::elementBytes(ElementType type) {
   switch (type) {
   case ElementType::F32:
+  case ElementType::I32:
     return 4;
   case ElementType::F64:
+  case ElementType::I64:
     return 8;
   case ElementType::F16:
   case ElementType::BF16:
@@ -74,6 +76,10 @@ StringRef mlir::recurrence::elementTypeName(ElementType type) {
     return "f16";
   case ElementType::BF16:
     return "bf16";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::I64:
+    return "i64";
   }
   llvm_unreachable("unknown element type");
 }
@@ -87,6 +93,10 @@ std::optional<ElementType> mlir::recurrence::elementTypeOf(Type type) {
     return ElementType::F16;
   if (type.isBF16())
     return ElementType::BF16;
+  if (type.isSignlessInteger(32))
+    return ElementType::I32;
+  if (type.isSignlessInteger(64))
+    return ElementType::I64;
   return std::nullopt;
 }
 
@@ -195,8 +205,9 @@ runtimeSymbols(llvm::orc::MangleAndInterner interner) {
 
 /// A signature as JSON, and back, for the compile cache.
 std::optional<ElementType> mlir::recurrence::elementTypeNamed(StringRef name) {
-  for (ElementType type : {ElementType::F32, ElementType::F64, ElementType::F16,
-                           ElementType::BF16})
+  for (ElementType type :
+       {ElementType::F32, ElementType::F64, ElementType::F16, ElementType::BF16,
+        ElementType::I32, ElementType::I64})
     if (elementTypeName(type) == name)
       return type;
   return std::nullopt;

@@ -33,6 +33,8 @@ std::string ScanSpec::describe() const {
     text += ".readout";
   if (finalState)
     text += ".final";
+  if (offsets)
+    text += ".packed";
   text += f64 ? ".f64" : ".f32";
   if (!operandType.empty())
     text += "." + operandType;
@@ -62,6 +64,7 @@ ScanSpec ScanSpec::fromOp(ScanOp op) {
   spec.init = op.getInit() != nullptr;
   spec.readout = op.getReadout() != nullptr;
   spec.finalState = op.getFinalState() != nullptr;
+  spec.offsets = op.getOffsets() != nullptr;
   spec.f64 = op.getStateType().isF64();
   if (op.getOperandType() != op.getStateType())
     llvm::raw_string_ostream(spec.operandType) << op.getOperandType();
@@ -92,6 +95,11 @@ std::optional<ScanSizes> mlir::recurrence::scanSizesOf(ScanOp op) {
   sizes.steps = dims->steps;
   sizes.size = dims->size;
   sizes.columns = dims->columns;
+  if (dims->sequences) {
+    if (ShapedType::isDynamic(*dims->sequences))
+      return std::nullopt;
+    sizes.sequences = *dims->sequences;
+  }
   for (int64_t size : sizes.batch)
     if (ShapedType::isDynamic(size))
       return std::nullopt;
@@ -118,6 +126,8 @@ static ScanDims dimsFor(RecurrenceStructureInterface structure,
     dims.steps = dims.size = dyn;
     dims.columns = spec.matrix ? dyn : 1;
   }
+  if (spec.offsets)
+    dims.sequences = sizes ? sizes->sequences : dyn;
   return dims;
 }
 
@@ -142,11 +152,17 @@ static std::vector<ScanOperand> operandsFor(const ScanSpec &spec,
         {OperandRole::Input, 0, toVector(dims.perStep(dims.inputStep()))});
   }
   if (spec.init)
-    operands.push_back(
-        {OperandRole::Init, 0, toVector(dims.perBatch(dims.stateStep()))});
+    operands.push_back({OperandRole::Init, 0, toVector(dims.stateShape())});
   if (spec.readout)
     operands.push_back(
         {OperandRole::Readout, 0, toVector(dims.perStep({dims.size}))});
+  if (spec.offsets) {
+    int64_t sequences = *dims.sequences;
+    operands.push_back(
+        {OperandRole::Offsets,
+         0,
+         {ShapedType::isDynamic(sequences) ? sequences : sequences + 1}});
+  }
   return operands;
 }
 
@@ -169,8 +185,7 @@ std::vector<int64_t>
 mlir::recurrence::scanFinalStateShape(RecurrenceStructureInterface structure,
                                       const ScanSpec &spec,
                                       const ScanSizes &sizes) {
-  ScanDims dims = dimsFor(structure, spec, &sizes);
-  SmallVector<int64_t> shape = dims.perBatch(dims.stateStep());
+  SmallVector<int64_t> shape = dimsFor(structure, spec, &sizes).stateShape();
   return {shape.begin(), shape.end()};
 }
 
@@ -203,13 +218,15 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
   std::vector<ScanOperand> operands = operandsFor(spec, dims);
   SmallVector<Type> argTypes;
   for (const ScanOperand &operand : operands)
-    argTypes.push_back(tensorOf(operand.shape, operand.role == OperandRole::Init
-                                                   ? stateType
-                                                   : operandType));
+    argTypes.push_back(
+        tensorOf(operand.shape,
+                 operand.role == OperandRole::Offsets ? Type(b.getI64Type())
+                 : operand.role == OperandRole::Init  ? stateType
+                                                      : operandType));
   SmallVector<Type> resultTypes = {
       tensorOf(dims.perStep(dims.outputStep(spec.readout)), operandType)};
   if (spec.finalState)
-    resultTypes.push_back(tensorOf(dims.perBatch(dims.stateStep()), stateType));
+    resultTypes.push_back(tensorOf(dims.stateShape(), stateType));
 
   auto func = func::FuncOp::create(b, loc, name,
                                    b.getFunctionType(argTypes, resultTypes));
@@ -224,7 +241,7 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
   auto scan = ScanOp::create(
       b, loc, resultTypes[0], spec.finalState ? resultTypes[1] : Type(),
       structure, schedule, spec.matrix, spec.reverse, in.transition, in.input,
-      in.key, in.value, in.init, in.readout, ValueRange(),
+      in.key, in.value, in.init, in.readout, in.offsets, ValueRange(),
       operandType == stateType ? TypeAttr() : TypeAttr::get(stateType));
   scan.materializeDestinations(b);
   func::ReturnOp::create(b, loc, scan->getResults());

@@ -35,15 +35,23 @@ class ExecutionEngine;
 namespace recurrence {
 
 /// The element types buffers hold; the numbering is the C API's
-/// (RECURRENCE_F32, ...).
-enum class ElementType : int32_t { F32 = 0, F64 = 1, F16 = 2, BF16 = 3 };
+/// (RECURRENCE_F32, ...). The integer ones hold sequence offsets.
+enum class ElementType : int32_t {
+  F32 = 0,
+  F64 = 1,
+  F16 = 2,
+  BF16 = 3,
+  I32 = 4,
+  I64 = 5
+};
 
 /// The size of one element in bytes, and the MLIR spelling ("f32", ...).
 unsigned elementBytes(ElementType type);
 llvm::StringRef elementTypeName(ElementType type);
 /// The element type spelled `name` ("f32", ...), if any.
 std::optional<ElementType> elementTypeNamed(llvm::StringRef name);
-/// The buffer element type of an MLIR float type, if it is one of them.
+/// The buffer element type of an MLIR type (a float type, i32 or i64), if
+/// it is one of them.
 std::optional<ElementType> elementTypeOf(Type type);
 
 /// A strided view of caller memory; strides count elements.

@@ -39,6 +39,9 @@ struct ScanSpec {
   bool init = false;
   bool readout = false;
   bool finalState = false;
+  /// Packed sequences: an i64 `offsets` operand, last; init and the final
+  /// state hold one state per sequence.
+  bool offsets = false;
   bool f64 = false; // the state type: f64, else f32
   /// Narrower operands ("bf16" or "f16") of a state in f32 (or f64): the
   /// scan accumulates in the state type and stores its output in this one.
@@ -61,7 +64,15 @@ struct ScanSpec {
 };
 
 /// What an operand of the scan function is for.
-enum class OperandRole { Transition, Input, Key, Value, Init, Readout };
+enum class OperandRole {
+  Transition,
+  Input,
+  Key,
+  Value,
+  Init,
+  Readout,
+  Offsets
+};
 
 struct ScanOperand {
   OperandRole role;
@@ -73,7 +84,7 @@ struct ScanOperand {
 /// absent), filled operand by operand in scanOperands' order.
 template <typename T> struct OperandsByRole {
   std::vector<T> transition;
-  T input{}, key{}, value{}, init{}, readout{};
+  T input{}, key{}, value{}, init{}, readout{}, offsets{};
 
   void set(const ScanOperand &operand, T x) {
     switch (operand.role) {
@@ -97,6 +108,9 @@ template <typename T> struct OperandsByRole {
     case OperandRole::Readout:
       readout = x;
       return;
+    case OperandRole::Offsets:
+      offsets = x;
+      return;
     }
   }
 };
@@ -105,12 +119,14 @@ template <typename T> struct OperandsByRole {
 struct ScanSizes {
   std::vector<int64_t> batch;
   int64_t steps = 1, size = 1, columns = 1;
+  int64_t sequences = 1; // S, with ScanSpec::offsets
 };
 
 /// The sizes of a verified op, or std::nullopt if any is dynamic.
 std::optional<ScanSizes> scanSizesOf(ScanOp op);
 
-/// The function's operands in order (transition..., b | k, v, init, readout)
+/// The function's operands in order (transition..., b | k, v, init, readout,
+/// offsets)
 /// with their shapes for `sizes`. `structure` is spec.structureIn(...).
 std::vector<ScanOperand> scanOperands(RecurrenceStructureInterface structure,
                                       const ScanSpec &spec,

@@ -63,7 +63,7 @@ ScanOp createScan(OpBuilder &b, Location loc, Type output, Type finalState,
                   Value readout) {
   auto scan = ScanOp::create(b, loc, output, finalState, structure, schedule,
                              matrix, reverse, transitions, input, key, value,
-                             init, readout, ValueRange(), TypeAttr());
+                             init, readout, Value(), ValueRange(), TypeAttr());
   scan.materializeDestinations(b);
   return scan;
 }

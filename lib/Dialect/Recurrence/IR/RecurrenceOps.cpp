@@ -259,8 +259,11 @@ LogicalResult ScanOp::verify() {
        failed(checker.check(getInputValue(), "factored input value",
                             dims->perStep({dims->columns})))))
     return failure();
-  if (getInit() && failed(checker.check(getInit(), "init",
-                                        dims->perBatch(dims->stateStep()))))
+  if (getOffsets() && structure.getStateDepth() > 0)
+    return emitOpError() << "`offsets` need a first-order structure; '"
+                         << structure.getStructureName() << "' keeps "
+                         << structure.getStateDepth() << " past states";
+  if (getInit() && failed(checker.check(getInit(), "init", dims->stateShape())))
     return failure();
   if (getReadout() && failed(checker.check(getReadout(), "readout",
                                            dims->perStep({dims->size}))))
@@ -270,8 +273,7 @@ LogicalResult ScanOp::verify() {
           dims->perStep(dims->outputStep(getReadout() != nullptr)))))
     return failure();
   if (getFinalState() &&
-      failed(checker.check(getFinalState(), "final state",
-                           dims->perBatch(dims->stateStep()))))
+      failed(checker.check(getFinalState(), "final state", dims->stateShape())))
     return failure();
   // Checked here, before DestinationStyleOpInterface's own verifier, so
   // that the message names `outs` and the expected types.

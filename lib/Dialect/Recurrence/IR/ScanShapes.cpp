@@ -8,7 +8,9 @@
 
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -49,6 +51,12 @@ std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
   } else if (dims.matrix) {
     dims.columns = shape[batchRank + 2];
   }
+  if (Value offsets = op.getOffsets()) {
+    int64_t bounds = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+    dims.sequences = ShapedType::isDynamic(bounds)
+                         ? bounds
+                         : std::max<int64_t>(0, bounds - 1);
+  }
   return dims;
 }
 
@@ -68,6 +76,16 @@ MixedScanDims::MixedScanDims(OpBuilder &b, ScanOp op)
     columns = tensor::getMixedSize(b, loc, op.getInputValue(), batchRank + 1);
   else
     columns = all[batchRank + 2];
+  if (Value offsets = op.getOffsets()) {
+    OpFoldResult bounds = tensor::getMixedSize(b, loc, offsets, 0);
+    if (std::optional<int64_t> known = getConstantIntValue(bounds))
+      sequences = b.getIndexAttr(std::max<int64_t>(0, *known - 1));
+    else
+      sequences =
+          arith::SubIOp::create(b, loc, cast<Value>(bounds),
+                                arith::ConstantIndexOp::create(b, loc, 1))
+              .getResult();
+  }
 }
 
 SmallVector<OpFoldResult> MixedScanDims::output() const {
@@ -82,6 +100,8 @@ SmallVector<OpFoldResult> MixedScanDims::output() const {
 
 SmallVector<OpFoldResult> MixedScanDims::finalState() const {
   SmallVector<OpFoldResult> sizes(batch);
+  if (sequences)
+    sizes.push_back(sequences);
   if (depth)
     sizes.push_back(Builder(size.getContext()).getIndexAttr(depth));
   sizes.push_back(size);
@@ -138,6 +158,14 @@ SmallVector<int64_t> ScanDims::outputStep(bool readout) const {
 SmallVector<int64_t> ScanDims::perBatch(ArrayRef<int64_t> step) const {
   SmallVector<int64_t> shape(batch);
   llvm::append_range(shape, step);
+  return shape;
+}
+
+SmallVector<int64_t> ScanDims::stateShape() const {
+  SmallVector<int64_t> shape(batch);
+  if (sequences)
+    shape.push_back(*sequences);
+  llvm::append_range(shape, stateStep());
   return shape;
 }
 

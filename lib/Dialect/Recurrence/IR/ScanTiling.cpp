@@ -169,6 +169,10 @@ static Box resultBox(OpBuilder &b, ScanOp op, Value result, const Tile &tile) {
 FailureOr<TilingResult>
 ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
                                ArrayRef<OpFoldResult> sizes) {
+  // Packed sequences hold one state per sequence: split them first.
+  if (getOffsets())
+    return emitOpError("with `offsets` is tiled after "
+                       "-recurrence-split-sequences");
   Location loc = getLoc();
   Loops loops(*this);
   Tile tile(b, loc, loops, offsets, sizes);
@@ -215,7 +219,7 @@ ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   auto tiled = ScanOp::create(
       b, loc, resultTypes[0], getFinalState() ? resultTypes[1] : Type(),
       getStructureAttr(), getScheduleAttr(), getMatrix(), getReverse(),
-      transition, input, key, value, init, readout, destinations,
+      transition, input, key, value, init, readout, Value(), destinations,
       getAccumulateAttr());
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }

@@ -337,7 +337,7 @@ private:
         withFinalState ? typeOf(finalSizes, elementType) : Type(),
         op.getStructureAttr(), op.getScheduleAttr(),
         /*matrix=*/true, reverse, scanTransitions, scanInput, scanKey,
-        scanValue, scanInit, Value(), ValueRange(), TypeAttr());
+        scanValue, scanInit, Value(), Value(), ValueRange(), TypeAttr());
     scan.materializeDestinations(b);
     return scan;
   }
@@ -731,6 +731,8 @@ FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
     Value finalStateCotangent, int64_t checkpoint) {
   if (failed(op.verify()))
     return failure();
+  if (op.getOffsets())
+    return op.emitOpError("has no adjoint yet with `offsets`");
   Canonical canon(rewriter, op.getLoc(), op.getBatchRank(), op.getReverse(),
                   op.getStateType());
   AdjointBuilder builder(rewriter, op, canon);

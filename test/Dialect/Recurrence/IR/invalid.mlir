@@ -164,7 +164,7 @@ func.func private @attr_unknown_mnemonic() attributes {s = #recurrence.frobnicat
 func.func @both_inputs(%b: tensor<2x8x4x3xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) {
   %h_dest = tensor.empty() : tensor<2x8x4x3xf32>
   // expected-error @+1 {{'recurrence.scan' op takes either `input` or `factored_input`, not both}}
-  %h = "recurrence.scan"(%b, %k, %v, %h_dest) <{matrix, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0, 0, 1>, structure = #recurrence.identity}> : (tensor<2x8x4x3xf32>, tensor<2x8x4xf32>, tensor<2x8x3xf32>, tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
+  %h = "recurrence.scan"(%b, %k, %v, %h_dest) <{matrix, operandSegmentSizes = array<i32: 0, 1, 1, 1, 0, 0, 0, 1>, structure = #recurrence.identity}> : (tensor<2x8x4x3xf32>, tensor<2x8x4xf32>, tensor<2x8x3xf32>, tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
   return
 }
 
@@ -174,7 +174,7 @@ func.func @both_inputs(%b: tensor<2x8x4x3xf32>, %k: tensor<2x8x4xf32>, %v: tenso
 func.func @input_and_value(%b: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) {
   %h_dest = tensor.empty() : tensor<2x8x4xf32>
   // expected-error @+1 {{'recurrence.scan' op takes either `input` or `factored_input`, not both}}
-  %h = "recurrence.scan"(%b, %v, %h_dest) <{operandSegmentSizes = array<i32: 0, 1, 0, 1, 0, 0, 1>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x3xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %h = "recurrence.scan"(%b, %v, %h_dest) <{operandSegmentSizes = array<i32: 0, 1, 0, 1, 0, 0, 0, 1>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x3xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
 
@@ -193,7 +193,7 @@ func.func @no_input(%a: tensor<2x8xf32>) {
 func.func @key_without_value(%k: tensor<2x8x4xf32>) {
   %h_dest = tensor.empty() : tensor<2x8x4x3xf32>
   // expected-error @+1 {{'recurrence.scan' op `factored_input` needs both a key and a value}}
-  %h = "recurrence.scan"(%k, %h_dest) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0, 1>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
+  %h = "recurrence.scan"(%k, %h_dest) <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 0, 0, 0, 0, 1>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
   return
 }
 
@@ -622,7 +622,7 @@ func.func @outs_too_many(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>, %d1: ten
 // The generic form can pair destinations with results in any number.
 func.func @outs_count_generic(%b: tensor<2x8x4xf32>, %d0: tensor<2x8x4xf32>) {
   // expected-error @+1 {{'recurrence.scan' op expected 1 destination(s) in `outs`, one per result, got 2}}
-  %h = "recurrence.scan"(%b, %d0, %d0) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 2>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %h = "recurrence.scan"(%b, %d0, %d0) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0, 2>, structure = #recurrence.identity}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return
 }
 
@@ -684,7 +684,7 @@ func.func @attribute_is_not_a_structure(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf
 func.func @generic_form_needs_a_structure(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h_dest = tensor.empty() : tensor<2x8x4xf32>
   // expected-error @+1 {{structure}}
-  %h = "recurrence.scan"(%b, %h_dest) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 1>, structure = unit}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %h = "recurrence.scan"(%b, %h_dest) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0, 1>, structure = unit}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %h : tensor<2x8x4xf32>
 }
 
@@ -740,5 +740,46 @@ func.func @accumulate_same_width(%a: tensor<2x8x4xf16>, %b: tensor<2x8x4xf16>) {
   %h_dest = tensor.empty() : tensor<2x8x4xf16>
   // expected-error @+1 {{'recurrence.scan' op expected an accumulation type at least as wide as the operands' 'f16', got 'bf16'}}
   %h = recurrence.scan diagonal accumulate(bf16) transition(%a : tensor<2x8x4xf16>) input(%b : tensor<2x8x4xf16>) outs(%h_dest : tensor<2x8x4xf16>) -> tensor<2x8x4xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Packed sequences (offsets)
+//===----------------------------------------------------------------------===//
+
+func.func @offsets_init_per_batch(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %h0: tensor<2x4xf32>, %o: tensor<4xi32>) {
+  %h_dest = tensor.empty() : tensor<2x8x4xf32>
+  // expected-error @+1 {{'recurrence.scan' op expected init of shape [2, 3, 4] for diagonal with N = 4, got [2, 4]}}
+  %h = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%h0 : tensor<2x4xf32>) offsets(%o : tensor<4xi32>) outs(%h_dest : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @offsets_final_per_sequence(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %o: tensor<?xi64>) {
+  %h_dest = tensor.empty() : tensor<2x8x4xf32>
+  %last_dest = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{'recurrence.scan' op expected final state of shape [2, ?, 4] for diagonal with N = 4, got [2, 4]}}
+  %h, %last = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) offsets(%o : tensor<?xi64>) outs(%h_dest, %last_dest : tensor<2x8x4xf32>, tensor<2x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @offsets_higher_order(%a: tensor<8x2x4xf32>, %b: tensor<8x4xf32>, %o: tensor<3xi64>) {
+  %h_dest = tensor.empty() : tensor<8x4xf32>
+  // expected-error @+1 {{'recurrence.scan' op `offsets` need a first-order structure; 'higher_order<2>' keeps 2 past states}}
+  %h = recurrence.scan higher_order<2> transition(%a : tensor<8x2x4xf32>) input(%b : tensor<8x4xf32>) offsets(%o : tensor<3xi64>) outs(%h_dest : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @offsets_float(%b: tensor<8x4xf32>, %o: tensor<3xf32>) {
+  %h_dest = tensor.empty() : tensor<8x4xf32>
+  // expected-error @+1 {{'recurrence.scan' op operand #1 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %h = recurrence.scan identity input(%b : tensor<8x4xf32>) offsets(%o : tensor<3xf32>) outs(%h_dest : tensor<8x4xf32>) -> tensor<8x4xf32>
   return
 }

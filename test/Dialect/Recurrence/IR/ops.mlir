@@ -15,7 +15,7 @@
 // CHECK:         %[[H:.*]] = recurrence.scan identity input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // CHECK-NEXT:    return %[[H]]
 // GENERIC-LABEL: sym_name = "identity"
-// GENERIC:       "recurrence.scan"(%{{.*}}) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 1>, structure = #recurrence.identity}>
+// GENERIC:       "recurrence.scan"(%{{.*}}) <{operandSegmentSizes = array<i32: 0, 1, 0, 0, 0, 0, 0, 1>, structure = #recurrence.identity}>
 func.func @identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h_dest = tensor.empty() : tensor<2x8x4xf32>
   %h = recurrence.scan identity input(%b : tensor<2x8x4xf32>) outs(%h_dest : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
@@ -27,7 +27,7 @@ func.func @identity(%b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan scalar transition(%[[A]] : tensor<2x8xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // GENERIC-LABEL: sym_name = "scalar"
-// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 1>, structure = #recurrence.scalar}>
+// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 1>, structure = #recurrence.scalar}>
 func.func @scalar(%a: tensor<2x8xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h_dest = tensor.empty() : tensor<2x8x4xf32>
   %h = recurrence.scan scalar transition(%a : tensor<2x8xf32>) input(%b : tensor<2x8x4xf32>) outs(%h_dest : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
@@ -61,7 +61,7 @@ func.func @block_diagonal(%A: tensor<2x8x4x4x4xf32>, %b: tensor<2x8x16xf32>) -> 
 // CHECK-SAME:    %[[D:.*]]: tensor<2x8x4xf32>, %[[U:.*]]: tensor<2x8x4x2xf32>, %[[V:.*]]: tensor<2x8x4x2xf32>, %[[B:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan dplr<2> transition(%[[D]], %[[U]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x2xf32>) input(%[[B]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
 // GENERIC-LABEL: sym_name = "dplr"
-// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 0, 1>, structure = #recurrence.dplr<2>
+// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 0, 0, 1>, structure = #recurrence.dplr<2>
 func.func @dplr(%d: tensor<2x8x4xf32>, %u: tensor<2x8x4x2xf32>, %v: tensor<2x8x4x2xf32>, %b: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %h_dest = tensor.empty() : tensor<2x8x4xf32>
   %h = recurrence.scan dplr<2> transition(%d, %u, %v : tensor<2x8x4xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x2xf32>) input(%b : tensor<2x8x4xf32>) outs(%h_dest : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
@@ -100,7 +100,7 @@ func.func @higher_order(%a: tensor<2x8x3x4xf32>, %b: tensor<2x8x4xf32>, %init: t
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[B:.*]]: tensor<2x8x4x3xf32>)
 // CHECK:         recurrence.scan diagonal matrix transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4x3xf32>) outs(%{{.*}} : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
 // GENERIC-LABEL: sym_name = "matrix"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 1>, structure = #recurrence.diagonal}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 1>, structure = #recurrence.diagonal}>
 func.func @matrix(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32> {
   %h_dest = tensor.empty() : tensor<2x8x4x3xf32>
   %h = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4x3xf32>) outs(%h_dest : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
@@ -122,11 +122,24 @@ func.func @per_element_diagonal(%a: tensor<2x8x4x3xf32>, %b: tensor<2x8x4x3xf32>
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[K:.*]]: tensor<2x8x4xf32>, %[[V:.*]]: tensor<2x8x3xf32>)
 // CHECK:         recurrence.scan diagonal matrix transition(%[[A]] : tensor<2x8x4xf32>) factored_input(%[[K]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x3xf32>) outs(%{{.*}} : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
 // GENERIC-LABEL: sym_name = "factored_input"
-// GENERIC:       operandSegmentSizes = array<i32: 1, 0, 1, 1, 0, 0, 1>
+// GENERIC:       operandSegmentSizes = array<i32: 1, 0, 1, 1, 0, 0, 0, 1>
 func.func @factored_input(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>) -> tensor<2x8x4x3xf32> {
   %h_dest = tensor.empty() : tensor<2x8x4x3xf32>
   %h = recurrence.scan diagonal matrix transition(%a : tensor<2x8x4xf32>) factored_input(%k, %v : tensor<2x8x4xf32>, tensor<2x8x3xf32>) outs(%h_dest : tensor<2x8x4x3xf32>) -> tensor<2x8x4x3xf32>
   return %h : tensor<2x8x4x3xf32>
+}
+
+// Packed sequences: `offsets` ([S + 1]) after the readout; init and the final
+// state hold one state per sequence, [..., S, N].
+// CHECK-LABEL: func.func @offsets(
+// CHECK:         recurrence.scan diagonal transition(%{{.*}} : tensor<2x8x4xf32>) input(%{{.*}} : tensor<2x8x4xf32>) init(%{{.*}} : tensor<2x3x4xf32>) offsets(%{{.*}} : tensor<4xi32>) outs(%{{.*}}, %{{.*}} : tensor<2x8x4xf32>, tensor<2x3x4xf32>) -> tensor<2x8x4xf32>, tensor<2x3x4xf32>
+// GENERIC-LABEL: sym_name = "offsets"
+// GENERIC:       operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 1, 2>
+func.func @offsets(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %h0: tensor<2x3x4xf32>, %o: tensor<4xi32>) -> (tensor<2x8x4xf32>, tensor<2x3x4xf32>) {
+  %h_dest = tensor.empty() : tensor<2x8x4xf32>
+  %l_dest = tensor.empty() : tensor<2x3x4xf32>
+  %h, %l = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%h0 : tensor<2x3x4xf32>) offsets(%o : tensor<4xi32>) outs(%h_dest, %l_dest : tensor<2x8x4xf32>, tensor<2x3x4xf32>) -> tensor<2x8x4xf32>, tensor<2x3x4xf32>
+  return %h, %l : tensor<2x8x4xf32>, tensor<2x3x4xf32>
 }
 
 // A readout on a vector state gives y_t = c_t^T h_t: [..., T].
@@ -134,7 +147,7 @@ func.func @factored_input(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tens
 // CHECK-SAME:    %[[A:.*]]: tensor<2x8x4xf32>, %[[B:.*]]: tensor<2x8x4xf32>, %[[C:.*]]: tensor<2x8x4xf32>)
 // CHECK:         recurrence.scan diagonal transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) readout(%[[C]] : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8xf32>) -> tensor<2x8xf32>
 // GENERIC-LABEL: sym_name = "readout"
-// GENERIC:       operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1, 1>
+// GENERIC:       operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1, 0, 1>
 func.func @readout(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x4xf32>) -> tensor<2x8xf32> {
   %y_dest = tensor.empty() : tensor<2x8xf32>
   %y = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) readout(%c : tensor<2x8x4xf32>) outs(%y_dest : tensor<2x8xf32>) -> tensor<2x8xf32>
@@ -147,7 +160,7 @@ func.func @readout(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x8x
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<2x8x4xf32>, %[[K:[^:]*]]: tensor<2x8x4xf32>, %[[V:[^:]*]]: tensor<2x8x3xf32>, %[[I:[^:]*]]: tensor<2x4x3xf32>, %[[C:[^:]*]]: tensor<2x8x4xf32>)
 // CHECK:         %{{.*}}, %{{.*}} = recurrence.scan diagonal matrix reverse transition(%[[A]] : tensor<2x8x4xf32>) factored_input(%[[K]], %[[V]] : tensor<2x8x4xf32>, tensor<2x8x3xf32>) init(%[[I]] : tensor<2x4x3xf32>) readout(%[[C]] : tensor<2x8x4xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x8x3xf32>, tensor<2x4x3xf32>) -> tensor<2x8x3xf32>, tensor<2x4x3xf32>
 // GENERIC-LABEL: sym_name = "matrix_everything"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 2>, reverse, structure = #recurrence.diagonal}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0, 2>, reverse, structure = #recurrence.diagonal}>
 func.func @matrix_everything(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3xf32>, %init: tensor<2x4x3xf32>, %c: tensor<2x8x4xf32>) -> (tensor<2x8x3xf32>, tensor<2x4x3xf32>) {
   %y_dest = tensor.empty() : tensor<2x8x3xf32>
   %last_dest = tensor.empty() : tensor<2x4x3xf32>
@@ -164,7 +177,7 @@ func.func @matrix_everything(%a: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: t
 // CHECK:         %[[H:.*]], %[[LAST:.*]] = recurrence.scan diagonal reverse transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) init(%[[I]] : tensor<2x4xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x8x4xf32>, tensor<2x4xf32>) -> tensor<2x8x4xf32>, tensor<2x4xf32>
 // CHECK-NEXT:    return %[[H]], %[[LAST]]
 // GENERIC-LABEL: sym_name = "reverse_init_final"
-// GENERIC:       "recurrence.scan"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 2>, reverse, structure = #recurrence.diagonal}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
+// GENERIC:       "recurrence.scan"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 0, 2>, reverse, structure = #recurrence.diagonal}> : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
 func.func @reverse_init_final(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>) {
   %h_dest = tensor.empty() : tensor<2x8x4xf32>
   %last_dest = tensor.empty() : tensor<2x4xf32>
@@ -182,7 +195,7 @@ func.func @reverse_init_final(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %ini
 // CHECK:         %[[H:.*]], %[[LAST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x8x4xf32>) input(%[[B]] : tensor<2x8x4xf32>) init(%[[I]] : tensor<2x4xf32>) outs(%[[D0]], %[[D1]] : tensor<2x8x4xf32>, tensor<2x4xf32>) {note} -> tensor<2x8x4xf32>, tensor<2x4xf32>
 // CHECK-NEXT:    return %[[H]], %[[LAST]]
 // GENERIC-LABEL: sym_name = "outs_output_and_final_state"
-// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 2>, schedule = #recurrence.schedule<sequential>, structure = #recurrence.diagonal}> {note} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
+// GENERIC:       "recurrence.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 0, 2>, schedule = #recurrence.schedule<sequential>, structure = #recurrence.diagonal}> {note} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>, tensor<2x8x4xf32>, tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>)
 func.func @outs_output_and_final_state(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x4xf32>, %d0: tensor<2x8x4xf32>, %d1: tensor<2x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4xf32>) {
   %h, %last = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%init : tensor<2x4xf32>) outs(%d0, %d1 : tensor<2x8x4xf32>, tensor<2x4xf32>) {note} -> tensor<2x8x4xf32>, tensor<2x4xf32>
   return %h, %last : tensor<2x8x4xf32>, tensor<2x4xf32>
@@ -194,7 +207,7 @@ func.func @outs_output_and_final_state(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf
 // CHECK:         %[[Y:.*]] = recurrence.scan dplr<1> transition(%[[A]], %[[U]], %[[U]] : tensor<?x?x4xf32>, tensor<?x?x4x1xf32>, tensor<?x?x4x1xf32>) input(%[[B]] : tensor<?x?x4xf32>) readout(%[[C]] : tensor<?x?x4xf32>) outs(%[[D]] : tensor<?x?xf32>) -> tensor<?x?xf32>
 // CHECK-NEXT:    return %[[Y]]
 // GENERIC-LABEL: sym_name = "outs_readout_dynamic"
-// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 1, 1>, structure = #recurrence.dplr<1>
+// GENERIC:       operandSegmentSizes = array<i32: 3, 1, 0, 0, 0, 1, 0, 1>, structure = #recurrence.dplr<1>
 func.func @outs_readout_dynamic(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>, %c: tensor<?x?x4xf32>, %d: tensor<?x?xf32>, %u: tensor<?x?x4x1xf32>) -> tensor<?x?xf32> {
   %y = recurrence.scan dplr<1> transition(%a, %u, %u : tensor<?x?x4xf32>, tensor<?x?x4x1xf32>, tensor<?x?x4x1xf32>) input(%b : tensor<?x?x4xf32>) readout(%c : tensor<?x?x4xf32>) outs(%d : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
@@ -205,7 +218,7 @@ func.func @outs_readout_dynamic(%a: tensor<?x?x4xf32>, %b: tensor<?x?x4xf32>, %c
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x4x3xf32>
 // CHECK:         recurrence.scan identity matrix factored_input(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x3xf32>) outs(%[[E]] : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>
 // GENERIC-LABEL: sym_name = "outs_empty"
-// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 1, 0, 0, 1>, structure = #recurrence.identity}>
+// GENERIC:       <{matrix, operandSegmentSizes = array<i32: 0, 0, 1, 1, 0, 0, 0, 1>, structure = #recurrence.identity}>
 func.func @outs_empty(%k: tensor<8x4xf32>, %v: tensor<8x3xf32>) -> tensor<8x4x3xf32> {
   %e = tensor.empty() : tensor<8x4x3xf32>
   %h = recurrence.scan identity matrix factored_input(%k, %v : tensor<8x4xf32>, tensor<8x3xf32>) outs(%e : tensor<8x4x3xf32>) -> tensor<8x4x3xf32>

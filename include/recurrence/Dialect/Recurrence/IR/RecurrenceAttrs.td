@@ -116,7 +116,7 @@ class Recurrence_ParamStructure<string name, string attrMnemonic,
 }
 
 def Recurrence_IdentityAttr : Recurrence_Structure<"Identity", "identity",
-    ["hasApplyAndCopy", "buildApplyAndCopy"]> {
+    ["hasApplyAndCopy", "buildApplyAndCopy", "getRestartingStructure"]> {
   let summary = "A_t = I: a running sum";
   let description = [{
     `h_t = h_{t-1} + b_t`. No transition operands.

@@ -21,6 +21,7 @@ class Recurrence_Op<string mnemonic, list<Trait> traits = []>
     : Op<Recurrence_Dialect, mnemonic, !listconcat([Pure], traits)>;
 
 def Recurrence_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Recurrence_OffsetsTensor : 1DTensorOf<[I32, I64]>;
 
 def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     DestinationStyleOpInterface,
@@ -70,6 +71,15 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
       element type T, and the output has E or T. Lowerings extend each
       operand to T when they load it, compute in T and round a result to E
       only when they store it (bf16 or f16 operands with an f32 state).
+    * `offsets(%o)` packs S sequences of different lengths along T with no
+      padding (flash-linear-attention's `cu_seqlens`): o is `[S + 1]` of i32
+      or i64, 0 = o_0 <= o_1 <= ... <= o_S = T, and sequence s covers steps
+      o_s .. o_{s+1} - 1. The state starts afresh at each sequence's first
+      step (its last one when `reverse`), from the sequence's own init, and
+      `init` and the final state hold one state per sequence:
+      `[..., S, N]` (`[..., S, N, D]`); an empty sequence's final state is
+      its init. Needs a first-order structure (not `higher_order<m>`).
+      `-recurrence-split-sequences` rewrites it into a scan without.
     * `schedule` is `sequential`, `chunked<C>`, `scan` or `auto` (the
       default), written right after the structure: a request to the
       lowering passes, not part of the semantics.
@@ -110,6 +120,7 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
     Optional<Recurrence_FloatTensor>:$input_value,
     Optional<Recurrence_FloatTensor>:$init,
     Optional<Recurrence_FloatTensor>:$readout,
+    Optional<Recurrence_OffsetsTensor>:$offsets,
     Variadic<Recurrence_FloatTensor>:$destinations,
     OptionalAttr<TypeAttrOf<AnyFloat>>:$accumulate);
   let results = (outs Recurrence_FloatTensor:$output,
@@ -125,6 +136,7 @@ def Recurrence_ScanOp : Recurrence_Op<"scan", [AttrSizedOperandSegments,
         `,` type($input_value) `)`)?
     (`init` `(` $init^ `:` type($init) `)`)?
     (`readout` `(` $readout^ `:` type($readout) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
     (`outs` `(` $destinations^ `:` type($destinations) `)`)?
     attr-dict `->` type($output) (`,` type($final_state)^)?
   }];

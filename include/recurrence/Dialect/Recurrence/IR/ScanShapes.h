@@ -28,6 +28,9 @@ struct ScanDims {
   int64_t steps = 0;   // T
   int64_t size = 0;    // N
   int64_t columns = 1; // D, 1 for a vector state
+  /// S, the packed sequences that `offsets` delimit (kDynamic when unknown);
+  /// std::nullopt without `offsets`.
+  std::optional<int64_t> sequences;
 
   /// Reads the dims off an op whose input operands have a valid rank. Returns
   /// std::nullopt (after emitting an error) when the ranks are too small.
@@ -43,6 +46,8 @@ struct ScanDims {
   /// Full shapes: batch dims, then T for per-step operands, then the step.
   SmallVector<int64_t> perStep(ArrayRef<int64_t> step) const;
   SmallVector<int64_t> perBatch(ArrayRef<int64_t> step) const;
+  /// The shape of `init` and of the final state: [..., (S,) (m,) N(, D)].
+  SmallVector<int64_t> stateShape() const;
 
   /// The number of transition operands of the structure.
   unsigned numTransitionOperands() const;
@@ -58,10 +63,11 @@ struct ScanDims {
 /// reads those of the canonical operands it builds).
 struct MixedScanDims {
   SmallVector<OpFoldResult> batch;
-  OpFoldResult steps;   // T
-  OpFoldResult size;    // N
-  OpFoldResult columns; // D, 1 for a vector state
-  int64_t depth = 0;    // the states a structure keeps (higher_order's m)
+  OpFoldResult steps;     // T
+  OpFoldResult size;      // N
+  OpFoldResult columns;   // D, 1 for a vector state
+  OpFoldResult sequences; // S with `offsets`, null otherwise
+  int64_t depth = 0;      // the states a structure keeps (higher_order's m)
   bool matrix = false;
   bool readout = false;
 
@@ -69,7 +75,7 @@ struct MixedScanDims {
 
   /// The output: [..., T, N(, D)], or [..., T(, D)] with a readout.
   SmallVector<OpFoldResult> output() const;
-  /// The final state (and init): [..., (m,) N(, D)].
+  /// The final state (and init): [..., (S,) (m,) N(, D)].
   SmallVector<OpFoldResult> finalState() const;
   /// One state as the lowerings carry it: [(m,) N, D], with D = 1 for a
   /// vector state.

@@ -100,6 +100,15 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
       }],
       "bool", "isIdentity", (ins "::mlir::ValueRange":$operands),
       [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        The structure that runs packed sequences (`offsets`), which restart
+        by a zero transition: one whose operands scaled by zero give
+        A_t = 0. The structure itself by default; one without operands
+        (A_t = I) names one whose operands filled with ones give A_t = I.
+        Only first-order structures run packed sequences.
+      }],
+      "::mlir::Attribute", "getRestartingStructure", (ins), [{}],
+      [{ return $_attr; }]>,
 
     //===------------------------------------------------------------------===//
     // Arithmetic

@@ -49,6 +49,13 @@ FailureOr<SmallVector<Value>> lowerScanToChunks(RewriterBase &rewriter,
                                                 bool tileChannels = false,
                                                 bool onePass = false);
 
+/// A scan over packed sequences (`offsets`) as the plain scan of the same
+/// steps with a zero transition where each sequence starts (so that every
+/// schedule lowers it), each sequence's init added to the input of its
+/// first step, and the final states read off the states. Returns the op's
+/// replacement values.
+FailureOr<SmallVector<Value>> splitSequences(RewriterBase &rewriter, ScanOp op);
+
 /// A Blelloch (up-sweep / down-sweep) scan over the pairs (A_t, b_t). Fails
 /// where the structure refuses the scan schedule (checkSchedule).
 FailureOr<SmallVector<Value>> lowerScanToBlellochScan(RewriterBase &rewriter,

@@ -11,6 +11,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SplitSequencesPass : Pass<"recurrence-split-sequences"> {
+  let summary = "Rewrite scans over packed sequences into plain scans";
+  let description = [{
+    Rewrites every `recurrence.scan` with `offsets` into the plain scan of
+    the same steps whose transition is zero at the first step of each
+    sequence (its last one when `reverse`): no state crosses a boundary,
+    whatever the schedule, so every lowering runs it. Identity scans run as
+    `scalar` ones (1 inside a sequence, 0 at its start). Each sequence's init
+    enters as A_s h0_s added to the input of its first step, from a one-step
+    scan over the sequences (a factored input is then formed as k v^T);
+    each final state is read off the states at the sequence's last step, or
+    is the init of an empty sequence. Where a final state is asked for with
+    a readout, the scan keeps its states and the readout follows it.
+
+    ```mlir
+    %h0 = tensor.empty() : tensor<2x100x64xf32>
+    %h = recurrence.scan diagonal transition(%a : tensor<2x100x64xf32>)
+        input(%b : tensor<2x100x64xf32>)
+        offsets(%cu_seqlens : tensor<4xi32>)
+        outs(%h0 : tensor<2x100x64xf32>) -> tensor<2x100x64xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
   let summary = "Lower sequential recurrence.scan ops into loops on tensors";
   let description = [{

@@ -44,6 +44,11 @@ SmallVector<int64_t> IdentityAttr::getTransitionStep(unsigned, int64_t, int64_t,
 
 int64_t IdentityAttr::getChannelGroup() const { return 1; }
 
+/// A_t = a_t I with a_t = 1 inside a sequence and 0 where one starts.
+Attribute IdentityAttr::getRestartingStructure() const {
+  return ScalarAttr::get(getContext());
+}
+
 bool IdentityAttr::hasApplyAndCopy() const { return true; }
 
 Value IdentityAttr::buildApply(OpBuilder &b, Location loc, ValueRange, bool,
