@@ -187,7 +187,7 @@ int recurrenceCallOnStream(RecurrenceCompiled *compiled,
       return 1;
     }
     int32_t dtype = buffer.dtype;
-    if (dtype < RECURRENCE_F32 || dtype > RECURRENCE_BF16) {
+    if (dtype < RECURRENCE_F32 || dtype > RECURRENCE_I64) {
       fail(error, "recurrenceCall: " +
                       std::string(i < numArgs ? "argument" : "result") + " #" +
                       std::to_string(i < numArgs ? i : i - numArgs) +

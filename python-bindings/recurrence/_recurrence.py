@@ -30,9 +30,11 @@ except ImportError:
 
 # The element types of the C API (RECURRENCE_F32, ...) by their MLIR names,
 # with the NumPy dtype that holds each.
+# i32 and i64 hold sequence offsets.
 DTYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-          "f16": np.dtype(np.float16), "bf16": BFLOAT16}
-_CODES = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3}
+          "f16": np.dtype(np.float16), "bf16": BFLOAT16,
+          "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
+_CODES = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3, "i32": 4, "i64": 5}
 _CODE_OF_DTYPE = {DTYPES[name]: code for name, code in _CODES.items()}
 
 
@@ -206,7 +208,8 @@ class Compiled:
             code = _CODE_OF_DTYPE.get(array.dtype)
             if code is None:
                 raise TypeError(f"expected arrays of float32, float64, "
-                                f"float16 or bfloat16, got {array.dtype}")
+                                f"float16, bfloat16, int32 or int64, got "
+                                f"{array.dtype}")
             buffers.append((array.ctypes.data, code, array.shape,
                             array.strides, array.itemsize))
         self._call(buffers, len(args), None)
@@ -355,4 +358,5 @@ def explain(spec, sizes, target="cpu", cores=0):
 def _sizes(sizes):
     return dict(batch=[int(x) for x in sizes["batch"]],
                 steps=int(sizes["steps"]), size=int(sizes["size"]),
-                columns=int(sizes["columns"]))
+                columns=int(sizes["columns"]),
+                sequences=int(sizes.get("sequences", 1)))

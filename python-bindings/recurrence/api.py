@@ -121,8 +121,29 @@ def _describe(spec):
     return f"chunked<{spec['chunk_size']}>" if name == "chunked" else name
 
 
+def _offsets(offsets, steps):
+    """`offsets` as a contiguous int64 array of S + 1 sequence bounds over
+    `steps` packed steps, after checking them."""
+    array = np.asarray(offsets)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"offsets: expected integers (int32 or int64), got "
+                        f"{array.dtype}")
+    if array.ndim != 1 or array.size < 1:
+        raise ValueError(f"offsets: expected a 1-d array [S + 1] of "
+                         f"sequence bounds, got shape {array.shape}")
+    if array[0] != 0 or array[-1] != steps:
+        raise ValueError(f"offsets: expected bounds from 0 to T = {steps}, "
+                         f"got {int(array[0])} .. {int(array[-1])}")
+    if array.size > 1 and np.any(np.diff(array) < 0):
+        at = int(np.argmax(np.diff(array) < 0))
+        raise ValueError(f"offsets: expected non-decreasing bounds, got "
+                         f"{int(array[at])} then {int(array[at + 1])} at "
+                         f"{at}")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
 def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
-             return_final_state, matrix):
+             return_final_state, matrix, offsets=None):
     """Validates the arguments; returns (spec, sizes, operand arrays)."""
     info = _structure(structure)
     check_choice("schedule", schedule, SCHEDULES)
@@ -193,6 +214,10 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
     source = arrays[0] if arrays else b
     sizes = dict(batch=list(source.shape[:rank]), steps=source.shape[rank],
                  size=size, columns=columns)
+    if offsets is not None:
+        offsets = _offsets(offsets, b.shape[rank])
+        spec["offsets"] = True
+        sizes["sequences"] = offsets.size - 1
     names = info["operands"] + (["k", "v"] if factored else ["b"])
     operands = arrays + inputs
     if init is not None:
@@ -201,6 +226,9 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
     if readout is not None:
         names.append("readout")
         operands.append(as_float_array("readout", readout, dtype))
+    if offsets is not None:
+        names.append("offsets")
+        operands.append(offsets)
     expected, out_shape, last_shape = _recurrence.scan_shapes(spec, sizes)
     for name, array, shape in zip(names, operands, expected):
         check_shape(name, array, shape)
@@ -210,7 +238,7 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
 def scan(a, b, *, structure="diagonal", init=None, reverse=False,
          schedule="auto", chunk_size=None, readout=None,
          return_final_state=False, matrix=None, out=None,
-         final_state_out=None):
+         final_state_out=None, offsets=None):
     """Evaluates h_t = A_t h_{t-1} + b_t for t = 1..T (T..1 when reversed).
 
     a: None (identity) | [..., T] (scalar) | [..., T, N] (diagonal; with
@@ -227,18 +255,23 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     out, final_state_out: arrays (NumPy's out= convention: exact shape and
        dtype) that receive h (or y) and the final state, which the compiled
        code writes directly; they are also what is returned
+    offsets: [S + 1] integers, 0 = o_0 <= ... <= o_S = T: S sequences packed
+       along T (``cu_seqlens``), sequence s being steps o_s .. o_{s+1} - 1.
+       The state restarts at each, from its own init; init and the final
+       state then hold one state per sequence, [..., S, N(, D)]
     Returns h (or y), and the final state too when ``return_final_state``.
     """
     # A layout seen before (the same arguments' kinds, shapes and dtypes)
     # skips the checks: they passed for it, and the shapes are in the key.
     transitions = list(a) if isinstance(a, (tuple, list)) else [a]
     inputs = list(b) if isinstance(b, (tuple, list)) else [b]
-    operands = [x for x in transitions + inputs + [init, readout]
+    operands = [x for x in transitions + inputs + [init, readout, offsets]
                 if x is not None]
     arrays = all(type(x) is np.ndarray for x in operands)
     key = (structure, schedule, chunk_size, type(chunk_size), bool(reverse),
-           init is not None, readout is not None, bool(return_final_state),
-           matrix, type(matrix), type(a), type(b)) + tuple(
+           init is not None, readout is not None, offsets is not None,
+           bool(return_final_state), matrix, type(matrix), type(a),
+           type(b)) + tuple(
         (x.shape, x.dtype.str) for x in operands) if arrays else None
     try:
         layout = _scan_layouts.get(key) if arrays else None
@@ -247,13 +280,15 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     if layout is None:
         spec, _, operands, out_shape, last_shape = _prepare(
             a, b, structure, init, reverse, schedule, chunk_size, readout,
-            return_final_state, matrix)
+            return_final_state, matrix, offsets)
         layout = (spec, out_shape, last_shape)
         if key is not None:
             if len(_scan_layouts) >= 4096:  # many shapes: start over
                 _scan_layouts.clear()
             _scan_layouts[key] = layout
     spec, out_shape, last_shape = layout
+    if offsets is not None:  # bounds differ from call to call
+        operands[-1] = _offsets(offsets, out_shape[spec["batch_rank"]])
     out_dtype, state_dtype = spec_dtypes(spec)
     out = check_out("out", out, out_shape, out_dtype)
     if final_state_out is not None and not return_final_state:

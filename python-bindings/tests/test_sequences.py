@@ -1,0 +1,107 @@
+"""Packed variable-length sequences (``offsets``, flash-linear-attention's
+cu_seqlens): every sequence restarts from its own init, against the float64
+reference run on each sequence alone."""
+
+import numpy as np
+import pytest
+import recurrence as rec
+
+import reference
+from test_scan import transition
+
+# Empty sequences first, in the middle and last; boundaries inside chunks
+# of 4; one sequence longer than a chunk.
+LENGTHS = (0, 1, 6, 3, 0, 11, 2, 0)
+OFFSETS = np.cumsum((0,) + LENGTHS)
+T, S = int(OFFSETS[-1]), len(LENGTHS)
+
+
+def steps(x, lo, hi, rank):
+    """x's steps lo..hi-1 (x an array or a tuple of them, or None)."""
+    if x is None:
+        return None
+    if isinstance(x, tuple):
+        return tuple(steps(y, lo, hi, rank) for y in x)
+    return x[(slice(None),) * rank + (slice(lo, hi),)]
+
+
+@pytest.mark.parametrize("schedule,chunk", [("sequential", None),
+                                            ("chunked", 4), ("scan", None)])
+@pytest.mark.parametrize("structure", ["identity", "scalar", "diagonal",
+                                       "block_diagonal", "dplr", "dense"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_each_sequence_restarts_from_its_init(structure, schedule, chunk,
+                                              reverse):
+    rng = np.random.default_rng(5)
+    batch, N = (2,), 6
+    a = transition(structure, rng, batch, T, N, np.float64)
+    b = rng.uniform(-1, 1, batch + (T, N))
+    init = rng.uniform(-1, 1, batch + (S, N))
+    h, last = rec.scan(a, b, structure=structure, init=init,
+                       reverse=reverse, schedule=schedule, chunk_size=chunk,
+                       return_final_state=True, offsets=OFFSETS)
+    assert h.shape == b.shape and last.shape == init.shape
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        if lo == hi:
+            np.testing.assert_array_equal(last[:, s], init[:, s])
+            continue
+        want, want_last = reference.scan(structure, steps(a, lo, hi, 1),
+                                         b[:, lo:hi], init=init[:, s],
+                                         reverse=reverse)
+        np.testing.assert_allclose(h[:, lo:hi], want, rtol=1e-12,
+                                   atol=1e-12)
+        np.testing.assert_allclose(last[:, s], want_last, rtol=1e-12,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("schedule,chunk", [("sequential", None),
+                                            ("chunked", 4)])
+def test_linear_attention_over_packed_sequences(schedule, chunk):
+    """Identity on a matrix state with a factored input and a readout (the
+    shape of linear attention), float32, with and without final states."""
+    rng = np.random.default_rng(6)
+    k = rng.uniform(-1, 1, (1, T, 4)).astype(np.float32)
+    v = rng.uniform(-1, 1, (1, T, 3)).astype(np.float32)
+    q = rng.uniform(-1, 1, (1, T, 4)).astype(np.float32)
+    y = rec.scan(None, (k, v), structure="identity", readout=q,
+                 schedule=schedule, chunk_size=chunk, offsets=OFFSETS)
+    y2, last = rec.scan(None, (k, v), structure="identity", readout=q,
+                        schedule=schedule, chunk_size=chunk,
+                        offsets=OFFSETS.astype(np.int32),
+                        return_final_state=True)
+    assert last.shape == (1, S, 4, 3)
+    tolerance = reference.tolerance(np.float32, max(LENGTHS))
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        if lo == hi:
+            assert not last[:, s].any()
+            continue
+        b = k[:, lo:hi, :, None].astype(np.float64) * v[:, lo:hi, None, :]
+        want, want_last = reference.scan("identity", None, b,
+                                         readout=q[:, lo:hi], matrix=True)
+        for got in (y, y2):
+            assert reference.relative_error(got[:, lo:hi], want) <= tolerance
+        assert reference.relative_error(last[:, s], want_last) <= tolerance
+
+
+def test_bad_offsets():
+    a = np.full((1, 5, 2), 0.5)
+    with pytest.raises(ValueError, match=r"offsets: expected bounds from 0 "
+                                         r"to T = 5, got 0 \.\. 4"):
+        rec.scan(a, a, offsets=[0, 2, 4])
+    with pytest.raises(ValueError, match="offsets: expected bounds from 0"):
+        rec.scan(a, a, offsets=[1, 5])
+    with pytest.raises(ValueError, match=r"non-decreasing bounds, got 3 "
+                                         r"then 2 at 1"):
+        rec.scan(a, a, offsets=[0, 3, 2, 5])
+    with pytest.raises(ValueError, match="non-decreasing"):
+        rec.scan(a, a, offsets=[0, -1, 5])
+    with pytest.raises(ValueError, match=r"a 1-d array \[S \+ 1\]"):
+        rec.scan(a, a, offsets=np.zeros((2, 2), np.int64))
+    with pytest.raises(TypeError, match="offsets: expected integers"):
+        rec.scan(a, a, offsets=[0.0, 5.0])
+    with pytest.raises(ValueError, match=r"init: expected shape \(1, 2, 2\)"):
+        rec.scan(a, a, init=np.zeros((1, 2)), offsets=[0, 2, 5])
+    # A layout seen before still has its bounds checked.
+    rec.scan(a, a, offsets=np.array([0, 2, 5]))
+    with pytest.raises(ValueError, match="non-decreasing"):
+        rec.scan(a, a, offsets=np.array([0, 6, 5]))
