@@ -270,6 +270,69 @@ def user_ir():
     return 0 if ok else 1
 
 
+PACKED_IR = """
+func.func @packed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %h0: tensor<?x?x?xf32>, %o: tensor<?xi64>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x?x?xf32>
+  %d1 = tensor.dim %b, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %b, %c2 : tensor<?x?x?xf32>
+  %s = tensor.dim %h0, %c1 : tensor<?x?x?xf32>
+  %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %l_dest = tensor.empty(%d0, %s, %d2) : tensor<?x?x?xf32>
+  %h, %l = recurrence.scan diagonal schedule SCHEDULE transition(%a : tensor<?x?x?xf32>)
+      input(%b : tensor<?x?x?xf32>) init(%h0 : tensor<?x?x?xf32>)
+      offsets(%o : tensor<?xi64>) outs(%h_dest, %l_dest : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>, tensor<?x?x?xf32>
+  return %h, %l : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+"""
+
+
+def packed_sequences():
+    """Packed sequences (offsets, i.e. cu_seqlens) on the GPU, sequential
+    and chunked: against float64 loops over each sequence alone."""
+    import recurrence
+    rng = np.random.default_rng(12)
+    lengths = [0, 1, 700, 33, 0, 2000, 64, 5, 0]
+    offsets = np.cumsum([0] + lengths)
+    steps, count, channels = int(offsets[-1]), len(lengths), 300
+    a = rng.uniform(0.9, 1, (2, steps, channels))
+    b = rng.uniform(-1, 1, (2, steps, channels))
+    h0 = rng.uniform(-1, 1, (2, count, channels))
+    want, want_last = np.empty_like(b), h0.copy()
+    for s in range(count):
+        h = h0[:, s].copy()
+        for t in range(offsets[s], offsets[s + 1]):
+            h = a[:, t] * h + b[:, t]
+            want[:, t] = h
+        want_last[:, s] = h
+    failures = 0
+    cuda = lambda x: torch.tensor(x, dtype=torch.float32, device="cuda")
+    for schedule in ("sequential", "chunked<64>"):
+        try:
+            gpu = recurrence.compile(PACKED_IR.replace("SCHEDULE", schedule),
+                                     "packed", target="cuda")
+            got, last = gpu(cuda(a), cuda(b), cuda(h0),
+                            torch.tensor(offsets, device="cuda"),
+                            result_shapes=[b.shape, h0.shape])
+            torch.cuda.synchronize()
+        except Exception as error:  # reported, counted
+            print(f"FAIL packed sequences {schedule}: {type(error).__name__}: "
+                  f"{str(error).splitlines()[0]}", flush=True)
+            failures += 1
+            continue
+        error = max(relative_error(got, torch.tensor(want)),
+                    relative_error(last, torch.tensor(want_last)))
+        ok = error <= 4e-5
+        print(f"{'PASS' if ok else 'FAIL'} packed sequences (offsets) "
+              f"{schedule}, lengths {lengths}: vs float64 {error:.2e}",
+              flush=True)
+        failures += 0 if ok else 1
+    return failures
+
+
 def seconds(f, reps=20):
     """The best of `reps` runs of f, in seconds, by CUDA events around each
     run. The runs are queued back to back and awaited once at the end (as
@@ -539,6 +602,7 @@ def main():
         failures += backward(shapes, dtypes, structures)
     if "user_ir" in only:
         failures += user_ir()
+        failures += packed_sequences()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
     if not args.quick:

@@ -479,14 +479,19 @@ class Compiled:
 
 
 # The element types of CUDA arrays, as the NumPy dtypes of signature():
-# by __cuda_array_interface__ typestr, and by torch dtype name.
+# by __cuda_array_interface__ typestr, and by torch dtype name (the integer
+# ones for sequence offsets).
 _DEVICE_TYPES = {"<f4": _recurrence.DTYPES["f32"],
                  "<f8": _recurrence.DTYPES["f64"],
-                 "<f2": _recurrence.DTYPES["f16"]}
+                 "<f2": _recurrence.DTYPES["f16"],
+                 "<i4": _recurrence.DTYPES["i32"],
+                 "<i8": _recurrence.DTYPES["i64"]}
 _TORCH_TYPES = {"float32": _recurrence.DTYPES["f32"],
                 "float64": _recurrence.DTYPES["f64"],
                 "float16": _recurrence.DTYPES["f16"],
-                "bfloat16": _recurrence.DTYPES["bf16"]}
+                "bfloat16": _recurrence.DTYPES["bf16"],
+                "int32": _recurrence.DTYPES["i32"],
+                "int64": _recurrence.DTYPES["i64"]}
 
 
 _TORCH_NAMES = {dtype: name for name, dtype in _TORCH_TYPES.items()}
@@ -514,8 +519,8 @@ def _device_array(name, x):
                              f"{x.device}")
         dtype = str(x.dtype).replace("torch.", "")
         if dtype not in _TORCH_TYPES:
-            raise TypeError(f"{name}: expected a floating-point tensor, got "
-                            f"{dtype}")
+            raise TypeError(f"{name}: expected a floating-point, int32 or "
+                            f"int64 tensor, got {dtype}")
         return (x.data_ptr(), _TORCH_TYPES[dtype], tuple(x.shape),
                 tuple(x.stride()))
     face = getattr(x, "__cuda_array_interface__", None)

@@ -183,8 +183,9 @@ def test_device_arrays():
                                                 (2, 3), (3, 1))
     assert _device_array("x", Fake("<f8", (8, 16))) == (
         4096, np.dtype(np.float64), (2, 3), (1, 2))
-    with pytest.raises(TypeError, match="x: unsupported element type '<i4'"):
-        _device_array("x", Fake("<i4"))
+    assert _device_array("x", Fake("<i8"))[1] == np.dtype(np.int64)
+    with pytest.raises(TypeError, match="x: unsupported element type '<u2'"):
+        _device_array("x", Fake("<u2"))
     with pytest.raises(TypeError, match="x: expected a CUDA array"):
         _device_array("x", np.zeros(3))
 
