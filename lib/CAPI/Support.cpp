@@ -193,6 +193,7 @@ static llvm::Expected<ModelSpec> modelSpecFrom(const Object &object) {
   spec.gated = read.boolean("gated", spec.gated);
   spec.skip = read.boolean("skip", spec.skip);
   spec.finalState = read.boolean("final_state", spec.finalState);
+  spec.offsets = read.boolean("offsets", spec.offsets);
   spec.schedule = read.schedule();
   spec.chunkSize = read.integer("chunk_size", spec.chunkSize);
   return read.done(spec);

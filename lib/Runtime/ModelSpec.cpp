@@ -26,6 +26,16 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     return RankedTensorType::get(shape, element);
   };
   int64_t m = spec.param;
+  bool packable = spec.model == "linear_attention" ||
+                  spec.model == "delta_rule" || spec.model == "selective_ssm";
+  if (spec.offsets && !packable) {
+    emitError(loc) << "model '" << spec.model
+                   << "' takes no offsets (linear_attention, delta_rule and "
+                      "selective_ssm do)";
+    return nullptr;
+  }
+  // delta_rule's and selective_ssm's state: [B, X, Y], [B, S, X, Y] packed.
+  Type stateType = tensor(SmallVector<int64_t>(spec.offsets ? 4 : 3, kDynamic));
   SmallVector<Type> args;
   Type result;
   if (spec.model == "normalize_gates") {
@@ -54,7 +64,7 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     if (spec.gated)
       args.push_back(two);
     if (spec.init)
-      args.push_back(three);
+      args.push_back(stateType);
     result = three;
   } else if (spec.model == "selective_ssm") {
     Type three = tensor({kDynamic, kDynamic, kDynamic});
@@ -62,7 +72,7 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     if (spec.skip)
       args.push_back(tensor({kDynamic}));
     if (spec.init)
-      args.push_back(three);
+      args.push_back(stateType);
     result = three;
   } else {
     emitError(loc) << "unknown model '" << spec.model << "' (or a parameter "
@@ -72,7 +82,9 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
   bool stateful = spec.model == "delta_rule" || spec.model == "selective_ssm";
   SmallVector<Type> results = {result};
   if (stateful && spec.finalState)
-    results.push_back(tensor({kDynamic, kDynamic, kDynamic}));
+    results.push_back(stateType);
+  if (spec.offsets)
+    args.push_back(RankedTensorType::get({kDynamic}, b.getI64Type()));
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
@@ -84,7 +96,8 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
   ScheduleAttr schedule;
   if (spec.schedule != ScheduleKind::Auto)
     schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
-  Value init = spec.init ? in.back() : Value();
+  Value offsets = spec.offsets ? in.back() : Value();
+  Value init = spec.init ? in[in.size() - 1 - spec.offsets] : Value();
   Type last = results.size() > 1 ? results[1] : Type();
   SmallVector<Value> values;
   Value value;
@@ -109,16 +122,17 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     }
     value = LinearAttentionOp::create(b, loc, result, *featureMap,
                                       spec.normalize, llvm::APFloat(spec.eps),
-                                      in[0], in[1], in[2], schedule);
+                                      in[0], in[1], in[2], offsets, schedule);
   } else if (spec.model == "delta_rule") {
     Value gate = spec.gated ? in[4] : Value();
     auto op = DeltaRuleOp::create(b, loc, result, last, in[0], in[1], in[2],
-                                  in[3], gate, init, schedule);
+                                  in[3], gate, init, offsets, schedule);
     values = op->getResults();
   } else {
     Value skip = spec.skip ? in[5] : Value();
-    auto op = SelectiveSsmOp::create(b, loc, result, last, in[0], in[1], in[2],
-                                     in[3], in[4], skip, init, schedule);
+    auto op =
+        SelectiveSsmOp::create(b, loc, result, last, in[0], in[1], in[2], in[3],
+                               in[4], skip, init, offsets, schedule);
     values = op->getResults();
   }
   if (values.empty())

@@ -58,6 +58,14 @@ def _final_outs(out, final_state_out, return_final_state):
     return [out, final_state_out] if return_final_state else [out]
 
 
+def _state_shape(state, offsets, steps):
+    """A state's trailing shape: `state`, or (S,) + state for sequences
+    packed along `steps` by `offsets` (checked)."""
+    if offsets is None:
+        return tuple(state)
+    return (api._offsets(offsets, steps).size - 1,) + tuple(state)
+
+
 def _schedule_of(schedule, chunk_size):
     """(schedule, chunk) after checking the arguments like ``scan`` does."""
     check_choice("schedule", schedule, api.SCHEDULES)
@@ -76,14 +84,15 @@ def _schedule_of(schedule, chunk_size):
 def _model_spec(model, dtype, function="exp", param=0, init=False,
                 schedule="auto", chunk_size=None, feature_map="elu1",
                 normalize=True, eps=1e-8, gated=False, skip=False,
-                final_state=False):
+                final_state=False, offsets=False):
     """The spec of a model op, as the compiler's ModelSpec reads it."""
     schedule, chunk = _schedule_of(schedule, chunk_size)
     return dict(model=model, function=function, param=int(param),
                 init=bool(init), f64=dtype == np.float64, schedule=schedule,
                 chunk_size=int(chunk), feature_map=feature_map,
                 normalize=bool(normalize), eps=float(eps), gated=bool(gated),
-                skip=bool(skip), final_state=bool(final_state))
+                skip=bool(skip), final_state=bool(final_state),
+                offsets=bool(offsets))
 
 
 def _model(model, dtype, **options):
@@ -198,12 +207,15 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
 #===------------------------------------------------------------------------===#
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto", chunk_size=None, out=None):
+                     eps=1e-8, schedule="auto", chunk_size=None, out=None,
+                     offsets=None):
     """y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps) with
     S_t = S_{t-1} + phi(k_t) v_t^T and c_t = c_{t-1} + phi(k_t).
 
     q, k: [..., T, dk]; v: [..., T, dv]; phi(x) = x + 1 if x > 0 else e^x
     ("elu1") or x ("identity"). Without ``normalize`` y_t = phi(q_t)^T S_t.
+    offsets: [S + 1] bounds of sequences packed along T (cu_seqlens), each
+    starting from a zero state.
     """
     check_choice("feature_map", feature_map, ("elu1", "identity"))
     q = as_float_array("q", q)
@@ -214,22 +226,28 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     check_shape("v", v, q.shape[:-1] + v.shape[-1:])
     if not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
+    if offsets is not None:
+        offsets = api._offsets(offsets, q.shape[-2])
     compiled = _model("linear_attention", q.dtype, schedule=schedule,
                       chunk_size=chunk_size, feature_map=feature_map,
-                      normalize=normalize, eps=eps)
+                      normalize=normalize, eps=eps,
+                      offsets=offsets is not None)
     qf, batch = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + v.shape[-1:])
-    return _outputs(compiled, [qf, kf, vf], [vf.shape], [v.shape], [out])
+    args = [qf, kf, vf] + ([offsets] if offsets is not None else [])
+    return _outputs(compiled, args, [vf.shape], [v.shape], [out])
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
                return_final_state=False, schedule="auto", chunk_size=None,
-               out=None, final_state_out=None):
+               out=None, final_state_out=None, offsets=None):
     """(Gated) delta rule: S_t = g_t S_{t-1} + b_t k_t (v_t - k_t^T g_t
     S_{t-1})^T, y_t = S_t^T q_t, as dplr<1> with d = g, U = -g b k, V = k and
     input (b k) v^T. q, k: [..., T, dk]; v: [..., T, dv]; beta, gate:
-    [..., T]; init: [..., dk, dv]. Returns y [..., T, dv] (and S_T)."""
+    [..., T]; init: [..., dk, dv]. Returns y [..., T, dv] (and S_T).
+    offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
+    restarts from its own init, and init and S_T are [..., S, dk, dv]."""
     q = as_float_array("q", q)
     k = as_float_array("k", k, q.dtype)
     v = as_float_array("v", v, q.dtype)
@@ -242,13 +260,15 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
         gate = as_float_array("gate", gate, q.dtype)
         check_shape("gate", gate, q.shape[:-1])
     dk, dv = q.shape[-1], v.shape[-1]
+    state = _state_shape((dk, dv), offsets, q.shape[-2])
     if init is not None:
         init = as_float_array("init", init, q.dtype)
-        check_shape("init", init, q.shape[:-2] + (dk, dv))
+        check_shape("init", init, q.shape[:-2] + state)
     gated = gate is not None
     compiled = _model("delta_rule", q.dtype, init=init is not None,
                       schedule=schedule, chunk_size=chunk_size, gated=gated,
-                      final_state=return_final_state)
+                      final_state=return_final_state,
+                      offsets=offsets is not None)
     qf, batch = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + (dv,))
@@ -256,20 +276,24 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     if gated:
         args.append(gate.reshape(qf.shape[:2]))
     if init is not None:
-        args.append(init.reshape((-1, dk, dv)))
-    return _outputs(compiled, args, [vf.shape, (qf.shape[0], dk, dv)],
-                    [v.shape, batch + (dk, dv)],
+        args.append(init.reshape((-1,) + state))
+    if offsets is not None:
+        args.append(api._offsets(offsets, q.shape[-2]))
+    return _outputs(compiled, args, [vf.shape, (qf.shape[0],) + state],
+                    [v.shape, batch + state],
                     _final_outs(out, final_state_out, return_final_state))
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
                   return_final_state=False, schedule="auto", chunk_size=None,
-                  out=None, final_state_out=None):
+                  out=None, final_state_out=None, offsets=None):
     """Mamba's selective SSM: h_t[n, d] = exp(delta_t[d] A[d, n]) h_{t-1}[n, d]
     + delta_t[d] B_t[n] x_t[d]; y_t[d] = sum_n C_t[n] h_t[n, d] + D[d] x_t[d].
 
     x, delta: [..., T, Dm]; A: [Dm, N]; B, C: [..., T, N]; D: [Dm];
     init: [..., N, Dm]. Returns y [..., T, Dm] (and h_T [..., N, Dm]).
+    offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
+    restarts from its own init, and init and h_T are [..., S, N, Dm].
     """
     x = as_float_array("x", x)
     delta = as_float_array("delta", delta, x.dtype)
@@ -286,19 +310,23 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if D is not None:
         D = as_float_array("D", D, x.dtype)
         check_shape("D", D, (dm,))
+    state = _state_shape((n, dm), offsets, x.shape[-2])
     if init is not None:
         init = as_float_array("init", init, x.dtype)
-        check_shape("init", init, x.shape[:-2] + (n, dm))
+        check_shape("init", init, x.shape[:-2] + state)
     compiled = _model("selective_ssm", x.dtype, init=init is not None,
                       schedule=schedule, chunk_size=chunk_size,
-                      skip=D is not None, final_state=return_final_state)
+                      skip=D is not None, final_state=return_final_state,
+                      offsets=offsets is not None)
     xf, batch = _flatten_batch("x", x, 2)
     args = [xf, delta.reshape(xf.shape), A, B.reshape(xf.shape[:2] + (n,)),
             C.reshape(xf.shape[:2] + (n,))]
     if D is not None:
         args.append(D)
     if init is not None:
-        args.append(init.reshape((-1, n, dm)))
-    return _outputs(compiled, args, [xf.shape, (xf.shape[0], n, dm)],
-                    [x.shape, batch + (n, dm)],
+        args.append(init.reshape((-1,) + state))
+    if offsets is not None:
+        args.append(api._offsets(offsets, x.shape[-2]))
+    return _outputs(compiled, args, [xf.shape, (xf.shape[0],) + state],
+                    [x.shape, batch + state],
                     _final_outs(out, final_state_out, return_final_state))

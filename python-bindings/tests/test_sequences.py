@@ -105,3 +105,65 @@ def test_bad_offsets():
     rec.scan(a, a, offsets=np.array([0, 2, 5]))
     with pytest.raises(ValueError, match="non-decreasing"):
         rec.scan(a, a, offsets=np.array([0, 6, 5]))
+
+
+#===------------------------------------------------------------------------===#
+# Model ops over packed sequences: each sequence equals the op on it alone
+#===------------------------------------------------------------------------===#
+
+def bounds():
+    return list(zip(OFFSETS[:-1], OFFSETS[1:]))
+
+
+@pytest.mark.parametrize("schedule,chunk", [("sequential", None),
+                                            ("chunked", 4)])
+def test_models_over_packed_sequences(schedule, chunk):
+    m = rec.models
+    rng = np.random.default_rng(8)
+    u = lambda *shape: rng.uniform(-1, 1, shape)
+    opts = dict(schedule=schedule, chunk_size=chunk)
+    q, k, v = u(2, T, 4), u(2, T, 4) / 2, u(2, T, 3)
+    beta, gate = rng.uniform(0, 1, (2, T)), rng.uniform(0.8, 1, (2, T))
+    h0 = u(2, S, 4, 3)
+    y = m.linear_attention(q, k, v, offsets=OFFSETS, **opts)
+    yd, last = m.delta_rule(q, k, v, beta, gate=gate, init=h0,
+                            return_final_state=True, offsets=OFFSETS, **opts)
+    x, dt = u(2, T, 3), rng.uniform(0.1, 0.5, (2, T, 3))
+    A, B, C, D = -rng.uniform(0.5, 1, (3, 4)), u(2, T, 4), u(2, T, 4), u(3)
+    s0 = u(2, S, 4, 3)
+    ys, lasts = m.selective_ssm(x, dt, A, B, C, D, init=s0,
+                                return_final_state=True, offsets=OFFSETS,
+                                **opts)
+    assert last.shape == (2, S, 4, 3) and lasts.shape == (2, S, 4, 3)
+    for s, (lo, hi) in enumerate(bounds()):
+        if lo == hi:
+            np.testing.assert_array_equal(last[:, s], h0[:, s])
+            np.testing.assert_array_equal(lasts[:, s], s0[:, s])
+            continue
+        part = slice(lo, hi)
+        close = lambda got, want: np.testing.assert_allclose(
+            got, want, rtol=1e-11, atol=1e-12)
+        close(y[:, part], m.linear_attention(q[:, part], k[:, part],
+                                             v[:, part]))
+        want, want_last = m.delta_rule(
+            q[:, part], k[:, part], v[:, part], beta[:, part],
+            gate=gate[:, part], init=h0[:, s], return_final_state=True)
+        close(yd[:, part], want)
+        close(last[:, s], want_last)
+        want, want_last = m.selective_ssm(
+            x[:, part], dt[:, part], A, B[:, part], C[:, part], D,
+            init=s0[:, s], return_final_state=True)
+        close(ys[:, part], want)
+        close(lasts[:, s], want_last)
+
+
+def test_models_check_offsets():
+    m = rec.models
+    q = np.zeros((1, 5, 2))
+    with pytest.raises(ValueError, match="offsets: expected bounds from 0 "
+                                         "to T = 5"):
+        m.linear_attention(q, q, q, offsets=[0, 4])
+    with pytest.raises(ValueError, match=r"init: expected shape "
+                                         r"\(1, 2, 2, 2\)"):
+        m.delta_rule(q, q, q, np.zeros((1, 5)), init=np.zeros((1, 2, 2)),
+                     offsets=[0, 2, 5])

@@ -42,6 +42,10 @@ struct ModelSpec {
   bool gated = false, skip = false;
   /// delta_rule, selective_ssm: the final state as a second result.
   bool finalState = false;
+  /// linear_attention, delta_rule, selective_ssm: packed sequences, an i64
+  /// offsets [S + 1] argument last; init and the final state get a
+  /// sequence dim after the batch: [B, S, ...].
+  bool offsets = false;
   ScheduleKind schedule = ScheduleKind::Auto;
   int64_t chunkSize = 0;
 };

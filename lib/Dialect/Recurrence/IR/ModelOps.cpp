@@ -60,10 +60,10 @@ ScanOp createScan(OpBuilder &b, Location loc, Type output, Type finalState,
                   RecurrenceStructureInterface structure, ScheduleAttr schedule,
                   bool matrix, bool reverse, ValueRange transitions,
                   Value input, Value key, Value value, Value init,
-                  Value readout) {
+                  Value readout, Value offsets = Value()) {
   auto scan = ScanOp::create(b, loc, output, finalState, structure, schedule,
                              matrix, reverse, transitions, input, key, value,
-                             init, readout, Value(), ValueRange(), TypeAttr());
+                             init, readout, offsets, ValueRange(), TypeAttr());
   scan.materializeDestinations(b);
   return scan;
 }
@@ -346,6 +346,18 @@ SmallVector<int64_t> prefixThen(Value value, int64_t drop,
 
 int64_t lastDim(Value value) { return tensorType(value).getShape().back(); }
 
+/// A state's shape [..., X, Y] with packed sequences: [..., S, X, Y], S read
+/// off the offsets [S + 1].
+SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets) {
+  if (!offsets)
+    return state;
+  int64_t bounds = tensorType(offsets).getShape().front();
+  state.insert(state.end() - 2, ShapedType::isDynamic(bounds)
+                                    ? bounds
+                                    : std::max<int64_t>(0, bounds - 1));
+  return state;
+}
+
 } // namespace
 
 LogicalResult LinearAttentionOp::verify() {
@@ -381,11 +393,11 @@ LinearAttentionOp::decomposeOperation(OpBuilder &b) {
   };
   Value query = phi(getQuery()), key = phi(getKey());
   auto identity = IdentityAttr::get(context);
-  Value numerator =
-      createScan(b, loc, getValue().getType(), Type(), identity,
-                 getScheduleAttr(), /*matrix=*/true, /*reverse=*/false,
-                 ValueRange(), Value(), key, getValue(), Value(), query)
-          .getOutput();
+  Value numerator = createScan(b, loc, getValue().getType(), Type(), identity,
+                               getScheduleAttr(), /*matrix=*/true,
+                               /*reverse=*/false, ValueRange(), Value(), key,
+                               getValue(), Value(), query, getOffsets())
+                        .getOutput();
   if (!getNormalize())
     return SmallVector<Value>{numerator};
   auto denominatorType = RankedTensorType::get(
@@ -393,7 +405,7 @@ LinearAttentionOp::decomposeOperation(OpBuilder &b) {
   Value denominator =
       createScan(b, loc, denominatorType, Type(), identity, getScheduleAttr(),
                  /*matrix=*/false, /*reverse=*/false, ValueRange(), key,
-                 Value(), Value(), Value(), query)
+                 Value(), Value(), Value(), query, getOffsets())
           .getOutput();
   double eps = getEps().convertToDouble();
   return SmallVector<Value>{
@@ -419,7 +431,8 @@ LogicalResult DeltaRuleOp::verify() {
       failed(checkShape(*this, "gate", getGate(), prefixThen(getQuery(), 1, {}),
                         "[..., T]")))
     return failure();
-  SmallVector<int64_t> state = prefixThen(getQuery(), 2, {dk, dv});
+  SmallVector<int64_t> state =
+      perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets());
   if (getInit() &&
       failed(checkShape(*this, "init", getInit(), state, "[..., dk, dv]")))
     return failure();
@@ -461,14 +474,14 @@ FailureOr<SmallVector<Value>> DeltaRuleOp::decomposeOperation(OpBuilder &b) {
                   [](OpBuilder &nb, Location nl, ValueRange a) {
                     return Value(arith::MulFOp::create(nb, nl, a[0], a[1]));
                   });
-  auto scan =
-      createScan(b, loc, getValue().getType(),
-                 getFinalState() ? getFinalState().getType() : Type(),
-                 DplrAttr::get(context, 1), getScheduleAttr(), /*matrix=*/true,
-                 /*reverse=*/false,
-                 ValueRange{diagonal, withUnitColumn(b, loc, left),
-                            withUnitColumn(b, loc, key)},
-                 Value(), scaledKey, getValue(), getInit(), getQuery());
+  auto scan = createScan(
+      b, loc, getValue().getType(),
+      getFinalState() ? getFinalState().getType() : Type(),
+      DplrAttr::get(context, 1), getScheduleAttr(), /*matrix=*/true,
+      /*reverse=*/false,
+      ValueRange{diagonal, withUnitColumn(b, loc, left),
+                 withUnitColumn(b, loc, key)},
+      Value(), scaledKey, getValue(), getInit(), getQuery(), getOffsets());
   return SmallVector<Value>(scan->getResults());
 }
 
@@ -488,7 +501,8 @@ LogicalResult SelectiveSsmOp::verify() {
     return failure();
   if (getD() && failed(checkShape(*this, "D", getD(), {dm}, "[Dm]")))
     return failure();
-  SmallVector<int64_t> state = prefixThen(getX(), 2, {n, dm});
+  SmallVector<int64_t> state =
+      perSequence(prefixThen(getX(), 2, {n, dm}), getOffsets());
   if (getInit() &&
       failed(checkShape(*this, "init", getInit(), state, "[..., N, Dm]")))
     return failure();
@@ -525,7 +539,7 @@ FailureOr<SmallVector<Value>> SelectiveSsmOp::decomposeOperation(OpBuilder &b) {
       b, loc, x.getType(), getFinalState() ? getFinalState().getType() : Type(),
       DiagonalAttr::get(context), getScheduleAttr(), /*matrix=*/true,
       /*reverse=*/false, ValueRange{gates}, Value(), getB(), scaled, getInit(),
-      getC());
+      getC(), getOffsets());
   SmallVector<Value> results(scan->getResults());
   if (Value skip = getD()) {
     AffineMap all = AffineMap::getMultiDimIdentityMap(rank, context);

@@ -86,3 +86,12 @@ func.func @ssm(%x: tensor<2x64x16xf32>, %dt: tensor<2x64x16xf32>, %A: tensor<16x
   %y = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>) delta(%dt : tensor<2x64x16xf32>) A(%A : tensor<16x4xf32>) B(%B : tensor<2x64x4xf32>) C(%C : tensor<2x64x4xf32>) D(%D : tensor<16xf32>) -> tensor<2x64x16xf32>
   return %y : tensor<2x64x16xf32>
 }
+
+// Packed sequences reach the scan: init and the final state per sequence.
+// CHECK-LABEL: func.func @delta_rule_packed
+//  CHECK-SAME:   %[[H0:[a-z0-9]+]]: tensor<2x3x4x5xf32>, %[[O:[a-z0-9]+]]: tensor<4xi64>
+//       CHECK:   recurrence.scan dplr<1> matrix {{.*}} init(%[[H0]] : tensor<2x3x4x5xf32>) readout({{.*}}) offsets(%[[O]] : tensor<4xi64>) {{.*}} -> tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
+func.func @delta_rule_packed(%q: tensor<2x16x4xf32>, %k: tensor<2x16x4xf32>, %v: tensor<2x16x5xf32>, %beta: tensor<2x16xf32>, %h0: tensor<2x3x4x5xf32>, %o: tensor<4xi64>) -> (tensor<2x16x5xf32>, tensor<2x3x4x5xf32>) {
+  %y, %last = recurrence.delta_rule q(%q : tensor<2x16x4xf32>) k(%k : tensor<2x16x4xf32>) v(%v : tensor<2x16x5xf32>) beta(%beta : tensor<2x16xf32>) init(%h0 : tensor<2x3x4x5xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
+  return %y, %last : tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
+}

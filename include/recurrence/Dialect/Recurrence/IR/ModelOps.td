@@ -123,8 +123,9 @@ def Recurrence_LinearAttentionOp : Recurrence_ModelOp<"linear_attention",
     `S_t = S_{t-1} + phi(k_t) v_t^T` and `c_t = c_{t-1} + phi(k_t)`; without
     `normalize`, `y_t = phi(q_t)^T S_t`. q, k `[..., T, dk]`, v
     `[..., T, dv]`; phi is `elu1` (x + 1 for x > 0, else e^x) or
-    `identity`. Decomposes into identity scans with a factored input and a
-    readout.
+    `identity`. With `offsets` (cu_seqlens, `[S + 1]`), the sequences
+    packed along T each start from a zero state (see `recurrence.scan`).
+    Decomposes into identity scans with a factored input and a readout.
 
     ```mlir
     %y = recurrence.linear_attention elu1 normalize
@@ -138,12 +139,15 @@ def Recurrence_LinearAttentionOp : Recurrence_ModelOp<"linear_attention",
                        Recurrence_FloatTensor:$query,
                        Recurrence_FloatTensor:$key,
                        Recurrence_FloatTensor:$value,
+                       Optional<Recurrence_OffsetsTensor>:$offsets,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
   let results = (outs Recurrence_FloatTensor:$result);
   let assemblyFormat = [{
     $feature_map (`normalize` $normalize^)?
     `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`
-    `v` `(` $value `:` type($value) `)` attr-dict `->` type($result)
+    `v` `(` $value `:` type($value) `)`
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
+    attr-dict `->` type($result)
   }];
 }
 
@@ -155,7 +159,10 @@ def Recurrence_DeltaRuleOp : Recurrence_ModelOp<"delta_rule",
     `S_t = g_t S_{t-1} + beta_t k_t (v_t - g_t S_{t-1}^T k_t)^T`,
     `y_t = S_t^T q_t`: q, k `[..., T, dk]`, v `[..., T, dv]`, beta and the
     optional gate g `[..., T]` (1 without it), init `[..., dk, dv]`; the
-    second result, when present, is S_T. Decomposes into a `dplr<1>` scan
+    second result, when present, is S_T. With `offsets` (cu_seqlens,
+    `[S + 1]`), the sequences packed along T restart each from its own init
+    and init and the final state are `[..., S, dk, dv]` (see
+    `recurrence.scan`). Decomposes into a `dplr<1>` scan
     with d = g, U = -g beta k, V = k and the factored input (beta k) v^T.
 
     ```mlir
@@ -170,6 +177,7 @@ def Recurrence_DeltaRuleOp : Recurrence_ModelOp<"delta_rule",
                        Recurrence_FloatTensor:$beta,
                        Optional<Recurrence_FloatTensor>:$gate,
                        Optional<Recurrence_FloatTensor>:$init,
+                       Optional<Recurrence_OffsetsTensor>:$offsets,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
   let results = (outs Recurrence_FloatTensor:$result,
                       Optional<Recurrence_FloatTensor>:$final_state);
@@ -178,6 +186,7 @@ def Recurrence_DeltaRuleOp : Recurrence_ModelOp<"delta_rule",
     `v` `(` $value `:` type($value) `)` `beta` `(` $beta `:` type($beta) `)`
     (`gate` `(` $gate^ `:` type($gate) `)`)?
     (`init` `(` $init^ `:` type($init) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
     attr-dict `->` type($result) (`,` type($final_state)^)?
   }];
 }
@@ -190,7 +199,10 @@ def Recurrence_SelectiveSsmOp : Recurrence_ModelOp<"selective_ssm",
     `h_t[n, d] = exp(delta_t[d] A[d, n]) h_{t-1}[n, d] + delta_t[d] B_t[n]
     x_t[d]`, `y_t[d] = sum_n C_t[n] h_t[n, d] + D[d] x_t[d]`: x, delta
     `[..., T, Dm]`, A `[Dm, N]`, B, C `[..., T, N]`, the optional D `[Dm]`,
-    init `[..., N, Dm]`; the second result, when present, is h_T.
+    init `[..., N, Dm]`; the second result, when present, is h_T. With
+    `offsets` (cu_seqlens, `[S + 1]`), the sequences packed along T restart
+    each from its own init, and init and the final state are
+    `[..., S, N, Dm]` (see `recurrence.scan`).
     Decomposes into a diagonal scan on the [N, Dm] state with per-element
     gates, the factored input B (delta x)^T and the readout C.
 
@@ -208,6 +220,7 @@ def Recurrence_SelectiveSsmOp : Recurrence_ModelOp<"selective_ssm",
                        Recurrence_FloatTensor:$C,
                        Optional<Recurrence_FloatTensor>:$D,
                        Optional<Recurrence_FloatTensor>:$init,
+                       Optional<Recurrence_OffsetsTensor>:$offsets,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
   let results = (outs Recurrence_FloatTensor:$result,
                       Optional<Recurrence_FloatTensor>:$final_state);
@@ -216,6 +229,7 @@ def Recurrence_SelectiveSsmOp : Recurrence_ModelOp<"selective_ssm",
     `A` `(` $A `:` type($A) `)` `B` `(` $B `:` type($B) `)`
     `C` `(` $C `:` type($C) `)` (`D` `(` $D^ `:` type($D) `)`)?
     (`init` `(` $init^ `:` type($init) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
     attr-dict `->` type($result) (`,` type($final_state)^)?
   }];
 }
