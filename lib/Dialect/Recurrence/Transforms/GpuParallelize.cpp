@@ -276,11 +276,14 @@ void onStream(RewriterBase &rewriter, Location loc, Build build) {
   gpu::WaitOp::create(rewriter, loc, Type(), ValueRange{done});
 }
 
-/// Whether buffers of `type` hold data, which lives on the device: floats.
-/// Other buffers are the host's bookkeeping, such as the index and flag
-/// lists through which the buffer deallocation decides what to free.
+/// Whether buffers of `type` hold data, which lives on the device: floats
+/// and integers (a packed scan's sequence of each step). Other buffers are
+/// the host's bookkeeping: the index and i1 flag lists through which the
+/// buffer deallocation decides what to free.
 bool holdsData(Type type) {
-  return isa<FloatType>(cast<BaseMemRefType>(type).getElementType());
+  Type element = cast<BaseMemRefType>(type).getElementType();
+  return isa<FloatType>(element) ||
+         (element.isSignlessInteger() && element.getIntOrFloatBitWidth() > 1);
 }
 
 /// Whether a kernel to be uses `buffer` or a buffer that may alias it.
@@ -494,8 +497,9 @@ LogicalResult checkHostAccesses(Operation *root) {
         source && inParallelLoop(op) &&
         isa<memref::AllocOp, memref::AllocaOp>(source) &&
         !inParallelLoop(source)) {
-      op->emitError("a GPU kernel would access a buffer in host memory (its "
-                    "elements are not floats); not supported on the GPU yet");
+      op->emitError("a GPU kernel would access a buffer in host memory (of "
+                    "index or i1 elements, the host's bookkeeping); not "
+                    "supported on the GPU yet");
       return WalkResult::interrupt();
     }
     if (memref && !inParallelLoop(op) &&

@@ -128,40 +128,65 @@ struct Splitter {
     return {at, nonEmpty};
   }
 
-  /// [T] of index: at each step where a non-empty sequence starts, that
-  /// sequence; -1 elsewhere.
+  /// [T] of i64: at each step where a non-empty sequence starts (ends when
+  /// reversed), that sequence; -1 elsewhere. Each step finds its sequence
+  /// by a binary search of the offsets, so that the steps are computed in
+  /// parallel (a GPU kernel) rather than written by a loop over sequences.
   Value startingSequence() {
-    Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
-    Value fill =
-        linalg::FillOp::create(
-            b, loc, minusOne,
-            ValueRange{tensor::EmptyOp::create(
-                b, loc, ArrayRef<OpFoldResult>{steps}, b.getIndexType())})
-            .getResult(0);
-    auto loop = scf::ForOp::create(
-        b, loc, zero, getValueOrCreateConstantIndexOp(b, loc, sequences), one,
-        ValueRange{fill},
-        [&](OpBuilder &nb, Location nl, Value s, ValueRange carried) {
-          auto [at, nonEmpty] = boundaryOf(nb, nl, s, /*last=*/false);
-          auto write = scf::IfOp::create(
-              nb, nl, nonEmpty,
-              [&](OpBuilder &tb, Location tl) {
-                Value written =
-                    tensor::InsertOp::create(tb, tl, s, carried[0], at);
-                scf::YieldOp::create(tb, tl, written);
+    Type i64 = b.getI64Type();
+    return generate(
+        b, loc, ArrayRef<OpFoldResult>{steps}, i64, {},
+        [&](OpBuilder &nb, Location nl, ValueRange,
+            ArrayRef<Value> indices) -> Value {
+          Value t = indices[0];
+          Value count = getValueOrCreateConstantIndexOp(nb, nl, sequences);
+          // The number of bounds o_0 .. o_S that are <= t (upper bound).
+          auto search = scf::WhileOp::create(
+              nb, nl, TypeRange{nb.getIndexType(), nb.getIndexType()},
+              ValueRange{zero, arith::AddIOp::create(nb, nl, count, one)},
+              [&](OpBuilder &wb, Location wl, ValueRange range) {
+                Value more = arith::CmpIOp::create(
+                    wb, wl, arith::CmpIPredicate::slt, range[0], range[1]);
+                scf::ConditionOp::create(wb, wl, more, range);
               },
-              [&](OpBuilder &eb, Location el) {
-                scf::YieldOp::create(eb, el, carried[0]);
+              [&](OpBuilder &wb, Location wl, ValueRange range) {
+                Value mid = arith::DivUIOp::create(
+                    wb, wl, arith::AddIOp::create(wb, wl, range[0], range[1]),
+                    arith::ConstantIndexOp::create(wb, wl, 2));
+                Value below =
+                    arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::sle,
+                                          offsetAt(wb, wl, mid), t);
+                Value next = arith::AddIOp::create(wb, wl, mid, one);
+                scf::YieldOp::create(
+                    wb, wl,
+                    ValueRange{
+                        arith::SelectOp::create(wb, wl, below, next, range[0]),
+                        arith::SelectOp::create(wb, wl, below, range[1], mid)});
               });
-          scf::YieldOp::create(nb, nl, write.getResult(0));
+          // The last sequence starting at or before t: the one holding t.
+          Value last = arith::SubIOp::create(nb, nl, count, one);
+          Value sequence = arith::MinSIOp::create(
+              nb, nl,
+              arith::MaxSIOp::create(
+                  nb, nl,
+                  arith::SubIOp::create(nb, nl, search.getResult(0), one),
+                  zero),
+              last);
+          Value at = boundaryOf(nb, nl, sequence, /*last=*/false).first;
+          Value here =
+              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, at, t);
+          return arith::SelectOp::create(
+              nb, nl, here,
+              arith::IndexCastOp::create(nb, nl, nb.getI64Type(), sequence),
+              arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), -1));
         });
-    return loop.getResult(0);
   }
 
   /// Whether a step starts a sequence, from its entry of startingSequence.
   Value starts(OpBuilder &nb, Location nl, Value sequence) {
-    return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, sequence,
-                                 zero);
+    return arith::CmpIOp::create(
+        nb, nl, arith::CmpIPredicate::sge, sequence,
+        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), 0));
   }
 
   /// The transition operands of `restarting` over the steps: those of the
@@ -301,7 +326,11 @@ struct Splitter {
                   ? arith::MulFOp::create(nb, nl, args[1], args[2]).getResult()
                   : args[1];
           // contribution[..., s, 0, n(, d)] at s = max(sequence, 0).
-          Value sequence = arith::MaxSIOp::create(nb, nl, args[0], zero);
+          Value sequence = arith::IndexCastOp::create(
+              nb, nl, nb.getIndexType(),
+              arith::MaxSIOp::create(
+                  nb, nl, args[0],
+                  arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), 0)));
           SmallVector<Value> at(indices);
           at[batchRank] = zero;
           at.insert(at.begin() + batchRank, sequence);

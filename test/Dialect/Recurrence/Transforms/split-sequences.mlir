@@ -2,13 +2,15 @@
 
 // Packed sequences become one plain scan whose transition is zero where a
 // sequence starts; each init enters through a one-step scan over the
-// sequences, added to the input at its sequence's first step; the final
+// sequences, added to the input at its sequence's first step (each step
+// finds its sequence by a binary search of the offsets); the final
 // states are read off the states (an empty sequence's is its init).
 // CHECK-LABEL: func.func @diagonal_init_final
 //  CHECK-SAME:   (%[[A:[a-z0-9]+]]: tensor<2x10x4xf32>, %[[B:[a-z0-9]+]]: tensor<2x10x4xf32>, %[[H0:[a-z0-9]+]]: tensor<2x3x4xf32>, %[[O:[a-z0-9]+]]: tensor<4xi32>)
-//       CHECK:   %[[STARTS:.*]] = scf.for {{.*}} -> (tensor<?xindex>)
-//       CHECK:     tensor.insert
-//       CHECK:   %[[ZEROED:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[A]] : tensor<10xindex>, tensor<2x10x4xf32>)
+//       CHECK:   %[[STARTS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<10xi64>)
+//       CHECK:     scf.while
+//       CHECK:       tensor.extract %[[O]]
+//       CHECK:   %[[ZEROED:.*]] = linalg.generic {{.*}} ins(%[[STARTS]], %[[A]] : tensor<10xi64>, tensor<2x10x4xf32>)
 //       CHECK:     arith.cmpi sge
 //       CHECK:     arith.select
 //       CHECK:   %[[FIRST_A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x1x4xf32>)
@@ -33,7 +35,7 @@ func.func @diagonal_init_final(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>, %
 // inside a sequence, 0 at its start); the factored input and the readout
 // stay fused when no final state is asked for.
 // CHECK-LABEL: func.func @linear_attention
-//       CHECK:   %[[GATES:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?xindex>) outs(%{{.*}} : tensor<?x?xf32>)
+//       CHECK:   %[[GATES:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?xi64>) outs(%{{.*}} : tensor<?x?xf32>)
 //       CHECK:     %[[START:.*]] = arith.cmpi sge
 //       CHECK:     arith.select %[[START]], %[[ZERO:.*]], %[[ONE:.*]] : f32
 //       CHECK:   recurrence.scan scalar matrix transition(%[[GATES]] : tensor<?x?xf32>) factored_input(%arg0, %arg1 : tensor<?x?x4xf32>, tensor<?x?x3xf32>) readout(%arg2 : tensor<?x?x4xf32>)
