@@ -1,4 +1,5 @@
-// -recurrence-to-nvvm lowers a scan over packed sequences: the offsets are
+// -recurrence-to-nvvm lowers a scan over packed sequences, sequentially
+// (auto keeps it so; see to-nvvm-packed-invalid.mlir): the offsets are
 // a device buffer the kernels read (each step finds its sequence by a
 // binary search), and no kernel touches host memory.
 //
@@ -17,7 +18,7 @@ func.func @packed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %h0: tensor<?x?x
   %s = tensor.dim %h0, %c1 : tensor<?x?x?xf32>
   %h_dest = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
   %l_dest = tensor.empty(%d0, %s, %d2) : tensor<?x?x?xf32>
-  %h, %l = recurrence.scan diagonal schedule sequential transition(%a : tensor<?x?x?xf32>)
+  %h, %l = recurrence.scan diagonal transition(%a : tensor<?x?x?xf32>)
       input(%b : tensor<?x?x?xf32>) init(%h0 : tensor<?x?x?xf32>)
       offsets(%o : tensor<?xi64>) outs(%h_dest, %l_dest : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
       -> tensor<?x?x?xf32>, tensor<?x?x?xf32>

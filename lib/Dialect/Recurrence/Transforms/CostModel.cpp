@@ -9,6 +9,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include <algorithm>
@@ -80,9 +81,10 @@ bool TargetModel::keepsSequential(ScanOp op) const {
   // dense, a readout) or whose matrix state has a dynamic D stays
   // sequential on the GPU: each chunk thread would hold the whole state
   // (dplr and dense compose dense N x N products), in temporaries it
-  // allocates in the kernel when their size is dynamic.
+  // allocates in the kernel when their size is dynamic. So does a scan
+  // over packed sequences: its chunks would tile the restarted transitions.
   std::optional<ScanDims> shape = ScanDims::fromOp(op);
-  return !lanesPerBlock(op) ||
+  return !lanesPerBlock(op) || op->hasAttr(kPackedAttrName) ||
          (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns));
 }
 

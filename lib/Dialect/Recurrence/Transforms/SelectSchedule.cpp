@@ -9,6 +9,7 @@
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/ScanIO.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Target.h"
@@ -166,6 +167,15 @@ struct SelectSchedulePass
       if (kind == ScheduleKind::Auto) {
         autoOps.push_back(op);
         return WalkResult::advance();
+      }
+      if (kind != ScheduleKind::Sequential && model->name == "cuda" &&
+          op->hasAttr(kPackedAttrName)) {
+        op.emitOpError() << "over packed sequences runs sequentially on the "
+                            "GPU; its schedule '"
+                         << stringifyScheduleKind(kind)
+                         << "' would allocate a tile of the restarted "
+                            "transitions in every thread";
+        return WalkResult::interrupt();
       }
       if (isAllowed(kind))
         return WalkResult::advance();

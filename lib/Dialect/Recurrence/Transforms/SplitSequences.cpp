@@ -128,61 +128,51 @@ struct Splitter {
     return {at, nonEmpty};
   }
 
-  /// [T] of i64: at each step where a non-empty sequence starts (ends when
-  /// reversed), that sequence; -1 elsewhere. Each step finds its sequence
-  /// by a binary search of the offsets, so that the steps are computed in
-  /// parallel (a GPU kernel) rather than written by a loop over sequences.
-  Value startingSequence() {
-    Type i64 = b.getI64Type();
-    return generate(
-        b, loc, ArrayRef<OpFoldResult>{steps}, i64, {},
-        [&](OpBuilder &nb, Location nl, ValueRange,
-            ArrayRef<Value> indices) -> Value {
-          Value t = indices[0];
-          Value count = getValueOrCreateConstantIndexOp(nb, nl, sequences);
-          // The number of bounds o_0 .. o_S that are <= t (upper bound).
-          auto search = scf::WhileOp::create(
-              nb, nl, TypeRange{nb.getIndexType(), nb.getIndexType()},
-              ValueRange{zero, arith::AddIOp::create(nb, nl, count, one)},
-              [&](OpBuilder &wb, Location wl, ValueRange range) {
-                Value more = arith::CmpIOp::create(
-                    wb, wl, arith::CmpIPredicate::slt, range[0], range[1]);
-                scf::ConditionOp::create(wb, wl, more, range);
-              },
-              [&](OpBuilder &wb, Location wl, ValueRange range) {
-                Value mid = arith::DivUIOp::create(
-                    wb, wl, arith::AddIOp::create(wb, wl, range[0], range[1]),
-                    arith::ConstantIndexOp::create(wb, wl, 2));
-                Value below =
-                    arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::sle,
-                                          offsetAt(wb, wl, mid), t);
-                Value next = arith::AddIOp::create(wb, wl, mid, one);
-                scf::YieldOp::create(
-                    wb, wl,
-                    ValueRange{
-                        arith::SelectOp::create(wb, wl, below, next, range[0]),
-                        arith::SelectOp::create(wb, wl, below, range[1], mid)});
-              });
-          // The last sequence starting at or before t: the one holding t.
-          Value last = arith::SubIOp::create(nb, nl, count, one);
-          Value sequence = arith::MinSIOp::create(
-              nb, nl,
-              arith::MaxSIOp::create(
-                  nb, nl,
-                  arith::SubIOp::create(nb, nl, search.getResult(0), one),
-                  zero),
-              last);
-          Value at = boundaryOf(nb, nl, sequence, /*last=*/false).first;
-          Value here =
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, at, t);
-          return arith::SelectOp::create(
-              nb, nl, here,
-              arith::IndexCastOp::create(nb, nl, nb.getI64Type(), sequence),
-              arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), -1));
+  /// The sequence (i64) that starts (ends, when reversed) at step `t`, or
+  /// -1: a binary search of the offsets, computed where a step is read
+  /// (inside a generic's body) so that no [T] table is built, which the
+  /// tiles of a GPU thread would each allocate.
+  Value sequenceStartingAt(OpBuilder &nb, Location nl, Value t) {
+    Value count = getValueOrCreateConstantIndexOp(nb, nl, sequences);
+    // The number of bounds o_0 .. o_S that are <= t (upper bound).
+    auto search = scf::WhileOp::create(
+        nb, nl, TypeRange{nb.getIndexType(), nb.getIndexType()},
+        ValueRange{zero, arith::AddIOp::create(nb, nl, count, one)},
+        [&](OpBuilder &wb, Location wl, ValueRange range) {
+          Value more = arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt,
+                                             range[0], range[1]);
+          scf::ConditionOp::create(wb, wl, more, range);
+        },
+        [&](OpBuilder &wb, Location wl, ValueRange range) {
+          Value mid = arith::DivUIOp::create(
+              wb, wl, arith::AddIOp::create(wb, wl, range[0], range[1]),
+              arith::ConstantIndexOp::create(wb, wl, 2));
+          Value below = arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::sle,
+                                              offsetAt(wb, wl, mid), t);
+          Value next = arith::AddIOp::create(wb, wl, mid, one);
+          scf::YieldOp::create(
+              wb, wl,
+              ValueRange{
+                  arith::SelectOp::create(wb, wl, below, next, range[0]),
+                  arith::SelectOp::create(wb, wl, below, range[1], mid)});
         });
+    // The last sequence starting at or before t: the one holding t.
+    Value last = arith::SubIOp::create(nb, nl, count, one);
+    Value sequence = arith::MinSIOp::create(
+        nb, nl,
+        arith::MaxSIOp::create(
+            nb, nl, arith::SubIOp::create(nb, nl, search.getResult(0), one),
+            zero),
+        last);
+    Value at = boundaryOf(nb, nl, sequence, /*last=*/false).first;
+    Value here = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, at, t);
+    return arith::SelectOp::create(
+        nb, nl, here,
+        arith::IndexCastOp::create(nb, nl, nb.getI64Type(), sequence),
+        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), -1));
   }
 
-  /// Whether a step starts a sequence, from its entry of startingSequence.
+  /// Whether a step starts a sequence, from sequenceStartingAt.
   Value starts(OpBuilder &nb, Location nl, Value sequence) {
     return arith::CmpIOp::create(
         nb, nl, arith::CmpIPredicate::sge, sequence,
@@ -193,7 +183,7 @@ struct Splitter {
   /// op (ones where it has none), zero where a sequence starts.
   SmallVector<Value>
   restartedTransitions(RecurrenceStructureInterface restarting,
-                       ArrayRef<int64_t> onesStep, Value starting) {
+                       ArrayRef<int64_t> onesStep) {
     SmallVector<Value> result;
     Type elementType = op.getOperandType();
     Value shapeSource = op.getShapeSource();
@@ -211,20 +201,21 @@ struct Splitter {
         for (int64_t dim : onesStep)
           sizes.push_back(b.getIndexAttr(dim));
       }
-      SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs = {
-          {starting, {batchRank}}};
+      SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs;
       if (given)
         inputs.push_back({given, range(0, sizes.size())});
       result.push_back(generate(
           b, loc, sizes, elementType, inputs,
-          [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value>) {
-            Value kept = given ? args[1]
+          [&](OpBuilder &nb, Location nl, ValueRange args,
+              ArrayRef<Value> indices) {
+            Value kept = given ? args[0]
                                : arith::ConstantOp::create(
                                      nb, nl, nb.getFloatAttr(elementType, 1.0));
             Value cut = arith::ConstantOp::create(
                 nb, nl, nb.getFloatAttr(elementType, 0.0));
-            return arith::SelectOp::create(nb, nl, starts(nb, nl, args[0]), cut,
-                                           kept);
+            Value sequence = sequenceStartingAt(nb, nl, indices[batchRank]);
+            return arith::SelectOp::create(nb, nl, starts(nb, nl, sequence),
+                                           cut, kept);
           }));
     }
     return result;
@@ -299,12 +290,11 @@ struct Splitter {
 
   /// The input with each sequence's A_s h0_s added at its first step (and
   /// k v^T formed where it was factored).
-  Value inputWithInits(Value starting, Value firstSteps) {
+  Value inputWithInits(Value firstSteps) {
     Type operandType = op.getOperandType();
     bool factored = op.hasFactoredInput();
     SmallVector<OpFoldResult> sizes;
-    SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs = {
-        {starting, {batchRank}}};
+    SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs;
     if (factored) {
       sizes = tensor::getMixedSizes(b, loc, op.getInputKey());
       sizes.push_back(
@@ -323,13 +313,14 @@ struct Splitter {
             ArrayRef<Value> indices) -> Value {
           Value given =
               factored
-                  ? arith::MulFOp::create(nb, nl, args[1], args[2]).getResult()
-                  : args[1];
+                  ? arith::MulFOp::create(nb, nl, args[0], args[1]).getResult()
+                  : args[0];
+          Value starting = sequenceStartingAt(nb, nl, indices[batchRank]);
           // contribution[..., s, 0, n(, d)] at s = max(sequence, 0).
           Value sequence = arith::IndexCastOp::create(
               nb, nl, nb.getIndexType(),
               arith::MaxSIOp::create(
-                  nb, nl, args[0],
+                  nb, nl, starting,
                   arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), 0)));
           SmallVector<Value> at(indices);
           at[batchRank] = zero;
@@ -338,7 +329,7 @@ struct Splitter {
           first = convertScalarToDtype(nb, nl, first, operandType,
                                        /*isUnsignedCast=*/false);
           Value sum = arith::AddFOp::create(nb, nl, given, first);
-          return arith::SelectOp::create(nb, nl, starts(nb, nl, args[0]), sum,
+          return arith::SelectOp::create(nb, nl, starts(nb, nl, starting), sum,
                                          given);
         });
   }
@@ -439,15 +430,14 @@ mlir::recurrence::splitSequences(RewriterBase &rewriter, ScanOp op) {
   rewriter.setInsertionPoint(op);
   Splitter split(rewriter, op);
   Location loc = op.getLoc();
-  Value starting = split.startingSequence();
   SmallVector<Value> transitions =
-      split.restartedTransitions(restarting, onesStep, starting);
+      split.restartedTransitions(restarting, onesStep);
 
   Value input = op.getInput(), key = op.getInputKey(),
         value = op.getInputValue();
   if (op.getInit()) {
     Value firstSteps = split.initialSteps(restarting, onesStep);
-    input = split.inputWithInits(starting, firstSteps);
+    input = split.inputWithInits(firstSteps);
     key = value = Value();
   }
 
@@ -473,6 +463,7 @@ mlir::recurrence::splitSequences(RewriterBase &rewriter, ScanOp op) {
                              Value(), readout ? op.getReadout() : Value(),
                              Value(), ValueRange(), op.getAccumulateAttr());
   scan.materializeDestinations(rewriter);
+  scan->setAttr(kPackedAttrName, rewriter.getUnitAttr());
 
   SmallVector<Value> results;
   Value states = scan.getOutput();

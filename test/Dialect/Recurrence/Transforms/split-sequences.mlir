@@ -3,22 +3,22 @@
 // Packed sequences become one plain scan whose transition is zero where a
 // sequence starts; each init enters through a one-step scan over the
 // sequences, added to the input at its sequence's first step (each step
-// finds its sequence by a binary search of the offsets); the final
+// finds its sequence by a binary search of the offsets where it is read);
+// the final
 // states are read off the states (an empty sequence's is its init).
 // CHECK-LABEL: func.func @diagonal_init_final
 //  CHECK-SAME:   (%[[A:[a-z0-9]+]]: tensor<2x10x4xf32>, %[[B:[a-z0-9]+]]: tensor<2x10x4xf32>, %[[H0:[a-z0-9]+]]: tensor<2x3x4xf32>, %[[O:[a-z0-9]+]]: tensor<4xi32>)
-//       CHECK:   %[[STARTS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<10xi64>)
+//       CHECK:   %[[ZEROED:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<2x10x4xf32>)
 //       CHECK:     scf.while
 //       CHECK:       tensor.extract %[[O]]
-//       CHECK:   %[[ZEROED:.*]] = linalg.generic {{.*}} ins(%[[STARTS]], %[[A]] : tensor<10xi64>, tensor<2x10x4xf32>)
 //       CHECK:     arith.cmpi sge
 //       CHECK:     arith.select
 //       CHECK:   %[[FIRST_A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x1x4xf32>)
 //       CHECK:     tensor.extract %[[A]]
 //       CHECK:   %[[FIRST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[FIRST_A]] : tensor<2x3x1x4xf32>) input(%{{.*}} : tensor<2x3x1x4xf32>) init(%[[H0]] : tensor<2x3x4xf32>)
-//       CHECK:   %[[INPUT:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[B]] :
+//       CHECK:   %[[INPUT:.*]] = linalg.generic {{.*}} ins(%[[B]] :
 //       CHECK:     tensor.extract %[[FIRST]]
-//       CHECK:   %[[H:.*]] = recurrence.scan diagonal schedule chunked<4> transition(%[[ZEROED]] : tensor<2x10x4xf32>) input(%[[INPUT]] : tensor<2x10x4xf32>) outs
+//       CHECK:   %[[H:.*]] = recurrence.scan diagonal schedule chunked<4> transition(%[[ZEROED]] : tensor<2x10x4xf32>) input(%[[INPUT]] : tensor<2x10x4xf32>) outs(%{{.*}} : tensor<2x10x4xf32>) {recurrence.packed}
 //   CHECK-NOT:     offsets
 //       CHECK:   %[[LAST:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x4xf32>)
 //       CHECK:     tensor.extract %[[H]]
@@ -35,7 +35,8 @@ func.func @diagonal_init_final(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>, %
 // inside a sequence, 0 at its start); the factored input and the readout
 // stay fused when no final state is asked for.
 // CHECK-LABEL: func.func @linear_attention
-//       CHECK:   %[[GATES:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<?xi64>) outs(%{{.*}} : tensor<?x?xf32>)
+//       CHECK:   %[[GATES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?xf32>)
+//       CHECK:     scf.while
 //       CHECK:     %[[START:.*]] = arith.cmpi sge
 //       CHECK:     arith.select %[[START]], %[[ZERO:.*]], %[[ONE:.*]] : f32
 //       CHECK:   recurrence.scan scalar matrix transition(%[[GATES]] : tensor<?x?xf32>) factored_input(%arg0, %arg1 : tensor<?x?x4xf32>, tensor<?x?x3xf32>) readout(%arg2 : tensor<?x?x4xf32>)
@@ -52,7 +53,7 @@ func.func @linear_attention(%k: tensor<?x?x4xf32>, %v: tensor<?x?x3xf32>, %c: te
 // With a final state and a readout, the scan keeps its states and the
 // readout (a reduction over N) follows it.
 // CHECK-LABEL: func.func @readout_and_final
-//       CHECK:   %[[H:.*]] = recurrence.scan diagonal transition(%{{.*}} : tensor<1x6x5xf32>) input(%{{.*}} : tensor<1x6x5xf32>) outs(%{{.*}} : tensor<1x6x5xf32>) -> tensor<1x6x5xf32>
+//       CHECK:   %[[H:.*]] = recurrence.scan diagonal transition(%{{.*}} : tensor<1x6x5xf32>) input(%{{.*}} : tensor<1x6x5xf32>) outs(%{{.*}} : tensor<1x6x5xf32>) {recurrence.packed} -> tensor<1x6x5xf32>
 //       CHECK:   %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %[[H]] : tensor<1x6x5xf32>, tensor<1x6x5xf32>)
 //       CHECK:   return %[[Y]], %{{.*}} : tensor<1x6xf32>, tensor<1x2x5xf32>
 func.func @readout_and_final(%a: tensor<1x6x5xf32>, %b: tensor<1x6x5xf32>, %c: tensor<1x6x5xf32>, %o: tensor<3xi64>) -> (tensor<1x6xf32>, tensor<1x2x5xf32>) {

@@ -31,6 +31,12 @@ namespace mlir::recurrence {
 inline constexpr llvm::StringLiteral kChunkStepsAttrName =
     "recurrence.chunk_steps";
 
+/// The discardable attribute on the plain scan that -recurrence-split-
+/// sequences makes of a scan over packed sequences. The GPU runs it
+/// sequentially: its chunk phases would allocate a tile of the restarted
+/// transitions in every thread.
+inline constexpr llvm::StringLiteral kPackedAttrName = "recurrence.packed";
+
 /// scf.forall over the batch (and over channel tiles, per `tiling`) around
 /// an scf.for over time.
 FailureOr<SmallVector<Value>>
