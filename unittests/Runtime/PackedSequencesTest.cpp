@@ -27,30 +27,6 @@ using namespace mlir::recurrence::testing;
 
 namespace {
 
-/// Rows [lo, hi) of dim 1 of a row-major [outer, rows, inner...] array.
-std::vector<double> rowsOf(const std::vector<double> &data,
-                           const std::vector<int64_t> &shape, int64_t lo,
-                           int64_t hi) {
-  int64_t outer = shape[0], rows = shape[1];
-  int64_t inner = numElements(shape) / std::max<int64_t>(1, outer * rows);
-  std::vector<double> result;
-  for (int64_t o = 0; o < outer; ++o)
-    result.insert(result.end(), data.begin() + (o * rows + lo) * inner,
-                  data.begin() + (o * rows + hi) * inner);
-  return result;
-}
-
-/// Writes `part` ([outer, hi - lo, inner...]) into rows [lo, hi) of dim 1.
-void setRows(std::vector<double> &data, const std::vector<int64_t> &shape,
-             int64_t lo, int64_t hi, const std::vector<double> &part) {
-  int64_t outer = shape[0], rows = shape[1];
-  int64_t inner = numElements(shape) / std::max<int64_t>(1, outer * rows);
-  for (int64_t o = 0; o < outer; ++o)
-    std::copy(part.begin() + o * (hi - lo) * inner,
-              part.begin() + (o + 1) * (hi - lo) * inner,
-              data.begin() + (o * rows + lo) * inner);
-}
-
 struct Case {
   std::string structure;
   ScheduleKind schedule;
@@ -146,28 +122,10 @@ TEST_P(PackedSequences, MatchEachSequenceRunAlone) {
   ASSERT_EQ(got.size(), resultShapes.size());
 
   // Each sequence alone, by the reference.
-  std::vector<double> wantOutput(numElements(outputShape));
-  std::vector<double> wantFinal(numElements(packedStateShape));
-  for (int64_t s = 0; s < sequences; ++s) {
-    int64_t lo = offsets[s], hi = offsets[s + 1];
-    std::vector<double> init = rowsOf(inits, packedStateShape, s, s + 1);
-    if (lo == hi) {
-      setRows(wantFinal, packedStateShape, s, s + 1,
-              c.init ? init : std::vector<double>(init.size(), 0.0));
-      continue;
-    }
-    ScanSizes alone = sizes;
-    alone.steps = hi - lo;
-    std::vector<std::vector<double>> part;
-    for (auto [operand, values] : llvm::zip(layout, operands))
-      part.push_back(operand.role == OperandRole::Init
-                         ? init
-                         : rowsOf(values, operand.shape, lo, hi));
-    ReferenceResult want = referenceScan(plain, alone, part);
-    setRows(wantOutput, outputShape, lo, hi, want.output);
-    if (c.finalState)
-      setRows(wantFinal, packedStateShape, s, s + 1, want.finalState);
-  }
+  std::vector<std::vector<double>> referenceArgs(args.begin(), args.end() - 1);
+  ReferenceResult want =
+      referencePackedScan(plain, sizes, offsets, referenceArgs);
+  std::vector<double> wantOutput = want.output, wantFinal = want.finalState;
   double tolerance = 1e-12;
   expectClose(got[0], wantOutput, tolerance, "output");
   if (c.finalState)

@@ -164,3 +164,70 @@ uint64_t mlir::recurrence::testing::stableHash(const std::string &text) {
   }
   return hash;
 }
+
+namespace {
+/// Rows [lo, hi) of dim `at` of a row-major array of `shape`.
+std::vector<double> rowsOf(const std::vector<double> &data,
+                           const std::vector<int64_t> &shape, size_t at,
+                           int64_t lo, int64_t hi) {
+  int64_t rows = shape[at];
+  int64_t outer = numElements({shape.begin(), shape.begin() + at});
+  int64_t inner = numElements({shape.begin() + at + 1, shape.end()});
+  std::vector<double> result;
+  for (int64_t o = 0; o < outer; ++o)
+    result.insert(result.end(), data.begin() + (o * rows + lo) * inner,
+                  data.begin() + (o * rows + hi) * inner);
+  return result;
+}
+
+/// Writes `part` into rows [lo, hi) of dim `at`.
+void setRows(std::vector<double> &data, const std::vector<int64_t> &shape,
+             size_t at, int64_t lo, int64_t hi,
+             const std::vector<double> &part) {
+  int64_t rows = shape[at];
+  int64_t outer = numElements({shape.begin(), shape.begin() + at});
+  int64_t inner = numElements({shape.begin() + at + 1, shape.end()});
+  for (int64_t o = 0; o < outer; ++o)
+    std::copy(part.begin() + o * (hi - lo) * inner,
+              part.begin() + (o + 1) * (hi - lo) * inner,
+              data.begin() + (o * rows + lo) * inner);
+}
+} // namespace
+
+ReferenceResult mlir::recurrence::testing::referencePackedScan(
+    const ScanSpec &spec, const ScanSizes &sizes,
+    const std::vector<int64_t> &offsets,
+    const std::vector<std::vector<double>> &operands) {
+  size_t at = spec.batchRank;
+  int64_t sequences = static_cast<int64_t>(offsets.size()) - 1;
+  std::vector<ScanOperand> layout = referenceOperands(spec, sizes);
+  std::vector<int64_t> outputShape = referenceOutputShape(spec, sizes);
+  std::vector<int64_t> stateShape = referenceFinalStateShape(spec, sizes);
+  stateShape.insert(stateShape.begin() + at, sequences);
+  ReferenceResult result{std::vector<double>(numElements(outputShape)),
+                         std::vector<double>(numElements(stateShape))};
+  for (int64_t s = 0; s < sequences; ++s) {
+    int64_t lo = offsets[s], hi = offsets[s + 1];
+    std::vector<double> init(numElements(stateShape) /
+                             std::max<int64_t>(1, sequences));
+    std::vector<std::vector<double>> part;
+    for (auto [operand, values] : llvm::zip(layout, operands)) {
+      if (operand.role != OperandRole::Init) {
+        part.push_back(rowsOf(values, operand.shape, at, lo, hi));
+        continue;
+      }
+      init = rowsOf(values, stateShape, at, s, s + 1);
+      part.push_back(init);
+    }
+    if (lo == hi) {
+      setRows(result.finalState, stateShape, at, s, s + 1, init);
+      continue;
+    }
+    ScanSizes alone = sizes;
+    alone.steps = hi - lo;
+    ReferenceResult one = referenceScan(spec, alone, part);
+    setRows(result.output, outputShape, at, lo, hi, one.output);
+    setRows(result.finalState, stateShape, at, s, s + 1, one.finalState);
+  }
+  return result;
+}

@@ -79,6 +79,17 @@ uint64_t stableHash(const std::string &text);
 
 int64_t numElements(const std::vector<int64_t> &shape);
 
+/// The float64 reference of `spec` over sequences packed along T by
+/// `offsets` (S + 1 bounds): each sequence run alone by referenceScan.
+/// `operands` are the plain spec's over all T steps, except init, which
+/// holds one state per sequence, [batch..., S, state...] (ignored without
+/// one). The result's final state is [batch..., S, state...], each
+/// sequence's init (or zeros) when it is empty.
+ReferenceResult
+referencePackedScan(const ScanSpec &spec, const ScanSizes &sizes,
+                    const std::vector<int64_t> &offsets,
+                    const std::vector<std::vector<double>> &operands);
+
 /// A GoogleTest name for a spec: its description with every character that
 /// is not alphanumeric replaced by '_'.
 std::string specTestName(const ScanSpec &spec);

@@ -76,6 +76,28 @@ protected:
     std::vector<std::vector<int64_t>> shapes;
     for (const ScanOperand &operand : referenceOperands(spec, sizes))
       shapes.push_back(operand.shape);
+    checkGradients(
+        jit, operands, shapes,
+        {referenceOutputShape(spec, sizes),
+         referenceFinalStateShape(spec, sizes)},
+        operands.size(),
+        [&](const std::vector<Array> &moved) {
+          return referenceScan(spec, sizes, moved);
+        },
+        seed);
+  }
+
+  /// Checks the gradients scan_grad returns for the first `differentiable`
+  /// of `operands` (the rest, e.g. offsets, are fixed) against central
+  /// differences of `reference`, for the loss sum(cotangent * output) +
+  /// sum(cotangent * final state).
+  void checkGradients(
+      JitModule &jit, const std::vector<Array> &operands,
+      const std::vector<std::vector<int64_t>> &shapes,
+      const std::vector<std::vector<int64_t>> &resultShapes,
+      size_t differentiable,
+      function_ref<ReferenceResult(const std::vector<Array> &)> reference,
+      uint64_t seed) {
     std::mt19937_64 engine(seed ^ 0x5eed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     auto draw = [&](const std::vector<int64_t> &shape) {
@@ -84,10 +106,6 @@ protected:
         value = uniform(engine);
       return values;
     };
-    // The loss sum(cotangent * output) + sum(cotangent * final state).
-    std::vector<std::vector<int64_t>> resultShapes = {
-        referenceOutputShape(spec, sizes),
-        referenceFinalStateShape(spec, sizes)};
     std::vector<Array> cotangents = {draw(resultShapes[0]),
                                      draw(resultShapes[1])};
 
@@ -103,18 +121,18 @@ protected:
 
     auto loss = [&](const std::vector<Array> &direction, double step) {
       std::vector<Array> moved(operands);
-      for (size_t i = 0; i < moved.size(); ++i)
+      for (size_t i = 0; i < differentiable; ++i)
         for (size_t j = 0; j < moved[i].size(); ++j)
           moved[i][j] += step * direction[i][j];
-      ReferenceResult result = referenceScan(spec, sizes, moved);
+      ReferenceResult result = reference(moved);
       return dot(result.output, cotangents[0]) +
              dot(result.finalState, cotangents[1]);
     };
-    for (size_t along = 0; along <= operands.size(); ++along) {
+    for (size_t along = 0; along <= differentiable; ++along) {
       std::vector<Array> direction;
-      for (size_t i = 0; i < operands.size(); ++i) {
+      for (size_t i = 0; i < differentiable; ++i) {
         direction.push_back(draw(shapes[i]));
-        if (along < operands.size() && i != along)
+        if (along < differentiable && i != along)
           std::fill(direction.back().begin(), direction.back().end(), 0.0);
       }
       // Central differences at steps s and s/2, extrapolated; the scan is a
@@ -126,7 +144,7 @@ protected:
           (loss(direction, step / 2) - loss(direction, -step / 2)) / step;
       double difference = (4 * fine - coarse) / 3;
       double exact = 0.0, scale = 0.0;
-      for (size_t i = 0; i < operands.size(); ++i) {
+      for (size_t i = 0; i < differentiable; ++i) {
         exact += dot(gradients[i], direction[i]);
         for (size_t j = 0; j < direction[i].size(); ++j)
           scale += std::fabs(gradients[i][j] * direction[i][j]);
@@ -134,8 +152,8 @@ protected:
       double tolerance = 1e-9 * (1.0 + scale) + 1e-2 * std::fabs(fine - coarse);
       EXPECT_LE(std::fabs(exact - difference), tolerance)
           << "along "
-          << (along < operands.size() ? "operand #" + std::to_string(along)
-                                      : std::string("every operand"))
+          << (along < differentiable ? "operand #" + std::to_string(along)
+                                     : std::string("every operand"))
           << ": <grad, d> = " << exact
           << ", central difference = " << difference;
     }
@@ -228,6 +246,89 @@ std::vector<ScanSpec> checkpointCases() {
   return specs;
 }
 
+/// Sequences of lengths 0, 1, 4, 0, 3 packed along T = 8 (two batch dims),
+/// and all of T = 0 in three empty sequences.
+class AdjointPacked : public AdjointExecution {
+protected:
+  void checkPacked(const ScanSpec &spec, const ScanSizes &plainSizes,
+                   const std::vector<int64_t> &offsets, uint64_t seed) {
+    ScanSpec packed = spec;
+    packed.offsets = true;
+    ScanSizes sizes = plainSizes;
+    sizes.sequences = static_cast<int64_t>(offsets.size()) - 1;
+    OwningOpRef<ModuleOp> module = buildScanModule(context, packed);
+    ASSERT_TRUE(module);
+    PassManager pm(context);
+    pm.addPass(createDifferentiatePass());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    module->lookupSymbol<func::FuncOp>("scan").erase();
+    auto jit = JitModule::compile(*module, {"scan_grad"});
+    ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+
+    std::vector<Array> operands =
+        randomScanOperands(spec, sizes, seed, InputFamily::Contractive);
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<int64_t> stateShape = referenceFinalStateShape(spec, sizes);
+    stateShape.insert(stateShape.begin() + spec.batchRank, sizes.sequences);
+    for (auto [operand, values] :
+         llvm::zip(referenceOperands(spec, sizes), operands)) {
+      bool init = operand.role == OperandRole::Init;
+      shapes.push_back(init ? stateShape : operand.shape);
+      if (!init)
+        continue;
+      // One init per sequence.
+      std::mt19937_64 engine(seed);
+      std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+      values.resize(numElements(stateShape));
+      for (double &x : values)
+        x = uniform(engine);
+    }
+    size_t differentiable = operands.size();
+    operands.emplace_back(offsets.begin(), offsets.end());
+    shapes.push_back({sizes.sequences + 1});
+    checkGradients(
+        **jit, operands, shapes,
+        {referenceOutputShape(spec, sizes), stateShape}, differentiable,
+        [&](const std::vector<Array> &moved) {
+          return referencePackedScan(
+              spec, sizes, offsets,
+              std::vector<Array>(moved.begin(), moved.end() - 1));
+        },
+        seed);
+  }
+};
+
+TEST_P(AdjointPacked, MatchesFiniteDifferences) {
+  const ScanSpec &spec = GetParam();
+  uint64_t seed = stableHash(spec.describe());
+  {
+    SCOPED_TRACE("lengths 0, 1, 4, 0, 3");
+    checkPacked(spec, {{2, 1}, 8, 6, 2}, {0, 0, 1, 5, 5, 8}, seed);
+  }
+  {
+    SCOPED_TRACE("T = 0");
+    checkPacked(spec, {{1, 2}, 0, 3, 2}, {0, 0, 0, 0}, seed + 1);
+  }
+}
+
+/// Per structure: a vector state forward and reversed, sequentially, and a
+/// factored matrix state with a readout reversed, sequentially and chunked;
+/// the scan schedule on two structures.
+std::vector<ScanSpec> packedCases() {
+  std::vector<ScanSpec> specs;
+  for (const ScanSpec &spec : cases()) {
+    if (spec.structure == "higher_order<2>" || !spec.init || spec.perElement ||
+        (spec.matrix && !spec.factored) || (spec.factored && !spec.reverse))
+      continue;
+    bool scanned = spec.structure == "diagonal" || spec.structure == "dplr<2>";
+    if (spec.schedule == ScheduleKind::Sequential ||
+        (spec.factored && spec.schedule == ScheduleKind::Chunked) ||
+        (spec.factored && scanned))
+      specs.push_back(spec);
+  }
+  return specs;
+}
+
 std::string specName(const ::testing::TestParamInfo<ScanSpec> &info) {
   return specTestName(info.param);
 }
@@ -236,5 +337,7 @@ INSTANTIATE_TEST_SUITE_P(AllStructures, AdjointExecution,
                          ::testing::ValuesIn(cases()), specName);
 INSTANTIATE_TEST_SUITE_P(AllStructures, AdjointCheckpointed,
                          ::testing::ValuesIn(checkpointCases()), specName);
+INSTANTIATE_TEST_SUITE_P(AllStructures, AdjointPacked,
+                         ::testing::ValuesIn(packedCases()), specName);
 
 } // namespace

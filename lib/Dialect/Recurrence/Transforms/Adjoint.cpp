@@ -25,10 +25,18 @@
 // batch dim, a matrix state, forward in time, and maps every operand into it
 // and every gradient back.
 //
+// Over packed sequences (`offsets`) the same holds within each sequence s:
+// h_{t-1} at its first step o_s is init_s, the cotangent of its last state
+// is G_t + F_s, and no A^T crosses a boundary, so mu is a reverse scan over
+// the same packed sequences, restarting from zero, with F_s added at each
+// sequence's last step; dinit_s = A_{o_s}^T mu_{o_s} (F_s when s is empty).
+//
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/Transforms/Adjoint.h"
+#include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Sequences.h"
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -162,6 +170,26 @@ public:
     return tensor::CollapseShapeOp::create(b, loc, value, groups);
   }
 
+  /// The bounds of packed sequences as the canonical form sees them: when
+  /// reversed, sequence s is S - 1 - s and o'_i = T - o_{S-i}.
+  Value inOffsets(Value offsets, OpFoldResult steps) {
+    if (!reverse)
+      return offsets;
+    Type type = cast<RankedTensorType>(offsets.getType()).getElementType();
+    Value last =
+        arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, offsets, 0),
+                              arith::ConstantIndexOp::create(b, loc, 1));
+    Value total = arith::IndexCastOp::create(
+        b, loc, type, getValueOrCreateConstantIndexOp(b, loc, steps));
+    return generateTensor(
+        b, loc, {tensor::getMixedSize(b, loc, offsets, 0)}, type, {},
+        [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> indices) {
+          Value mirrored = arith::SubIOp::create(nb, nl, last, indices[0]);
+          Value bound = tensor::ExtractOp::create(nb, nl, offsets, mirrored);
+          return arith::SubIOp::create(nb, nl, total, bound).getResult();
+        });
+  }
+
   /// `value` [B, T, ...] with its steps in the opposite order.
   Value reverseSteps(Value value) {
     auto type = cast<RankedTensorType>(value.getType());
@@ -292,20 +320,26 @@ public:
     } else {
       input = canon.in(op.getInput(), true, vector);
     }
+    // Per-sequence states run along their first dim like steps do.
+    bool packed = op.getOffsets() != nullptr;
     if (op.getInit())
-      init = canon.in(op.getInit(), false, vector);
+      init = canon.in(op.getInit(), packed, vector);
     if (op.getReadout())
       readout = canon.in(op.getReadout(), true);
     if (outputCotangent)
       ybar = canon.in(outputCotangent, true, vector);
     if (finalStateCotangent)
-      last = canon.in(finalStateCotangent, false, vector);
+      last = canon.in(finalStateCotangent, packed, vector);
     Value source = input ? input : key;
     batch = tensor::getMixedSize(b, loc, source, 0);
     length = tensor::getMixedSize(b, loc, source, 1);
     size = tensor::getMixedSize(b, loc, source, 2);
     columns = input ? tensor::getMixedSize(b, loc, input, 3)
                     : tensor::getMixedSize(b, loc, value, 2);
+    if (packed) {
+      offsets = canon.inOffsets(op.getOffsets(), length);
+      sequences = MixedScanDims(b, op).sequences;
+    }
   }
 
   /// The gradients of every operand, with all states recomputed at once.
@@ -314,8 +348,11 @@ public:
   SmallVector<Value> firstOrder();
   /// The same with states recomputed chunk by chunk from checkpoints.
   SmallVector<Value> checkpointed(int64_t chunk);
+  /// The same over packed sequences (a first-order state).
+  SmallVector<Value> packed();
 
   bool hasDepth() const { return depth > 0; }
+  bool isPacked() const { return offsets != nullptr; }
 
 private:
   /// One state per batch element: [B, N, D].
@@ -326,18 +363,25 @@ private:
   }
 
   /// A scan of the op's structure and schedule in the canonical form.
+  /// Over the packed sequences of `scanOffsets` when set, and with
+  /// `scanBatch` batch elements when set.
   ScanOp scan(OpFoldResult count, bool reverse, ValueRange scanTransitions,
               Value scanInput, Value scanKey, Value scanValue, Value scanInit,
-              bool withFinalState) {
-    SmallVector<OpFoldResult> finalSizes = stateSizes();
+              bool withFinalState, Value scanOffsets = Value(),
+              OpFoldResult scanBatch = OpFoldResult()) {
+    if (!scanBatch)
+      scanBatch = batch;
+    SmallVector<OpFoldResult> finalSizes = {scanBatch, size, columns};
     if (depth)
       finalSizes.insert(finalSizes.begin() + 1, b.getIndexAttr(depth));
+    if (scanOffsets)
+      finalSizes.insert(finalSizes.begin() + 1, sequences);
     auto scan = ScanOp::create(
-        b, loc, typeOf(statesSizes(count), elementType),
+        b, loc, typeOf({scanBatch, count, size, columns}, elementType),
         withFinalState ? typeOf(finalSizes, elementType) : Type(),
         op.getStructureAttr(), op.getScheduleAttr(),
         /*matrix=*/true, reverse, scanTransitions, scanInput, scanKey,
-        scanValue, scanInit, Value(), Value(), ValueRange(), TypeAttr());
+        scanValue, scanInit, Value(), scanOffsets, ValueRange(), TypeAttr());
     scan.materializeDestinations(b);
     return scan;
   }
@@ -424,7 +468,7 @@ private:
       gradients.push_back(canon.out(g.value, op.getInputValue(), true));
     }
     if (init)
-      gradients.push_back(canon.out(dInit, op.getInit(), false, vector));
+      gradients.push_back(canon.out(dInit, op.getInit(), isPacked(), vector));
     if (readout)
       gradients.push_back(canon.out(g.readout, op.getReadout(), true));
     return gradients;
@@ -440,8 +484,8 @@ private:
   bool perElement, vector = false;
   int64_t depth;
   SmallVector<Value> transitions;
-  Value input, key, value, init, readout, ybar, last;
-  OpFoldResult batch, length, size, columns;
+  Value input, key, value, init, readout, ybar, last, offsets;
+  OpFoldResult batch, length, size, columns, sequences;
 };
 
 SmallVector<Value> AdjointBuilder::firstOrder() {
@@ -724,6 +768,120 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
   return finish(g, dInit);
 }
 
+SmallVector<Value> AdjointBuilder::packed() {
+  Value total = getValueOrCreateConstantIndexOp(b, loc, length);
+  SequenceBounds starts(b, loc, offsets, total, sequences, /*reverse=*/false);
+  SequenceBounds ends(b, loc, offsets, total, sequences, /*reverse=*/true);
+  SmallVector<OpFoldResult> all = statesSizes(length);
+  Value zeroValue =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0.0));
+
+  // The states h_1 .. h_T, each sequence from its own init, and the state
+  // each step read: h_{t-1}, or its sequence's init where it starts.
+  Value states =
+      scan(length, false, transitions, input, key, value, init, false, offsets)
+          .getOutput();
+  Value previous = generateTensor(
+      b, loc, all, elementType, {},
+      [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
+        Value sequence = starts.sequenceStartingAt(nb, nl, at[1]);
+        Value one = arith::ConstantIndexOp::create(nb, nl, 1);
+        Value before = arith::MaxSIOp::create(
+            nb, nl, arith::SubIOp::create(nb, nl, at[1], one),
+            arith::ConstantIndexOp::create(nb, nl, 0));
+        Value carried = tensor::ExtractOp::create(
+            nb, nl, states, ValueRange{at[0], before, at[2], at[3]});
+        Value fresh =
+            init ? tensor::ExtractOp::create(
+                       nb, nl, init,
+                       ValueRange{at[0],
+                                  SequenceBounds::indexOf(nb, nl, sequence),
+                                  at[2], at[3]})
+                       .getResult()
+                 : zeroValue;
+        return arith::SelectOp::create(nb, nl,
+                                       SequenceBounds::starts(nb, nl, sequence),
+                                       fresh, carried)
+            .getResult();
+      });
+
+  // G_t, with F_s on each sequence's last step.
+  Value directs = direct(readout, ybar, length);
+  if (last)
+    directs = generateTensor(
+        b, loc, all, elementType, {{directs, {0, 1, 2, 3}}},
+        [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value> at) {
+          Value sequence = ends.sequenceStartingAt(nb, nl, at[1]);
+          Value extra = tensor::ExtractOp::create(
+              nb, nl, last,
+              ValueRange{at[0], SequenceBounds::indexOf(nb, nl, sequence),
+                         at[2], at[3]});
+          Value sum = arith::AddFOp::create(nb, nl, args[0], extra);
+          return arith::SelectOp::create(
+                     nb, nl, SequenceBounds::starts(nb, nl, sequence), sum,
+                     args[0])
+              .getResult();
+        });
+
+  // mu: step t maps mu_{t+1} by A_{t+1}^T, step t + 1 of the transposes
+  // (padded with a zero step); at a sequence's last step the scan restarts
+  // from zero and does not read it. Its final states are mu at each
+  // sequence's first step (zero for an empty one).
+  SmallVector<Value> adjointOps = adjointTransitions();
+  SmallVector<Value> shifted;
+  for (Value operand : adjointOps)
+    shifted.push_back(steps.slice(operand, b.getIndexAttr(1), length));
+  ScanOp adjoint = scan(length, true, shifted, directs, Value(), Value(),
+                        Value(), /*withFinalState=*/init != nullptr, offsets);
+  Value mu = adjoint.getOutput();
+
+  Value dInit;
+  if (init) {
+    // dinit_s = A_{o_s}^T mu_{o_s}: a one-step scan of the B * S sequences
+    // (the transposes have T + 1 steps, so o_s = T is read in bounds).
+    OpFoldResult flat = affine::makeComposedFoldedAffineApply(
+        b, loc, b.getAffineSymbolExpr(0) * b.getAffineSymbolExpr(1),
+        {batch, sequences});
+    SmallVector<Value> firstSteps;
+    for (Value operand : adjointOps) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, operand);
+      sizes[1] = b.getIndexAttr(1);
+      sizes.insert(sizes.begin() + 1, sequences);
+      Value gathered = generateTensor(
+          b, loc, sizes, elementTypeOf(operand), {},
+          [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
+            SmallVector<Value> from(at);
+            from.erase(from.begin() + 1, from.begin() + 3);
+            from.insert(from.begin() + 1, starts.offsetAt(nb, nl, at[1]));
+            return tensor::ExtractOp::create(nb, nl, operand, from).getResult();
+          });
+      firstSteps.push_back(canon.collapseDims(gathered, 0, 2));
+    }
+    Value muFirst = canon.collapseDims(adjoint.getFinalState(), 0, 2);
+    Value applied =
+        scan(b.getIndexAttr(1), true, firstSteps,
+             zeroTensor(b, loc, {flat, b.getIndexAttr(1), size, columns},
+                        elementType),
+             Value(), Value(), muFirst, false, Value(), flat)
+            .getOutput();
+    dInit = canon.expandDim(canon.collapseDims(applied, 0, 2), 0,
+                            {batch, sequences});
+    if (last)
+      dInit = generateTensor(
+          b, loc, tensor::getMixedSizes(b, loc, last), elementType,
+          {{dInit, {0, 1, 2, 3}}, {last, {0, 1, 2, 3}}},
+          [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value> at) {
+            Value nonEmpty = starts.boundaryOf(nb, nl, at[1], false).second;
+            return arith::SelectOp::create(nb, nl, nonEmpty, args[0], args[1])
+                .getResult();
+          });
+  }
+
+  StepGradients g =
+      gradientsOf(transitions, key, value, readout, ybar, mu, states, previous);
+  return finish(g, dInit);
+}
+
 } // namespace
 
 FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
@@ -731,12 +889,12 @@ FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
     Value finalStateCotangent, int64_t checkpoint) {
   if (failed(op.verify()))
     return failure();
-  if (op.getOffsets())
-    return op.emitOpError("has no adjoint yet with `offsets`");
   Canonical canon(rewriter, op.getLoc(), op.getBatchRank(), op.getReverse(),
                   op.getStateType());
   AdjointBuilder builder(rewriter, op, canon);
   builder.load(outputCotangent, finalStateCotangent);
+  if (builder.isPacked())
+    return builder.packed();
   if (checkpoint > 0 && !builder.hasDepth())
     return builder.checkpointed(checkpoint);
   return builder.whole();

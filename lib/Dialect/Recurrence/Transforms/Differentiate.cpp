@@ -50,6 +50,13 @@ bool isDifferentiable(Operation &op) {
   if (isa<ScanOp, func::ReturnOp, arith::ConstantOp, tensor::EmptyOp,
           tensor::DimOp>(op))
     return true;
+  // Index and integer arithmetic (sizes, sequence bounds) carries no
+  // cotangent.
+  if (isPure(&op) && op.getNumRegions() == 0 &&
+      llvm::none_of(op.getResultTypes(), [](Type type) {
+        return isa<FloatType>(getElementTypeOrSelf(type));
+      }))
+    return true;
   return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp>(op) &&
          llvm::all_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>);
 }
@@ -70,7 +77,8 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
       return op.emitError("recurrence-differentiate: cannot differentiate '")
              << op.getName()
              << "'; the sweep knows recurrence.scan, arith.addf, subf, mulf "
-                "and negf on tensors, constants, tensor.empty and tensor.dim";
+                "and negf on tensors, constants, tensor.empty, tensor.dim and "
+                "pure integer ops";
   return success();
 }
 

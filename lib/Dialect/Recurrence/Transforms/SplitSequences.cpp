@@ -20,6 +20,7 @@
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Sequences.h"
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -36,42 +37,6 @@ using namespace mlir;
 using namespace mlir::recurrence;
 
 namespace {
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange inputs,
-                                  ArrayRef<Value> indices)>;
-
-/// A tensor of `sizes` and `elementType` whose element at `indices` is
-/// body(inputs at their maps, indices): one linalg.generic. `inputs` are
-/// read at `dims` of the iteration space (a broadcast where they have fewer).
-Value generate(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-               Type elementType,
-               ArrayRef<std::pair<Value, SmallVector<int64_t>>> inputs,
-               BodyFn body) {
-  unsigned rank = sizes.size();
-  Value init = tensor::EmptyOp::create(b, loc, sizes, elementType);
-  SmallVector<Value> operands;
-  SmallVector<AffineMap> maps;
-  for (const auto &[value, dims] : inputs) {
-    operands.push_back(value);
-    SmallVector<AffineExpr> exprs;
-    for (int64_t dim : dims)
-      exprs.push_back(b.getAffineDimExpr(dim));
-    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
-  }
-  maps.push_back(b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), operands, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        SmallVector<Value> indices;
-        for (unsigned d = 0; d < rank; ++d)
-          indices.push_back(linalg::IndexOp::create(nb, nl, d));
-        Value result = body(nb, nl, args.drop_back(), indices);
-        linalg::YieldOp::create(nb, nl, result);
-      });
-  return generic.getResult(0);
-}
-
 SmallVector<int64_t> range(int64_t begin, int64_t end) {
   return llvm::to_vector(llvm::seq<int64_t>(begin, end));
 }
@@ -94,90 +59,15 @@ struct Splitter {
   int64_t batchRank;
   Value steps;            // T
   OpFoldResult sequences; // S
-  Value zero, one;
+  Value zero;
+  SequenceBounds bounds;
 
   Splitter(OpBuilder &b, ScanOp op)
-      : b(b), loc(op.getLoc()), op(op), batchRank(op.getBatchRank()) {
-    zero = arith::ConstantIndexOp::create(b, loc, 0);
-    one = arith::ConstantIndexOp::create(b, loc, 1);
-    steps = tensor::DimOp::create(b, loc, op.getShapeSource(), batchRank);
-    sequences = MixedScanDims(b, op).sequences;
-  }
-
-  /// offsets[s] as an index in [0, T].
-  Value offsetAt(OpBuilder &nb, Location nl, Value s) {
-    Value raw = tensor::ExtractOp::create(nb, nl, op.getOffsets(), s);
-    Value index = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw);
-    return arith::MinSIOp::create(
-        nb, nl, arith::MaxSIOp::create(nb, nl, index, zero), steps);
-  }
-
-  /// The step at which sequence s starts (its last one when reversed) or,
-  /// with `last`, ends, clamped into [0, T - 1]; and whether s is not empty.
-  std::pair<Value, Value> boundaryOf(OpBuilder &nb, Location nl, Value s,
-                                     bool last) {
-    Value lo = offsetAt(nb, nl, s);
-    Value hi = offsetAt(nb, nl, arith::AddIOp::create(nb, nl, s, one));
-    Value nonEmpty =
-        arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, lo, hi);
-    bool atHigh = op.getReverse() != last;
-    Value at = atHigh ? arith::SubIOp::create(nb, nl, hi, one).getResult() : lo;
-    Value lastStep = arith::SubIOp::create(nb, nl, steps, one);
-    at = arith::MinSIOp::create(
-        nb, nl, arith::MaxSIOp::create(nb, nl, at, zero), lastStep);
-    return {at, nonEmpty};
-  }
-
-  /// The sequence (i64) that starts (ends, when reversed) at step `t`, or
-  /// -1: a binary search of the offsets, computed where a step is read
-  /// (inside a generic's body) so that no [T] table is built, which the
-  /// tiles of a GPU thread would each allocate.
-  Value sequenceStartingAt(OpBuilder &nb, Location nl, Value t) {
-    Value count = getValueOrCreateConstantIndexOp(nb, nl, sequences);
-    // The number of bounds o_0 .. o_S that are <= t (upper bound).
-    auto search = scf::WhileOp::create(
-        nb, nl, TypeRange{nb.getIndexType(), nb.getIndexType()},
-        ValueRange{zero, arith::AddIOp::create(nb, nl, count, one)},
-        [&](OpBuilder &wb, Location wl, ValueRange range) {
-          Value more = arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt,
-                                             range[0], range[1]);
-          scf::ConditionOp::create(wb, wl, more, range);
-        },
-        [&](OpBuilder &wb, Location wl, ValueRange range) {
-          Value mid = arith::DivUIOp::create(
-              wb, wl, arith::AddIOp::create(wb, wl, range[0], range[1]),
-              arith::ConstantIndexOp::create(wb, wl, 2));
-          Value below = arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::sle,
-                                              offsetAt(wb, wl, mid), t);
-          Value next = arith::AddIOp::create(wb, wl, mid, one);
-          scf::YieldOp::create(
-              wb, wl,
-              ValueRange{
-                  arith::SelectOp::create(wb, wl, below, next, range[0]),
-                  arith::SelectOp::create(wb, wl, below, range[1], mid)});
-        });
-    // The last sequence starting at or before t: the one holding t.
-    Value last = arith::SubIOp::create(nb, nl, count, one);
-    Value sequence = arith::MinSIOp::create(
-        nb, nl,
-        arith::MaxSIOp::create(
-            nb, nl, arith::SubIOp::create(nb, nl, search.getResult(0), one),
-            zero),
-        last);
-    Value at = boundaryOf(nb, nl, sequence, /*last=*/false).first;
-    Value here = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, at, t);
-    return arith::SelectOp::create(
-        nb, nl, here,
-        arith::IndexCastOp::create(nb, nl, nb.getI64Type(), sequence),
-        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), -1));
-  }
-
-  /// Whether a step starts a sequence, from sequenceStartingAt.
-  Value starts(OpBuilder &nb, Location nl, Value sequence) {
-    return arith::CmpIOp::create(
-        nb, nl, arith::CmpIPredicate::sge, sequence,
-        arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), 0));
-  }
+      : b(b), loc(op.getLoc()), op(op), batchRank(op.getBatchRank()),
+        steps(tensor::DimOp::create(b, loc, op.getShapeSource(), batchRank)),
+        sequences(MixedScanDims(b, op).sequences),
+        zero(arith::ConstantIndexOp::create(b, loc, 0)),
+        bounds(b, loc, op.getOffsets(), steps, sequences, op.getReverse()) {}
 
   /// The transition operands of `restarting` over the steps: those of the
   /// op (ones where it has none), zero where a sequence starts.
@@ -204,7 +94,7 @@ struct Splitter {
       SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs;
       if (given)
         inputs.push_back({given, range(0, sizes.size())});
-      result.push_back(generate(
+      result.push_back(generateTensor(
           b, loc, sizes, elementType, inputs,
           [&](OpBuilder &nb, Location nl, ValueRange args,
               ArrayRef<Value> indices) {
@@ -213,9 +103,10 @@ struct Splitter {
                                      nb, nl, nb.getFloatAttr(elementType, 1.0));
             Value cut = arith::ConstantOp::create(
                 nb, nl, nb.getFloatAttr(elementType, 0.0));
-            Value sequence = sequenceStartingAt(nb, nl, indices[batchRank]);
-            return arith::SelectOp::create(nb, nl, starts(nb, nl, sequence),
-                                           cut, kept);
+            Value sequence =
+                bounds.sequenceStartingAt(nb, nl, indices[batchRank]);
+            return arith::SelectOp::create(
+                nb, nl, SequenceBounds::starts(nb, nl, sequence), cut, kept);
           }));
     }
     return result;
@@ -235,16 +126,19 @@ struct Splitter {
         // operand[..., start(s), step...] as [..., S, 1, step...].
         SmallVector<OpFoldResult> sizes = sizesWith(
             b, loc, operand, batchRank, 1, {sequences, b.getIndexAttr(1)});
-        gathered.push_back(generate(
+        gathered.push_back(generateTensor(
             b, loc, sizes, operandType, {},
             [&](OpBuilder &nb, Location nl, ValueRange,
                 ArrayRef<Value> indices) -> Value {
               SmallVector<Value> at(indices);
-              Value start =
-                  boundaryOf(nb, nl, indices[batchRank], /*last=*/false).first;
+              auto [start, nonEmpty] =
+                  bounds.boundaryOf(nb, nl, indices[batchRank], /*last=*/false);
               at.erase(at.begin() + batchRank, at.begin() + batchRank + 2);
               at.insert(at.begin() + batchRank, start);
-              return tensor::ExtractOp::create(nb, nl, operand, at);
+              // (No step is read for an empty sequence: T may be 0.)
+              Value unused = arith::ConstantOp::create(
+                  nb, nl, nb.getFloatAttr(operandType, 0.0));
+              return extractIf(nb, nl, nonEmpty, operand, at, unused);
             }));
       }
     } else {
@@ -256,18 +150,18 @@ struct Splitter {
             {sequences, b.getIndexAttr(1)});
         for (int64_t dim : onesStep)
           sizes.push_back(b.getIndexAttr(dim));
-        gathered.push_back(generate(b, loc, sizes, operandType, {},
-                                    [&](OpBuilder &nb, Location nl, ValueRange,
-                                        ArrayRef<Value>) -> Value {
-                                      return arith::ConstantOp::create(
-                                          nb, nl,
-                                          nb.getFloatAttr(operandType, 1.0));
-                                    }));
+        gathered.push_back(
+            generateTensor(b, loc, sizes, operandType, {},
+                           [&](OpBuilder &nb, Location nl, ValueRange,
+                               ArrayRef<Value>) -> Value {
+                             return arith::ConstantOp::create(
+                                 nb, nl, nb.getFloatAttr(operandType, 1.0));
+                           }));
       }
     }
     SmallVector<OpFoldResult> inputSizes =
         sizesWith(b, loc, init, batchRank, 1, {sequences, b.getIndexAttr(1)});
-    Value zeros = generate(
+    Value zeros = generateTensor(
         b, loc, inputSizes, operandType, {},
         [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value>) -> Value {
           return arith::ConstantOp::create(nb, nl,
@@ -307,7 +201,7 @@ struct Splitter {
       sizes = tensor::getMixedSizes(b, loc, op.getInput());
       inputs.push_back({op.getInput(), range(0, sizes.size())});
     }
-    return generate(
+    return generateTensor(
         b, loc, sizes, operandType, inputs,
         [&](OpBuilder &nb, Location nl, ValueRange args,
             ArrayRef<Value> indices) -> Value {
@@ -315,13 +209,10 @@ struct Splitter {
               factored
                   ? arith::MulFOp::create(nb, nl, args[0], args[1]).getResult()
                   : args[0];
-          Value starting = sequenceStartingAt(nb, nl, indices[batchRank]);
+          Value starting =
+              bounds.sequenceStartingAt(nb, nl, indices[batchRank]);
           // contribution[..., s, 0, n(, d)] at s = max(sequence, 0).
-          Value sequence = arith::IndexCastOp::create(
-              nb, nl, nb.getIndexType(),
-              arith::MaxSIOp::create(
-                  nb, nl, starting,
-                  arith::ConstantIntOp::create(nb, nl, nb.getI64Type(), 0)));
+          Value sequence = SequenceBounds::indexOf(nb, nl, starting);
           SmallVector<Value> at(indices);
           at[batchRank] = zero;
           at.insert(at.begin() + batchRank, sequence);
@@ -329,8 +220,8 @@ struct Splitter {
           first = convertScalarToDtype(nb, nl, first, operandType,
                                        /*isUnsignedCast=*/false);
           Value sum = arith::AddFOp::create(nb, nl, given, first);
-          return arith::SelectOp::create(nb, nl, starts(nb, nl, starting), sum,
-                                         given);
+          return arith::SelectOp::create(
+              nb, nl, SequenceBounds::starts(nb, nl, starting), sum, given);
         });
   }
 
@@ -341,17 +232,21 @@ struct Splitter {
     Value init = op.getInit();
     SmallVector<OpFoldResult> sizes =
         sizesWith(b, loc, states, batchRank, 1, {sequences});
-    return generate(
+    return generateTensor(
         b, loc, sizes, stateType, {},
         [&](OpBuilder &nb, Location nl, ValueRange,
             ArrayRef<Value> indices) -> Value {
           auto [end, nonEmpty] =
-              boundaryOf(nb, nl, indices[batchRank], /*last=*/true);
+              bounds.boundaryOf(nb, nl, indices[batchRank], /*last=*/true);
           SmallVector<Value> at(indices);
           at[batchRank] = end;
+          Type statesType =
+              cast<RankedTensorType>(states.getType()).getElementType();
+          Value unused = arith::ConstantOp::create(
+              nb, nl, nb.getFloatAttr(statesType, 0.0));
           Value last = convertScalarToDtype(
-              nb, nl, tensor::ExtractOp::create(nb, nl, states, at), stateType,
-              /*isUnsignedCast=*/false);
+              nb, nl, extractIf(nb, nl, nonEmpty, states, at, unused),
+              stateType, /*isUnsignedCast=*/false);
           Value empty =
               init
                   ? tensor::ExtractOp::create(nb, nl, init, indices).getResult()

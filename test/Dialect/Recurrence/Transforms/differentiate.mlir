@@ -129,3 +129,21 @@ func.func @single_step(%a: tensor<2x1x4xf32>, %b: tensor<2x1x4xf32>) -> tensor<2
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x1x4xf32>) input(%b : tensor<2x1x4xf32>) outs(%h_dest : tensor<2x1x4xf32>) -> tensor<2x1x4xf32>
   return %h : tensor<2x1x4xf32>
 }
+
+// Packed sequences: the states are recomputed by the packed scan from each
+// sequence's init; mu is a reverse scan over the same (reversed) bounds with
+// no init, whose final states are mu at each sequence's first step; dinit
+// is one step of the transposes from them, over the 1 * 3 sequences as a
+// batch. The offsets get a zero gradient.
+// CHECK-LABEL: func.func @packed_grad(
+// CHECK:         %[[BOUNDS:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi64>)
+// CHECK:         recurrence.scan diagonal matrix transition({{.*}}) input({{.*}}) init(%{{.*}} : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         recurrence.scan diagonal matrix reverse transition({{.*}}) input({{.*}}) offsets(%[[BOUNDS]] : tensor<4xi64>) outs({{.*}} : tensor<1x6x5x1xf32>, tensor<1x3x5x1xf32>)
+// CHECK:         recurrence.scan diagonal matrix reverse transition(%{{.*}} : tensor<3x1x5xf32>) input(%{{.*}} : tensor<3x1x5x1xf32>) init(%{{.*}} : tensor<3x5x1xf32>)
+// CHECK:         return {{.*}} : tensor<1x6x5xf32>, tensor<1x6x5xf32>, tensor<1x3x5xf32>, tensor<4xi64>
+func.func @packed(%a: tensor<1x6x5xf32>, %b: tensor<1x6x5xf32>, %h0: tensor<1x3x5xf32>, %o: tensor<4xi64>) -> (tensor<1x6x5xf32>, tensor<1x3x5xf32>) {
+  %h_dest = tensor.empty() : tensor<1x6x5xf32>
+  %f_dest = tensor.empty() : tensor<1x3x5xf32>
+  %h, %f = recurrence.scan diagonal reverse transition(%a : tensor<1x6x5xf32>) input(%b : tensor<1x6x5xf32>) init(%h0 : tensor<1x3x5xf32>) offsets(%o : tensor<4xi64>) outs(%h_dest, %f_dest : tensor<1x6x5xf32>, tensor<1x3x5xf32>) -> tensor<1x6x5xf32>, tensor<1x3x5xf32>
+  return %h, %f : tensor<1x6x5xf32>, tensor<1x3x5xf32>
+}

@@ -36,6 +36,10 @@ namespace mlir::recurrence {
 /// chunk, so that beyond the operands and gradients only O(T/C + C) states
 /// are held instead of O(T) (for structures with a state depth the states
 /// are recomputed at once).
+///
+/// Over packed sequences (`offsets`) the adjoint is a reverse scan over the
+/// same sequences, and init's gradient holds one state per sequence; the
+/// states are recomputed at once there (`checkpoint` does not apply yet).
 FailureOr<SmallVector<Value>> buildScanAdjoint(RewriterBase &rewriter,
                                                ScanOp op, Value outputCotangent,
                                                Value finalStateCotangent,
