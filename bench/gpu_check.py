@@ -335,6 +335,68 @@ def packed_sequences():
     return failures
 
 
+def packed_torch():
+    """recurrence.torch over packed sequences on CUDA tensors (int32
+    cu_seqlens on the device), forward and every gradient, against the
+    float64 CPU run of the same call (which the CPU tests check against
+    each sequence alone)."""
+    rng = np.random.default_rng(13)
+    lengths = [0, 1, 300, 17, 0, 900, 5, 0]
+    offsets = np.cumsum([0] + lengths)
+    steps, count, n = int(offsets[-1]), len(lengths), 96
+    u = lambda *shape: rng.uniform(-1, 1, shape)
+    problems = {
+        "diagonal": (rng.uniform(0.9, 1, (2, steps, n)), u(2, steps, n),
+                     dict(init=u(2, count, n), return_final_state=True)),
+        "dplr": ((rng.uniform(0.5, 0.9, (2, steps, n)),
+                  u(2, steps, n, 1) / 20, u(2, steps, n, 1) / 20),
+                 u(2, steps, n),
+                 dict(init=u(2, count, n), return_final_state=True,
+                      reverse=True)),
+        "identity": (None, (u(1, steps, 16), u(1, steps, 8)),
+                     dict(readout=u(1, steps, 16),
+                          init=u(1, count, 16, 8), return_final_state=True)),
+    }
+    failures = 0
+    for structure, (a, b, kwargs) in problems.items():
+        def grads(device, dtype):
+            leaf = lambda x: (None if x is None else
+                              tuple(map(leaf, x)) if isinstance(x, tuple)
+                              else torch.tensor(x, dtype=dtype,
+                                                device=device,
+                                                requires_grad=True))
+            ta, tb = leaf(a), leaf(b)
+            kw = {k: leaf(v) if isinstance(v, np.ndarray) else v
+                  for k, v in kwargs.items()}
+            bounds = torch.tensor(offsets, dtype=torch.int32, device=device)
+            outs = rt.scan(ta, tb, structure=structure, offsets=bounds, **kw)
+            flat = [x for x in (ta if isinstance(ta, tuple) else (ta,))
+                    + (tb if isinstance(tb, tuple) else (tb,))
+                    + tuple(v for v in kw.values()
+                            if isinstance(v, torch.Tensor)) if x is not None]
+            weights = [torch.tensor(np.cos(np.arange(o.numel())).reshape(
+                o.shape), dtype=dtype, device=device) for o in outs]
+            sum((o * w).sum() for o, w in zip(outs, weights)).backward()
+            return [o.detach().double().cpu() for o in outs] + [
+                x.grad.double().cpu() for x in flat]
+        try:
+            got = grads("cuda", torch.float32)
+            torch.cuda.synchronize()
+        except Exception as error:  # reported, counted
+            print(f"FAIL packed torch {structure}: {type(error).__name__}: "
+                  f"{str(error).splitlines()[0]}", flush=True)
+            failures += 1
+            continue
+        want = grads("cpu", torch.float64)
+        error = max(relative_error(g, w) for g, w in zip(got, want))
+        ok = error <= 1e-4
+        print(f"{'PASS' if ok else 'FAIL'} packed torch {structure} forward "
+              f"and backward, lengths {lengths}: vs float64 CPU "
+              f"{error:.2e}", flush=True)
+        failures += 0 if ok else 1
+    return failures
+
+
 def seconds(f, reps=20):
     """The best of `reps` runs of f, in seconds, by CUDA events around each
     run. The runs are queued back to back and awaited once at the end (as
@@ -605,6 +667,7 @@ def main():
     if "user_ir" in only:
         failures += user_ir()
         failures += packed_sequences()
+        failures += packed_torch()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
     if not args.quick:

@@ -121,9 +121,10 @@ def _describe(spec):
     return f"chunked<{spec['chunk_size']}>" if name == "chunked" else name
 
 
-def _offsets(offsets, steps):
+def _offsets(offsets, steps, bounds=True):
     """`offsets` as a contiguous int64 array of S + 1 sequence bounds over
-    `steps` packed steps, after checking them."""
+    `steps` packed steps, after checking them (their kind and shape only,
+    without `bounds`)."""
     array = np.asarray(offsets)
     if array.dtype.kind not in "iu":
         raise TypeError(f"offsets: expected integers (int32 or int64), got "
@@ -131,6 +132,8 @@ def _offsets(offsets, steps):
     if array.ndim != 1 or array.size < 1:
         raise ValueError(f"offsets: expected a 1-d array [S + 1] of "
                          f"sequence bounds, got shape {array.shape}")
+    if not bounds:
+        return array
     if array[0] != 0 or array[-1] != steps:
         raise ValueError(f"offsets: expected bounds from 0 to T = {steps}, "
                          f"got {int(array[0])} .. {int(array[-1])}")
@@ -143,8 +146,9 @@ def _offsets(offsets, steps):
 
 
 def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
-             return_final_state, matrix, offsets=None):
-    """Validates the arguments; returns (spec, sizes, operand arrays)."""
+             return_final_state, matrix, offsets=None, offset_bounds=True):
+    """Validates the arguments; returns (spec, sizes, operand arrays). The
+    values of `offsets` are checked with `offset_bounds` only."""
     info = _structure(structure)
     check_choice("schedule", schedule, SCHEDULES)
     arrays = _transition_arrays(info, a)
@@ -215,7 +219,7 @@ def _prepare(a, b, structure, init, reverse, schedule, chunk_size, readout,
     sizes = dict(batch=list(source.shape[:rank]), steps=source.shape[rank],
                  size=size, columns=columns)
     if offsets is not None:
-        offsets = _offsets(offsets, b.shape[rank])
+        offsets = _offsets(offsets, b.shape[rank], offset_bounds)
         spec["offsets"] = True
         sizes["sequences"] = offsets.size - 1
     names = info["operands"] + (["k", "v"] if factored else ["b"])

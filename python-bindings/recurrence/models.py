@@ -59,11 +59,12 @@ def _final_outs(out, final_state_out, return_final_state):
 
 
 def _state_shape(state, offsets, steps):
-    """A state's trailing shape: `state`, or (S,) + state for sequences
-    packed along `steps` by `offsets` (checked)."""
+    """(A state's trailing shape, the checked offsets): `state`, or (S,) +
+    state for sequences packed along `steps` by `offsets`."""
     if offsets is None:
-        return tuple(state)
-    return (api._offsets(offsets, steps).size - 1,) + tuple(state)
+        return tuple(state), None
+    offsets = api._offsets(offsets, steps)
+    return (offsets.size - 1,) + tuple(state), offsets
 
 
 def _schedule_of(schedule, chunk_size):
@@ -260,7 +261,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
         gate = as_float_array("gate", gate, q.dtype)
         check_shape("gate", gate, q.shape[:-1])
     dk, dv = q.shape[-1], v.shape[-1]
-    state = _state_shape((dk, dv), offsets, q.shape[-2])
+    state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
     if init is not None:
         init = as_float_array("init", init, q.dtype)
         check_shape("init", init, q.shape[:-2] + state)
@@ -278,7 +279,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     if init is not None:
         args.append(init.reshape((-1,) + state))
     if offsets is not None:
-        args.append(api._offsets(offsets, q.shape[-2]))
+        args.append(offsets)
     return _outputs(compiled, args, [vf.shape, (qf.shape[0],) + state],
                     [v.shape, batch + state],
                     _final_outs(out, final_state_out, return_final_state))
@@ -310,7 +311,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if D is not None:
         D = as_float_array("D", D, x.dtype)
         check_shape("D", D, (dm,))
-    state = _state_shape((n, dm), offsets, x.shape[-2])
+    state, offsets = _state_shape((n, dm), offsets, x.shape[-2])
     if init is not None:
         init = as_float_array("init", init, x.dtype)
         check_shape("init", init, x.shape[:-2] + state)
@@ -326,7 +327,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if init is not None:
         args.append(init.reshape((-1,) + state))
     if offsets is not None:
-        args.append(api._offsets(offsets, x.shape[-2]))
+        args.append(offsets)
     return _outputs(compiled, args, [xf.shape, (xf.shape[0],) + state],
                     [x.shape, batch + state],
                     _final_outs(out, final_state_out, return_final_state))

@@ -92,7 +92,8 @@ _TORCH_TO_NUMPY = {getattr(_torch, name): dtype
 
 _DUMMY_DTYPES = {_torch.float64: np.float64, _torch.float32: np.float32,
                  # bfloat16 checks as float16, which has its width
-                 _torch.float16: np.float16, _torch.bfloat16: np.float16}
+                 _torch.float16: np.float16, _torch.bfloat16: np.float16,
+                 _torch.int32: np.int32, _torch.int64: np.int64}
 
 
 def _dummy(tensor):
@@ -110,28 +111,29 @@ _LAYOUTS = {}
 
 
 def _layout(transition, b, init, readout, structure, reverse, matrix,
-            return_final_state, schedule, chunk_size):
+            return_final_state, schedule, chunk_size, offsets=None):
     """The checked spec of a scan, its output shapes and its sizes, from the
     shapes of its operands: (spec, out_shape, last_shape, sizes). Callers
     must not modify them."""
-    tensors = _operands(transition, b, init, readout)
+    tensors = _operands(transition, b, init, readout, offsets)
     key = (tuple((t.shape, t.dtype) for t in tensors), len(transition),
-           init is not None, readout is not None, structure, reverse, matrix,
-           return_final_state, schedule, chunk_size, type(chunk_size))
+           init is not None, readout is not None, offsets is not None,
+           structure, reverse, matrix, return_final_state, schedule,
+           chunk_size, type(chunk_size))
     # Symbolic sizes (fake tensors under torch.compile) are checked anew.
     static = all(type(s) is int for t in tensors for s in t.shape)
     layout = _LAYOUTS.get(key) if static else None
     if layout is None:
         layout = _check_layout(transition, b, init, readout, structure,
                                reverse, matrix, return_final_state, schedule,
-                               chunk_size)
+                               chunk_size, offsets)
         if static and len(_LAYOUTS) < 256:
             _LAYOUTS[key] = layout
     return layout
 
 
 def _check_layout(transition, b, init, readout, structure, reverse, matrix,
-                  return_final_state, schedule, chunk_size):
+                  return_final_state, schedule, chunk_size, offsets):
     """_layout, checked by the native shape rules."""
     operands = api._structure(structure)["operands"]
     a = (None if not transition else
@@ -142,29 +144,39 @@ def _check_layout(transition, b, init, readout, structure, reverse, matrix,
         structure, None if init is None else _dummy(init), reverse,
         schedule, chunk_size or None,
         None if readout is None else _dummy(readout), return_final_state,
-        matrix or None)
+        matrix or None, None if offsets is None else _dummy(offsets),
+        offset_bounds=False)
     if b[0].dtype in _NARROW:
         spec["operand_type"] = _NARROW[b[0].dtype]
     return spec, out_shape, last_shape, sizes
 
 
-def _operands(transition, b, init, readout):
-    return list(transition) + list(b) + [x for x in (init, readout)
+def _operands(transition, b, init, readout, offsets=None):
+    return list(transition) + list(b) + [x for x in (init, readout, offsets)
                                          if x is not None]
 
 
+def _check_offsets(offsets, out_shape, spec):
+    """The values of `offsets` (an int64 tensor) checked against T: read
+    back from the GPU for CUDA tensors."""
+    api._offsets(offsets.detach().cpu().numpy(),
+                 out_shape[spec["batch_rank"]])
+
+
 def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
-                  return_final_state, schedule, chunk_size):
+                  return_final_state, schedule, chunk_size, offsets=None):
     """The compiled scan: [output] or [output, final state]."""
     spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
-        return_final_state, schedule, chunk_size)
+        return_final_state, schedule, chunk_size, offsets)
+    if offsets is not None:
+        _check_offsets(offsets, out_shape, spec)
+    operands = _operands(transition, b, init, readout, offsets)
     if b[0].is_cuda:
-        return _scan_forward_cuda(
-            spec, sizes, _operands(transition, b, init, readout), b[0].dtype,
-            out_shape, last_shape)
-    results = api._run(spec, [_numpy(t) for t in _operands(
-        transition, b, init, readout)], out_shape, last_shape)
+        return _scan_forward_cuda(spec, sizes, operands, b[0].dtype,
+                                  out_shape, last_shape)
+    results = api._run(spec, [_numpy(t) for t in operands], out_shape,
+                       last_shape)
     return [_tensor(r) for r in results]
 
 
@@ -275,40 +287,49 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
 
 def _scan_backward(transition, b, init, readout, grad_out, grad_final,
                    structure, reverse, matrix, return_final_state, schedule,
-                   chunk_size):
-    """The gradient of every operand, from the compiler's adjoint."""
+                   chunk_size, offsets=None):
+    """The gradient of every operand but offsets, from the compiler's
+    adjoint."""
     spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
-        return_final_state, schedule, chunk_size)
+        return_final_state, schedule, chunk_size, offsets)
+    operands = _operands(transition, b, init, readout, offsets)
+    differentiable = len(operands) - (offsets is not None)
     if b[0].is_cuda:
         return _scan_backward_cuda(
-            spec, sizes, _operands(transition, b, init, readout), grad_out,
-            grad_final, out_shape, last_shape)
+            spec, sizes, operands, grad_out, grad_final, out_shape,
+            last_shape)[:differentiable]
     dtype = api.spec_dtypes(spec)[0]
     gout = (np.zeros(out_shape, dtype) if grad_out is None else
             _numpy(grad_out.to(b[0].dtype)))
     gfinal = (_numpy(grad_final) if spec["final_state"] and
               grad_final is not None else None)
-    grads = api._gradients(spec, [_numpy(t) for t in _operands(
-        transition, b, init, readout)], gout, gfinal, last_shape)
-    return [_tensor(g) for g in grads]
+    grads = api._gradients(spec, [_numpy(t) for t in operands], gout, gfinal,
+                           last_shape)
+    return [_tensor(g) for g in grads[:differentiable]]
 
 
 def _unpack(tensors, counts):
     """The op's tensor inputs from their flat list: (transition, b, init,
-    readout), with counts (len(transition), len(b), has init, has
-    readout)."""
-    n, m, has_init, has_readout = counts
+    readout, offsets), with counts (len(transition), len(b), has init, has
+    readout, has offsets)."""
+    n, m, has_init, has_readout, has_offsets = counts
     rest = iter(tensors[n + m:])
     return (list(tensors[:n]), list(tensors[n:n + m]),
             next(rest) if has_init else None,
-            next(rest) if has_readout else None)
+            next(rest) if has_readout else None,
+            next(rest, None) if has_offsets else None)
+
+
+def _counts(transition, b, init, readout, offsets):
+    return (len(transition), len(b), init is not None, readout is not None,
+            offsets is not None)
 
 
 def _split_grads(grads, transition, b, init, readout):
-    """The per-operand gradient list, arranged as the op's inputs."""
-    return _unpack(grads, (len(transition), len(b), init is not None,
-                           readout is not None))
+    """The per-operand gradient list, arranged as the op's differentiable
+    inputs (transition, b, init, readout)."""
+    return _unpack(grads, _counts(transition, b, init, readout, None))[:4]
 
 
 class _Scan(_torch.autograd.Function):
@@ -318,46 +339,53 @@ class _Scan(_torch.autograd.Function):
     @staticmethod
     def forward(ctx, args, *tensors):
         counts, params = args
-        transition, b, init, readout = _unpack(tensors, counts)
+        transition, b, init, readout, offsets = _unpack(tensors, counts)
         ctx.args = args
         ctx.save_for_backward(*tensors)
-        outputs = _scan_forward(transition, b, init, readout, *params)
+        outputs = _scan_forward(transition, b, init, readout, *params,
+                                offsets=offsets)
         return tuple(outputs) if len(outputs) > 1 else outputs[0]
 
     @staticmethod
     @once_differentiable
     def backward(ctx, *grads):
         counts, params = ctx.args
-        transition, b, init, readout = _unpack(ctx.saved_tensors, counts)
+        transition, b, init, readout, offsets = _unpack(ctx.saved_tensors,
+                                                        counts)
         result = _scan_backward(transition, b, init, readout, grads[0],
                                 grads[1] if len(grads) > 1 else None,
-                                *params)
+                                *params, offsets=offsets)
+        # (offsets, last when given, get none.)
+        result = list(result) + [None] * (len(ctx.needs_input_grad) - 1 -
+                                          len(result))
         return (None,) + tuple(
             g if needed else None
             for g, needed in zip(result, ctx.needs_input_grad[1:]))
 
 
 def _scan_function(transition, b, init, readout, structure, reverse, matrix,
-                   return_final_state, schedule, chunk_size):
+                   return_final_state, schedule, chunk_size, offsets=None):
     """recurrence::scan where torch has no custom_op: the autograd
     function."""
-    counts = (len(transition), len(b), init is not None, readout is not None)
+    counts = _counts(transition, b, init, readout, offsets)
     params = (structure, reverse, matrix, return_final_state, schedule,
               chunk_size)
     out = _Scan.apply((counts, params), *_operands(transition, b, init,
-                                                   readout))
+                                                   readout, offsets))
     return list(out) if isinstance(out, tuple) else [out]
 
 
 def scan(a, b, *, structure="diagonal", init=None, reverse=False,
          schedule="auto", chunk_size=None, readout=None,
          return_final_state=False, matrix=None, out=None,
-         final_state_out=None):
-    """``recurrence.scan`` on torch tensors, differentiable in every tensor
-    argument (see ``recurrence.scan`` for the layouts; b may be a tuple
-    (k, v) of a factored input). ``out`` / ``final_state_out`` tensors
-    receive the results in place, as torch's out= arguments do, and like
-    them are not differentiable."""
+         final_state_out=None, offsets=None):
+    """``recurrence.scan`` on torch tensors, differentiable in every float
+    tensor argument (see ``recurrence.scan`` for the layouts; b may be a
+    tuple (k, v) of a factored input). ``offsets`` (``cu_seqlens``, an
+    int32 or int64 tensor [S + 1] on the operands' device) packs S
+    sequences along T, each with its own init and final state. ``out`` /
+    ``final_state_out`` tensors receive the results in place, as torch's
+    out= arguments do, and like them are not differentiable."""
     transitions = ([] if a is None else list(a) if isinstance(a, (tuple, list))
                    else [a])
     operands = api._structure(structure)["operands"]
@@ -382,7 +410,9 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
              if x is not None]
     tensors += [_check_tensor(n, x, _state_dtype(dtype) if n == "init"
                               else dtype, narrow=True) for n, x in extra]
-    _check_device(tensors)
+    if offsets is not None:
+        offsets = _offsets_tensor(offsets)
+    _check_device(tensors + ([offsets] if offsets is not None else []))
 
     init_t = dict(extra).get("init")
     readout_t = dict(extra).get("readout")
@@ -396,13 +426,17 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
             raise ValueError(f"chunk_size: expected a positive int, got "
                              f"{chunk_size!r}")
         results = _scan_op(tensors[:count], tensors[count:count + len(
-            inputs)], init_t, readout_t, *params[:-1], chunk_size or 0)
+            inputs)], init_t, readout_t, *params[:-1], chunk_size or 0,
+            offsets)
         return tuple(results) if return_final_state else results[0]
     if tensors[count].is_cuda:
         raise ValueError("out=: not taken with CUDA tensors yet")
     spec, out_shape, last_shape, _ = _layout(
         tensors[:count], tensors[count:count + len(inputs)], init_t,
-        readout_t, *params)
+        readout_t, *params, offsets=offsets)
+    if offsets is not None:
+        _check_offsets(offsets, out_shape, spec)
+        tensors.append(offsets)
     arrays = [_numpy(t) for t in tensors]
     if _torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise ValueError("out=: functions with out= arguments don't support "
@@ -438,6 +472,21 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
     tensors = tuple(t if t is not None else _tensor(r)
                     for r, t in zip(results, outs))
     return tensors if return_final_state else tensors[0]
+
+
+def _offsets_tensor(offsets):
+    """`offsets` as an int64 tensor, its kind and rank checked (its values
+    are checked where the scan runs)."""
+    if not isinstance(offsets, _torch.Tensor):
+        raise TypeError(f"offsets: expected a torch.Tensor, got "
+                        f"{type(offsets).__name__}")
+    if offsets.dtype not in (_torch.int32, _torch.int64):
+        raise TypeError(f"offsets: expected integers (torch.int32 or "
+                        f"torch.int64), got {offsets.dtype}")
+    if offsets.dim() != 1 or offsets.shape[0] < 1:
+        raise ValueError(f"offsets: expected a 1-d tensor [S + 1] of "
+                         f"sequence bounds, got shape {tuple(offsets.shape)}")
+    return offsets.to(_torch.int64).contiguous()
 
 
 def step(a, b, state, *, structure="diagonal", readout=None, matrix=None):
@@ -520,8 +569,10 @@ def _elu1(x):
 
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto", chunk_size=None):
-    """Linear attention (see ``recurrence.linear_attention``)."""
+                     eps=1e-8, schedule="auto", chunk_size=None,
+                     offsets=None):
+    """Linear attention (see ``recurrence.linear_attention``), over packed
+    sequences with ``offsets`` (cu_seqlens)."""
     api.check_choice("feature_map", feature_map, ("elu1", "identity"))
     _check_tensor("q", q)
     _check_tensor("k", k, q.dtype)
@@ -538,17 +589,20 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     structures = models.model_structures("linear_attention",
                                           normalize=normalize)
     num = scan(None, (fk, v), structure=structures[0], readout=fq,
-               schedule=schedule, chunk_size=chunk_size)
+               schedule=schedule, chunk_size=chunk_size, offsets=offsets)
     if not normalize:
         return num
     den = scan(None, fk, structure=structures[1], readout=fq,
-               schedule=schedule, chunk_size=chunk_size)
+               schedule=schedule, chunk_size=chunk_size, offsets=offsets)
     return num / _torch.clamp(den, min=eps)[..., None]
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
-               return_final_state=False, schedule="auto", chunk_size=None):
-    """The (gated) delta rule as dplr<1> (see ``recurrence.delta_rule``)."""
+               return_final_state=False, schedule="auto", chunk_size=None,
+               offsets=None):
+    """The (gated) delta rule as dplr<1> (see ``recurrence.delta_rule``);
+    with ``offsets``, over packed sequences, init and the final state
+    [..., S, dk, dv]."""
     _check_tensor("q", q)
     for name, x in (("k", k), ("v", v), ("beta", beta)):
         _check_tensor(name, x, q.dtype)
@@ -569,13 +623,15 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
                                           gated=gate is not None)
     return scan((d, U, V), (beta[..., None] * k, v), structure=structure,
                 init=init, readout=q, return_final_state=return_final_state,
-                schedule=schedule, chunk_size=chunk_size)
+                schedule=schedule, chunk_size=chunk_size, offsets=offsets)
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
                   return_final_state=False, schedule="auto",
-                  chunk_size=None):
-    """Mamba's selective SSM (see ``recurrence.selective_ssm``)."""
+                  chunk_size=None, offsets=None):
+    """Mamba's selective SSM (see ``recurrence.selective_ssm``); with
+    ``offsets``, over packed sequences, init and the final state
+    [..., S, N, Dm]."""
     _check_tensor("x", x)
     for name, value in (("delta", delta), ("A", A), ("B", B), ("C", C)):
         _check_tensor(name, value, x.dtype)
@@ -594,7 +650,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     [structure] = models.model_structures("selective_ssm")
     out = scan(a, (B, delta * x), structure=structure, init=init, readout=C,
                return_final_state=return_final_state, schedule=schedule,
-               chunk_size=chunk_size)
+               chunk_size=chunk_size, offsets=offsets)
     y, last = out if return_final_state else (out, None)
     if D is not None:
         _check_tensor("D", D, x.dtype)
@@ -609,18 +665,21 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
 
 _SCAN_SCHEMA = ("(Tensor[] transition, Tensor[] b, Tensor? init, "
                 "Tensor? readout, str structure, bool reverse, bool matrix, "
-                "bool return_final_state, str schedule, int chunk_size) -> "
-                "Tensor[]")
+                "bool return_final_state, str schedule, int chunk_size, "
+                "Tensor? offsets=None) -> Tensor[]")
 
 # The models, with their keyword arguments as the schema's.
 _MODELS = {
     "linear_attention": ("Tensor q, Tensor k, Tensor v, str feature_map, "
-                         "bool normalize, float eps", "linear_attention",
-                         ["feature_map", "normalize", "eps"]),
+                         "bool normalize, float eps, Tensor? offsets=None",
+                         "linear_attention",
+                         ["feature_map", "normalize", "eps", "offsets"]),
     "delta_rule": ("Tensor q, Tensor k, Tensor v, Tensor beta, Tensor? gate, "
-                   "Tensor? init", "delta_rule", ["gate", "init"]),
+                   "Tensor? init, Tensor? offsets=None", "delta_rule",
+                   ["gate", "init", "offsets"]),
     "selective_ssm": ("Tensor x, Tensor delta, Tensor A, Tensor B, Tensor C, "
-                      "Tensor? D, Tensor? init", "selective_ssm", ["init"]),
+                      "Tensor? D, Tensor? init, Tensor? offsets=None",
+                      "selective_ssm", ["init", "offsets"]),
     "hlru": ("Tensor gates, Tensor v, Tensor? init", "hlru", ["init"]),
     "bdlru": ("Tensor gates, Tensor v, Tensor? init", "bdlru", ["init"]),
 }
@@ -630,11 +689,12 @@ def _define_models(lib, dispatch_keys):
     for name, (schema, function, keywords) in _MODELS.items():
         lib.define(f"{name}({schema}) -> Tensor")
 
+        # (A trailing argument with a default may be left out.)
         def model_kernel(*args, function=globals()[function],
-                         keywords=keywords):
-            positional = args[:len(args) - len(keywords)]
-            named = dict(zip(keywords, args[len(positional):]))
-            return function(*positional, **named)
+                         keywords=keywords,
+                         count=schema.count(",") + 1 - len(keywords)):
+            named = dict(zip(keywords, args[count:]))
+            return function(*args[:count], **named)
 
         for key in dispatch_keys:
             lib.impl(name, model_kernel, key)
@@ -654,17 +714,18 @@ def _register_custom_ops():
                 init: Optional[Tensor], readout: Optional[Tensor],
                 structure: str, reverse: bool, matrix: bool,
                 return_final_state: bool, schedule: str,
-                chunk_size: int) -> List[Tensor]:
+                chunk_size: int,
+                offsets: Optional[Tensor] = None) -> List[Tensor]:
         return _scan_forward(transition, b, init, readout, structure,
                              reverse, matrix, return_final_state, schedule,
-                             chunk_size)
+                             chunk_size, offsets)
 
     @scan_op.register_fake
     def _(transition, b, init, readout, structure, reverse, matrix,
-          return_final_state, schedule, chunk_size):
+          return_final_state, schedule, chunk_size, offsets=None):
         _, out_shape, last_shape, _ = _layout(
             transition, b, init, readout, structure, reverse, matrix,
-            return_final_state, schedule, chunk_size)
+            return_final_state, schedule, chunk_size, offsets)
         shapes = [out_shape] + ([last_shape] if return_final_state else [])
         dtypes = [b[0].dtype, _state_dtype(b[0].dtype)]
         return [b[0].new_empty(tuple(shape), dtype=dtype)
@@ -677,10 +738,12 @@ def _register_custom_ops():
                          grad_final: Optional[Tensor], structure: str,
                          reverse: bool, matrix: bool,
                          return_final_state: bool, schedule: str,
-                         chunk_size: int) -> List[Tensor]:
+                         chunk_size: int,
+                         offsets: Optional[Tensor] = None) -> List[Tensor]:
         return _scan_backward(transition, b, init, readout, grad_out,
                               grad_final, structure, reverse, matrix,
-                              return_final_state, schedule, chunk_size)
+                              return_final_state, schedule, chunk_size,
+                              offsets)
 
     @scan_backward_op.register_fake
     def _(transition, b, init, readout, grad_out, grad_final, *params):
@@ -690,19 +753,22 @@ def _register_custom_ops():
 
     def setup_context(ctx, inputs, output):
         transition, b, init, readout = inputs[:4]
-        ctx.counts = (len(transition), len(b), init is not None,
-                      readout is not None)
-        ctx.params = inputs[4:]
-        ctx.save_for_backward(*_operands(transition, b, init, readout))
+        # (offsets, with its default, may or may not be among the inputs.)
+        offsets = inputs[10] if len(inputs) > 10 else None
+        ctx.counts = _counts(transition, b, init, readout, offsets)
+        ctx.params = inputs[4:10]
+        ctx.inputs = len(inputs)
+        ctx.save_for_backward(*_operands(transition, b, init, readout,
+                                         offsets))
 
     def backward(ctx, grads):
-        transition, b, init, readout = _unpack(ctx.saved_tensors,
-                                               ctx.counts)
+        transition, b, init, readout, offsets = _unpack(ctx.saved_tensors,
+                                                        ctx.counts)
         result = _torch.ops.recurrence.scan_backward(
             transition, b, init, readout, grads[0],
-            grads[1] if len(grads) > 1 else None, *ctx.params)
+            grads[1] if len(grads) > 1 else None, *ctx.params, offsets)
         return _split_grads(result, transition, b, init, readout) + (
-            None,) * len(ctx.params)
+            None,) * (ctx.inputs - 4)
 
     scan_op.register_autograd(backward, setup_context=setup_context)
     lib = library.Library("recurrence", "FRAGMENT")

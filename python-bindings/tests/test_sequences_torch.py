@@ -1,0 +1,205 @@
+"""Packed sequences through recurrence.torch: the forward and every
+gradient of a packed scan against the same scan run on each sequence alone,
+torch.autograd.gradcheck (central differences) on packed scans, and the
+errors of bad offsets."""
+
+import numpy as np
+import pytest
+
+import torch
+import recurrence.torch as rt
+
+from test_scan import transition
+from test_sequences import LENGTHS, OFFSETS, S, T, steps
+
+
+def leaf(x):
+    """Float64 leaf tensors (requiring grad) of an array or a tuple."""
+    if x is None:
+        return None
+    if isinstance(x, tuple):
+        return tuple(leaf(y) for y in x)
+    return torch.tensor(x, dtype=torch.float64, requires_grad=True)
+
+
+def flat(*values):
+    """The tensors of `values` (tensors, tuples of them or None)."""
+    out = []
+    for v in values:
+        if isinstance(v, tuple):
+            out += list(v)
+        elif v is not None:
+            out.append(v)
+    return out
+
+
+def grads_of(loss, tensors):
+    return torch.autograd.grad(loss, tensors, allow_unused=True)
+
+
+@pytest.mark.parametrize("structure", ["identity", "scalar", "diagonal",
+                                       "block_diagonal", "dplr", "dense"])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("offset_dtype", [torch.int64, torch.int32])
+def test_gradients_match_each_sequence_alone(structure, reverse,
+                                             offset_dtype):
+    rng = np.random.default_rng(11)
+    batch, N = (2,), 6
+    a = leaf(transition(structure, rng, batch, T, N, np.float64))
+    b = leaf(rng.uniform(-1, 1, batch + (T, N)))
+    init = leaf(rng.uniform(-1, 1, batch + (S, N)))
+    gh = torch.tensor(rng.uniform(-1, 1, batch + (T, N)))
+    glast = torch.tensor(rng.uniform(-1, 1, batch + (S, N)))
+    offsets = torch.tensor(OFFSETS, dtype=offset_dtype)
+    h, last = rt.scan(a, b, structure=structure, init=init, reverse=reverse,
+                      return_final_state=True, offsets=offsets)
+    tensors = flat(a, b, init)
+    got = grads_of((h * gh).sum() + (last * glast).sum(), tensors)
+
+    loss = 0.0
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        if lo == hi:
+            loss = loss + (init[:, s] * glast[:, s]).sum()
+            continue
+        hs, ls = rt.scan(steps(a, lo, hi, 1), b[:, lo:hi],
+                         structure=structure, init=init[:, s],
+                         reverse=reverse, return_final_state=True)
+        torch.testing.assert_close(h[:, lo:hi], hs, rtol=1e-12, atol=1e-12)
+        loss = loss + (hs * gh[:, lo:hi]).sum() + (ls * glast[:, s]).sum()
+    want = grads_of(loss, tensors)
+    for name, g, w in zip(["a"] * (len(tensors) - 2) + ["b", "init"], got,
+                          want):
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-10,
+                                   msg=lambda m: f"d{name}: {m}")
+
+
+@pytest.mark.parametrize("schedule,chunk", [("sequential", None),
+                                            ("chunked", 4)])
+def test_linear_attention_gradients_match_each_sequence_alone(schedule,
+                                                              chunk):
+    """Identity on a matrix state with a factored input and a readout,
+    reversed, with inits and final states."""
+    rng = np.random.default_rng(12)
+    k, v, q = (leaf(rng.uniform(-1, 1, (1, T, n))) for n in (4, 3, 4))
+    init = leaf(rng.uniform(-1, 1, (1, S, 4, 3)))
+    gy = torch.tensor(rng.uniform(-1, 1, (1, T, 3)))
+    glast = torch.tensor(rng.uniform(-1, 1, (1, S, 4, 3)))
+    offsets = torch.tensor(OFFSETS)
+    y, last = rt.scan(None, (k, v), structure="identity", readout=q,
+                      init=init, reverse=True, schedule=schedule,
+                      chunk_size=chunk, return_final_state=True,
+                      offsets=offsets)
+    got = grads_of((y * gy).sum() + (last * glast).sum(), [k, v, q, init])
+    loss = 0.0
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        if lo == hi:
+            loss = loss + (init[:, s] * glast[:, s]).sum()
+            continue
+        ys, ls = rt.scan(None, (k[:, lo:hi], v[:, lo:hi]),
+                         structure="identity", readout=q[:, lo:hi],
+                         init=init[:, s], reverse=True,
+                         return_final_state=True)
+        loss = loss + (ys * gy[:, lo:hi]).sum() + (ls * glast[:, s]).sum()
+    want = grads_of(loss, [k, v, q, init])
+    for name, g, w in zip(["k", "v", "q", "init"], got, want):
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-10,
+                                   msg=lambda m: f"d{name}: {m}")
+
+
+@pytest.mark.parametrize("structure", ["diagonal", "dplr"])
+def test_gradcheck(structure):
+    """Central differences of a packed scan: lengths 2, 0, 3, 1."""
+    rng = np.random.default_rng(13)
+    offsets = torch.tensor([0, 2, 2, 5, 6])
+    a = leaf(transition(structure, rng, (1,), 6, 3, np.float64))
+    b = leaf(rng.uniform(-1, 1, (1, 6, 3)))
+    init = leaf(rng.uniform(-1, 1, (1, 4, 3)))
+    tensors = flat(a, b, init)
+    count = len(tensors) - 2
+
+    def f(*xs):
+        a_ = xs[0] if count == 1 else tuple(xs[:count])
+        return rt.scan(a_, xs[count], structure=structure, init=xs[-1],
+                       return_final_state=True, offsets=offsets)
+
+    assert torch.autograd.gradcheck(f, tensors)
+
+
+def test_bad_offsets():
+    b = torch.zeros(1, 5, 3)
+    a = torch.zeros(1, 5, 3)
+    with pytest.raises(TypeError, match="offsets: expected a torch.Tensor"):
+        rt.scan(a, b, offsets=[0, 5])
+    with pytest.raises(TypeError, match="offsets: expected integers"):
+        rt.scan(a, b, offsets=torch.tensor([0.0, 5.0]))
+    with pytest.raises(ValueError, match="offsets: expected a 1-d tensor"):
+        rt.scan(a, b, offsets=torch.tensor([[0, 5]]))
+    with pytest.raises(ValueError, match="offsets: expected bounds from 0 "
+                                         "to T = 5"):
+        rt.scan(a, b, offsets=torch.tensor([0, 4]))
+    with pytest.raises(ValueError, match="non-decreasing"):
+        rt.scan(a, b, offsets=torch.tensor([0, 3, 2, 5]))
+    with pytest.raises(ValueError, match="init"):
+        rt.scan(a, b, offsets=torch.tensor([0, 2, 5]),
+                init=torch.zeros(1, 3))
+
+
+def test_models_match_each_sequence_alone():
+    """The three model functions over packed sequences, forward and every
+    gradient, against each sequence alone; and through torch.ops."""
+    rng = np.random.default_rng(14)
+    u = lambda *shape: leaf(rng.uniform(-1, 1, shape))
+    q, k, v = u(2, T, 4), u(2, T, 4), u(2, T, 3)
+    beta = leaf(rng.uniform(0, 1, (2, T)))
+    gate = leaf(rng.uniform(0.8, 1, (2, T)))
+    h0 = u(2, S, 4, 3)
+    x, dt = u(2, T, 3), leaf(rng.uniform(0.1, 0.5, (2, T, 3)))
+    A = leaf(-rng.uniform(0.5, 1, (3, 4)))
+    B, C, D, s0 = u(2, T, 4), u(2, T, 4), u(3), u(2, S, 4, 3)
+    offsets = torch.tensor(OFFSETS, dtype=torch.int32)
+
+    def models(part, s):
+        """(outputs, final states) of the models on steps `part`, from the
+        inits `s` (all sequences packed when `part` is None)."""
+        packed = part is None
+        part = slice(None) if packed else part
+        bounds = dict(offsets=offsets) if packed else {}
+        y = rt.linear_attention(q[:, part], k[:, part], v[:, part], **bounds)
+        yd, last = rt.delta_rule(q[:, part], k[:, part], v[:, part],
+                                 beta[:, part], gate=gate[:, part],
+                                 init=h0[:, s], return_final_state=True,
+                                 **bounds)
+        ys, lasts = rt.selective_ssm(x[:, part], dt[:, part], A, B[:, part],
+                                     C[:, part], D, init=s0[:, s],
+                                     return_final_state=True, **bounds)
+        return [y, yd, ys], [last, lasts]
+
+    leaves = [q, k, v, beta, gate, h0, x, dt, A, B, C, D, s0]
+    outs, lasts = models(None, slice(None))
+    weights = [torch.tensor(rng.uniform(-1, 1, t.shape))
+               for t in outs + lasts]
+    loss = sum((t * w).sum() for t, w in zip(outs + lasts, weights))
+    got = grads_of(loss, leaves)
+
+    want_loss = 0.0
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        if lo == hi:
+            want_loss = want_loss + (h0[:, s] * weights[3][:, s]).sum() + (
+                s0[:, s] * weights[4][:, s]).sum()
+            continue
+        part = slice(int(lo), int(hi))
+        alone, alone_lasts = models(part, s)
+        for t, packed, w in zip(alone, outs, weights):
+            torch.testing.assert_close(packed[:, part], t, rtol=1e-11,
+                                       atol=1e-12)
+            want_loss = want_loss + (t * w[:, part]).sum()
+        for t, w in zip(alone_lasts, weights[3:]):
+            want_loss = want_loss + (t * w[:, s]).sum()
+    want = grads_of(want_loss, leaves)
+    for i, (g, w) in enumerate(zip(got, want)):
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-10,
+                                   msg=lambda m: f"leaf #{i}: {m}")
+
+    y_op = torch.ops.recurrence.linear_attention(q, k, v, "elu1", True, 1e-8,
+                                                 offsets)
+    torch.testing.assert_close(y_op, outs[0], rtol=0, atol=0)
