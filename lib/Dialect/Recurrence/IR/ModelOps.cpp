@@ -351,10 +351,7 @@ int64_t lastDim(Value value) { return tensorType(value).getShape().back(); }
 SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets) {
   if (!offsets)
     return state;
-  int64_t bounds = tensorType(offsets).getShape().front();
-  state.insert(state.end() - 2, ShapedType::isDynamic(bounds)
-                                    ? bounds
-                                    : std::max<int64_t>(0, bounds - 1));
+  state.insert(state.end() - 2, sequenceCount(offsets));
   return state;
 }
 

@@ -51,13 +51,15 @@ std::optional<ScanDims> ScanDims::fromOp(ScanOp op) {
   } else if (dims.matrix) {
     dims.columns = shape[batchRank + 2];
   }
-  if (Value offsets = op.getOffsets()) {
-    int64_t bounds = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
-    dims.sequences = ShapedType::isDynamic(bounds)
-                         ? bounds
-                         : std::max<int64_t>(0, bounds - 1);
-  }
+  if (Value offsets = op.getOffsets())
+    dims.sequences = sequenceCount(offsets);
   return dims;
+}
+
+int64_t mlir::recurrence::sequenceCount(Value offsets) {
+  int64_t bounds = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+  return ShapedType::isDynamic(bounds) ? bounds
+                                       : std::max<int64_t>(0, bounds - 1);
 }
 
 MixedScanDims::MixedScanDims(OpBuilder &b, ScanOp op)

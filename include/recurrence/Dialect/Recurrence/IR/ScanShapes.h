@@ -82,6 +82,10 @@ struct MixedScanDims {
   SmallVector<OpFoldResult> canonicalState() const;
 };
 
+/// S, the sequences that `offsets` ([S + 1] bounds) delimit: kDynamic when
+/// its size is.
+int64_t sequenceCount(Value offsets);
+
 /// Prints a size as "8", or "?" when dynamic.
 std::string formatDim(int64_t size);
 
