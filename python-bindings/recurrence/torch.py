@@ -757,7 +757,6 @@ def _register_custom_ops():
         offsets = inputs[10] if len(inputs) > 10 else None
         ctx.counts = _counts(transition, b, init, readout, offsets)
         ctx.params = inputs[4:10]
-        ctx.inputs = len(inputs)
         ctx.save_for_backward(*_operands(transition, b, init, readout,
                                          offsets))
 
@@ -767,8 +766,11 @@ def _register_custom_ops():
         result = _torch.ops.recurrence.scan_backward(
             transition, b, init, readout, grads[0],
             grads[1] if len(grads) > 1 else None, *ctx.params, offsets)
+        # None for each parameter and for offsets when given: the
+        # dispatcher drops a trailing argument equal to its default, and
+        # backward returns one gradient per argument passed.
         return _split_grads(result, transition, b, init, readout) + (
-            None,) * (ctx.inputs - 4)
+            None,) * (len(ctx.params) + (offsets is not None))
 
     scan_op.register_autograd(backward, setup_context=setup_context)
     lib = library.Library("recurrence", "FRAGMENT")
