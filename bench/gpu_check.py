@@ -24,6 +24,13 @@ STRUCTURES = ["identity", "scalar", "diagonal", "block_diagonal", "dplr",
 VARIANTS = ["plain", "reverse_init_final", "factored_readout"]
 
 
+def report_failure(name, error):
+    """Prints the FAIL line of a check that raised; returns 1 (a failure)."""
+    print(f"FAIL {name}: {type(error).__name__}: "
+          f"{str(error).splitlines()[0]}", flush=True)
+    return 1
+
+
 def relative_error(got, want):
     """The tests' relative error (reference.py) of two tensors."""
     return reference.relative_error(got.double().cpu().numpy(),
@@ -137,9 +144,7 @@ def compare(name, compute, a, b, kwargs, dtype, tolerance):
         gpu = compute(a, b, kwargs, dtype, "cuda")
         torch.cuda.synchronize()
     except Exception as error:  # reported, counted
-        print(f"FAIL {name}: {type(error).__name__}: "
-              f"{str(error).splitlines()[0]}", flush=True)
-        return 1
+        return report_failure(name, error)
     cpu = compute(a, b, kwargs, dtype, "cpu")
     state = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
     exact_kwargs = {k: rounded(v, state if k == "init" else dtype)
@@ -256,9 +261,7 @@ def user_ir():
                   result_shapes=[shape])
         torch.cuda.synchronize()
     except Exception as error:  # reported, counted
-        print(f"FAIL compile(target='cuda') user IR: {type(error).__name__}: "
-              f"{str(error).splitlines()[0]}", flush=True)
-        return 1
+        return report_failure("compile(target='cuda') user IR", error)
     cpu = recurrence.compile(USER_IR, "gated")(
         a.astype(np.float32), b.astype(np.float32), result_shapes=[shape])
     vs_cpu = relative_error(got, torch.tensor(cpu))
@@ -320,9 +323,8 @@ def packed_sequences():
                             result_shapes=[b.shape, h0.shape])
             torch.cuda.synchronize()
         except Exception as error:  # reported, counted
-            print(f"FAIL packed sequences {schedule or 'auto'}: {type(error).__name__}: "
-                  f"{str(error).splitlines()[0]}", flush=True)
-            failures += 1
+            failures += report_failure(
+                f"packed sequences {schedule or 'auto'}", error)
             continue
         error = max(relative_error(got, torch.tensor(want)),
                     relative_error(last, torch.tensor(want_last)))
@@ -383,9 +385,7 @@ def packed_torch():
             got = grads("cuda", torch.float32)
             torch.cuda.synchronize()
         except Exception as error:  # reported, counted
-            print(f"FAIL packed torch {structure}: {type(error).__name__}: "
-                  f"{str(error).splitlines()[0]}", flush=True)
-            failures += 1
+            failures += report_failure(f"packed torch {structure}", error)
             continue
         want = grads("cpu", torch.float64)
         error = max(relative_error(g, w) for g, w in zip(got, want))

@@ -10,27 +10,8 @@ import torch
 import recurrence.torch as rt
 
 from test_scan import transition
+from test_torch import leaves as flat, tensors as leaf
 from test_sequences import LENGTHS, OFFSETS, S, T, steps
-
-
-def leaf(x):
-    """Float64 leaf tensors (requiring grad) of an array or a tuple."""
-    if x is None:
-        return None
-    if isinstance(x, tuple):
-        return tuple(leaf(y) for y in x)
-    return torch.tensor(x, dtype=torch.float64, requires_grad=True)
-
-
-def flat(*values):
-    """The tensors of `values` (tensors, tuples of them or None)."""
-    out = []
-    for v in values:
-        if isinstance(v, tuple):
-            out += list(v)
-        elif v is not None:
-            out.append(v)
-    return out
 
 
 def grads_of(loss, tensors):
