@@ -665,9 +665,12 @@ def main():
     if "backward" in only:
         failures += backward(shapes, dtypes, structures)
     if "user_ir" in only:
+        # (packed_torch first: after user_ir's CUDA and then CPU compile in
+        # one process, the next large torch CPU allocation segfaults, an
+        # open bug; neither compile alone does it.)
+        failures += packed_torch()
         failures += user_ir()
         failures += packed_sequences()
-        failures += packed_torch()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
     if not args.quick:

@@ -533,6 +533,18 @@ def _check_shape(name, value, expected):
                          f"{tuple(value.shape)}")
 
 
+def _model_structures(model, **options):
+    """models.model_structures, which asks the compiler: a constant to
+    torch.compile, which calls it while tracing rather than tracing it."""
+    return models.model_structures(model, **options)
+
+
+_assume_constant = getattr(getattr(_torch, "compiler", None),
+                           "assume_constant_result", None)
+if _assume_constant is not None:
+    _model_structures = _assume_constant(_model_structures)
+
+
 def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     """H-LRU of order m (see ``recurrence.hlru``); gates [..., T, N, m+1]."""
     _check_tensor("gates", gates)
@@ -543,7 +555,7 @@ def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     order = gates.shape[-1] - 1
     _check_shape("v", v, gates.shape[:-1])
     a = gates[..., :order].transpose(-1, -2)  # [..., T, m, N]
-    [structure] = models.model_structures("hlru", param=order)
+    [structure] = _model_structures("hlru", param=order)
     return scan(a, gates[..., order] * v, structure=structure, init=init,
                 schedule=schedule, chunk_size=chunk_size)
 
@@ -559,7 +571,7 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     m = gates.shape[-2]
     _check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
     a0 = gates[..., m].reshape(v.shape)
-    [structure] = models.model_structures("bdlru", param=m)
+    [structure] = _model_structures("bdlru", param=m)
     return scan(gates[..., :m], a0 * v, structure=structure, init=init,
                 schedule=schedule, chunk_size=chunk_size)
 
@@ -586,7 +598,7 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
     phi = _elu1 if feature_map == "elu1" else (lambda x: x)
     fq, fk = phi(q), phi(k)
-    structures = models.model_structures("linear_attention",
+    structures = _model_structures("linear_attention",
                                           normalize=normalize)
     num = scan(None, (fk, v), structure=structures[0], readout=fq,
                schedule=schedule, chunk_size=chunk_size, offsets=offsets)
@@ -619,7 +631,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     d = g[..., None].expand(k.shape)
     U = -(g * beta)[..., None, None] * k[..., None]
     V = k[..., None]
-    [structure] = models.model_structures("delta_rule",
+    [structure] = _model_structures("delta_rule",
                                           gated=gate is not None)
     return scan((d, U, V), (beta[..., None] * k, v), structure=structure,
                 init=init, readout=q, return_final_state=return_final_state,
@@ -647,7 +659,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     # contiguous (torch lays out a broadcast result like its strided
     # operand, which would cost a transposing copy into the kernel).
     a = _torch.exp(delta[..., None, :] * A.transpose(0, 1).contiguous())
-    [structure] = models.model_structures("selective_ssm")
+    [structure] = _model_structures("selective_ssm")
     out = scan(a, (B, delta * x), structure=structure, init=init, readout=C,
                return_final_state=return_final_state, schedule=schedule,
                chunk_size=chunk_size, offsets=offsets)
