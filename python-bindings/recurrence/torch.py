@@ -318,7 +318,7 @@ def _unpack(tensors, counts):
     return (list(tensors[:n]), list(tensors[n:n + m]),
             next(rest) if has_init else None,
             next(rest) if has_readout else None,
-            next(rest, None) if has_offsets else None)
+            next(rest) if has_offsets else None)
 
 
 def _counts(transition, b, init, readout, offsets):

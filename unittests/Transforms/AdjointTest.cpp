@@ -311,14 +311,17 @@ TEST_P(AdjointPacked, MatchesFiniteDifferences) {
   }
 }
 
-/// Per structure: a vector state forward and reversed, sequentially, and a
-/// factored matrix state with a readout reversed, sequentially and chunked;
-/// the scan schedule on two structures.
+/// Per structure: a vector state forward and reversed, sequentially, with
+/// init and a readout, and reversed without either; a factored matrix state
+/// with a readout reversed, sequentially and chunked; the scan schedule on
+/// two structures.
 std::vector<ScanSpec> packedCases() {
   std::vector<ScanSpec> specs;
   for (const ScanSpec &spec : cases()) {
-    if (spec.structure == "higher_order<2>" || !spec.init || spec.perElement ||
-        (spec.matrix && !spec.factored) || (spec.factored && !spec.reverse))
+    bool bare = spec.reverse && !spec.init && !spec.readout && !spec.matrix;
+    if (spec.structure == "higher_order<2>" || (!spec.init && !bare) ||
+        spec.perElement || (spec.matrix && !spec.factored) ||
+        (spec.factored && !spec.reverse))
       continue;
     bool scanned = spec.structure == "diagonal" || spec.structure == "dplr<2>";
     if (spec.schedule == ScheduleKind::Sequential ||

@@ -770,8 +770,9 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
 
 SmallVector<Value> AdjointBuilder::packed() {
   Value total = getValueOrCreateConstantIndexOp(b, loc, length);
-  SequenceBounds starts(b, loc, offsets, total, sequences, /*reverse=*/false);
-  SequenceBounds ends(b, loc, offsets, total, sequences, /*reverse=*/true);
+  // (Seen reversed, a sequence "starts" where it ends.)
+  SequenceBounds starts(offsets, total, sequences, /*reverse=*/false);
+  SequenceBounds ends(offsets, total, sequences, /*reverse=*/true);
   SmallVector<OpFoldResult> all = statesSizes(length);
   Value zeroValue =
       arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0.0));

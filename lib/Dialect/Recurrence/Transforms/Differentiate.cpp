@@ -53,8 +53,8 @@ bool isDifferentiable(Operation &op) {
   // Index and integer arithmetic (sizes, sequence bounds) carries no
   // cotangent.
   if (isPure(&op) && op.getNumRegions() == 0 &&
-      llvm::none_of(op.getResultTypes(), [](Type type) {
-        return isa<FloatType>(getElementTypeOrSelf(type));
+      llvm::all_of(op.getResultTypes(), [](Type type) {
+        return isa<IntegerType, IndexType>(getElementTypeOrSelf(type));
       }))
     return true;
   return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp>(op) &&

@@ -61,11 +61,6 @@ Value mlir::recurrence::extractIf(OpBuilder &b, Location loc, Value condition,
   return branch.getResult(0);
 }
 
-SequenceBounds::SequenceBounds(OpBuilder &b, Location loc, Value offsets,
-                               Value steps, OpFoldResult sequences,
-                               bool reverse)
-    : offsets(offsets), steps(steps), sequences(sequences), reverse(reverse) {}
-
 Value SequenceBounds::offsetAt(OpBuilder &b, Location loc, Value s) const {
   Value raw = tensor::ExtractOp::create(b, loc, offsets, s);
   Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);

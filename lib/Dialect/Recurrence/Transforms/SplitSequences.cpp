@@ -67,7 +67,7 @@ struct Splitter {
         steps(tensor::DimOp::create(b, loc, op.getShapeSource(), batchRank)),
         sequences(MixedScanDims(b, op).sequences),
         zero(arith::ConstantIndexOp::create(b, loc, 0)),
-        bounds(b, loc, op.getOffsets(), steps, sequences, op.getReverse()) {}
+        bounds(op.getOffsets(), steps, sequences, op.getReverse()) {}
 
   /// The transition operands of `restarting` over the steps: those of the
   /// op (ones where it has none), zero where a sequence starts.

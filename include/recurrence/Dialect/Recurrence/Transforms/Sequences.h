@@ -47,8 +47,10 @@ class SequenceBounds {
 public:
   /// `reverse`: a sequence "starts" at its last step (where a reverse scan
   /// restarts) and "ends" at its first.
-  SequenceBounds(OpBuilder &b, Location loc, Value offsets, Value steps,
-                 OpFoldResult sequences, bool reverse);
+  SequenceBounds(Value offsets, Value steps, OpFoldResult sequences,
+                 bool reverse)
+      : offsets(offsets), steps(steps), sequences(sequences), reverse(reverse) {
+  }
 
   /// offsets[s] as an index clamped into [0, T].
   Value offsetAt(OpBuilder &b, Location loc, Value s) const;
@@ -67,10 +69,6 @@ public:
 
   /// A result of sequenceStartingAt as an index, 0 for none.
   static Value indexOf(OpBuilder &b, Location loc, Value sequence);
-
-  Value getOffsets() const { return offsets; }
-  Value getSteps() const { return steps; }
-  OpFoldResult getSequences() const { return sequences; }
 
 private:
   Value offsets, steps;
