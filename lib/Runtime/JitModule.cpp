@@ -17,21 +17,25 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/ObjectCache.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -47,7 +51,6 @@ JitModule::~JitModule() {
   // call.
   if (loaded)
     llvm::consumeError(loaded->deinitialize(loaded->getMainJITDylib()));
-  engine.reset();
   llvm::consumeError(cuda::takeError());
 }
 
@@ -267,10 +270,138 @@ JitModule::Signature::fromJson(const llvm::json::Value &value) {
   return s;
 }
 
-/// The symbol of the packed entry point of `entry`'s wrapper: the
-/// ExecutionEngine names it "_mlir_" + the function's name.
+/// The symbol of the packed entry point of `entry`'s wrapper: "_mlir_" and
+/// the name of its C interface, as the MLIR ExecutionEngine names them (so
+/// kernels cached by earlier versions still load).
 static std::string packedSymbol(StringRef entry) {
   return "_mlir__mlir_ciface_" + wrapperName(entry);
+}
+
+/// Adds `void <packedSymbol(entry)>(void **args)`, which calls the C
+/// interface of `entry`'s wrapper on the values `args` point to: one entry
+/// point of a fixed type, whatever the function's arity.
+static llvm::Error addPackedEntry(llvm::Module &module, StringRef entry) {
+  std::string name = "_mlir_ciface_" + wrapperName(entry);
+  llvm::Function *function = module.getFunction(name);
+  if (!function || function->isDeclaration())
+    return makeError("no function '" + name + "' in the lowered module");
+  llvm::IRBuilder<> b(module.getContext());
+  auto *packed = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false),
+      llvm::GlobalValue::ExternalLinkage, packedSymbol(entry), module);
+  b.SetInsertPoint(
+      llvm::BasicBlock::Create(module.getContext(), "entry", packed));
+  SmallVector<llvm::Value *> values;
+  for (llvm::Argument &argument : function->args()) {
+    llvm::Value *slot = b.CreateConstGEP1_64(b.getPtrTy(), packed->getArg(0),
+                                             argument.getArgNo());
+    values.push_back(
+        b.CreateLoad(argument.getType(), b.CreateLoad(b.getPtrTy(), slot)));
+  }
+  llvm::Value *result = b.CreateCall(function, values);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot = b.CreateConstGEP1_64(b.getPtrTy(), packed->getArg(0),
+                                             function->arg_size());
+    b.CreateStore(result, b.CreateLoad(b.getPtrTy(), slot));
+  }
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+/// The name of the LLVM module of compiled code, whose object is cached
+/// (the JIT compiles modules of its own too).
+constexpr llvm::StringLiteral kModuleName = "recurrence.compiled";
+
+/// The LLVM IR of a module lowered to the LLVM dialect, for `machine`, with
+/// a packed entry point per entry, optimized at -O3.
+static llvm::Expected<llvm::orc::ThreadSafeModule>
+translate(ModuleOp module, llvm::TargetMachine &machine,
+          ArrayRef<std::string> entries) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, *context);
+  if (!llvmModule)
+    return makeError("cannot translate the lowered module to LLVM IR");
+  llvmModule->setModuleIdentifier(kModuleName);
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  for (const std::string &entry : entries)
+    if (llvm::Error error = addPackedEntry(*llvmModule, entry))
+      return std::move(error);
+  if (llvm::Error error =
+          makeOptimizingTransformer(3, 0, &machine)(llvmModule.get()))
+    return std::move(error);
+  return llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(context));
+}
+
+namespace {
+/// Keeps the object code of the compiled module, for the compile cache.
+struct KeptObject : llvm::ObjectCache {
+  std::string object;
+  void notifyObjectCompiled(const llvm::Module *module,
+                            llvm::MemoryBufferRef buffer) override {
+    if (module->getModuleIdentifier() == kModuleName)
+      object = buffer.getBuffer().str();
+  }
+  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module *) override {
+    return nullptr;
+  }
+};
+
+/// ORC's compiler, which holds on to where it keeps what it compiles (the
+/// JIT compiles again later, e.g. its platform's deinitializers).
+struct KeepingCompiler : llvm::orc::ConcurrentIRCompiler {
+  KeepingCompiler(llvm::orc::JITTargetMachineBuilder machine,
+                  std::shared_ptr<KeptObject> kept)
+      : ConcurrentIRCompiler(std::move(machine), kept.get()),
+        kept(std::move(kept)) {}
+  std::shared_ptr<KeptObject> kept;
+};
+} // namespace
+
+/// A JIT whose code finds libc (allocation), the OpenMP runtime and our
+/// runtime symbols (memrefCopy, mgpu*). It compiles IR for `machine` and
+/// hands the object code to `kept`, if given.
+///
+/// Compiled and cached code are linked alike, by ORC's own linker. (The
+/// MLIR ExecutionEngine links through RuntimeDyld, whose teardown
+/// unregistered a cuda module's unwind tables wrongly under the libgcc of
+/// GCC 13 and later: the heap was corrupted when the module was freed.)
+static llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+createJit(llvm::orc::JITTargetMachineBuilder machine,
+          std::shared_ptr<KeptObject> kept) {
+  auto created =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(machine))
+          .setCompileFunctionCreator(
+              [kept](llvm::orc::JITTargetMachineBuilder builder)
+                  -> llvm::Expected<
+                      std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                return std::make_unique<KeepingCompiler>(std::move(builder),
+                                                         kept);
+              })
+          .create();
+  if (!created)
+    return created.takeError();
+  llvm::orc::LLJIT &jit = **created;
+  llvm::orc::JITDylib &dylib = jit.getMainJITDylib();
+  char prefix = jit.getDataLayout().getGlobalPrefix();
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  dylib.addGenerator(std::move(*process));
+  std::string openmp = findOpenMPRuntime();
+  auto openmpGenerator =
+      llvm::orc::DynamicLibrarySearchGenerator::Load(openmp.c_str(), prefix);
+  if (!openmpGenerator)
+    return openmpGenerator.takeError();
+  dylib.addGenerator(std::move(*openmpGenerator));
+  if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(
+          runtimeSymbols(llvm::orc::MangleAndInterner(jit.getExecutionSession(),
+                                                      jit.getDataLayout())))))
+    return std::move(error);
+  return created;
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
@@ -365,10 +496,12 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
           jit->signatures[name] = *signature;
       }
       if (complete) {
-        if (llvm::Error error = jit->load(cached->object))
+        if (llvm::Error error = jit->load(cached->object)) {
           llvm::consumeError(std::move(error)); // compiled again below
-        else
+        } else {
+          jit->cached = true;
           return std::move(jit);
+        }
       }
     }
   }
@@ -404,58 +537,37 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   auto machine = machineBuilder->createTargetMachine();
   if (!machine)
     return machine.takeError();
-  ExecutionEngineOptions options;
-  auto transformer = makeOptimizingTransformer(3, 0, machine->get());
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // No system LLVM is needed at run time: the OpenMP runtime is found beside
-  // the library when a wheel carries it, and memrefCopy is our own.
-  std::string openmp = findOpenMPRuntime();
-  SmallVector<StringRef> libs = {openmp};
-  options.sharedLibPaths = libs;
-  // RECURRENCE_DUMP_OBJECT=<file> writes the generated object code there.
-  const char *objectDump = std::getenv("RECURRENCE_DUMP_OBJECT");
-  options.enableObjectDump = objectDump != nullptr || !cachePath.empty();
-  auto engine = ExecutionEngine::create(module, options, std::move(*machine));
-  if (!engine)
-    return engine.takeError();
-  jit->engine = std::move(*engine);
-  jit->engine->registerSymbols(runtimeSymbols);
-  // Global constructors run now: they load the GPU modules of cuda kernels.
-  jit->engine->initialize();
-  if (llvm::Error error = cuda::takeError())
+  llvm::Expected<llvm::orc::ThreadSafeModule> llvmModule =
+      translate(module, **machine, entries);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  auto kept = std::make_shared<KeptObject>();
+  auto created = createJit(*machineBuilder, kept);
+  if (!created)
+    return created.takeError();
+  jit->loaded = std::move(*created);
+  if (llvm::Error error = jit->loaded->addIRModule(std::move(*llvmModule)))
     return error;
-  // Look each entry up now: a lookup per call would cost more than a small
-  // scan.
-  for (auto &[name, signature] : jit->signatures) {
-    auto packed =
-        jit->engine->lookupPacked("_mlir_ciface_" + wrapperName(name.str()));
-    if (!packed)
-      return packed.takeError();
-    signature.packed = *packed;
+  if (llvm::Error error = jit->start())
+    return error;
+  std::string &object = kept->object;
+  // RECURRENCE_DUMP_OBJECT=<file> writes the generated object code there.
+  if (const char *objectDump = std::getenv("RECURRENCE_DUMP_OBJECT")) {
+    std::error_code error;
+    llvm::raw_fd_ostream file(objectDump, error);
+    if (!error)
+      file << object;
   }
-
-  if (objectDump)
-    jit->engine->dumpToObjectFile(objectDump);
-  if (!cachePath.empty()) {
-    // The object code goes through a file of the engine's own, then into
-    // the entry with the signatures. A cache that cannot be written only
-    // costs the next process a compile.
-    SmallString<256> object;
-    if (!llvm::sys::fs::createTemporaryFile("recurrence", "o", object)) {
-      jit->engine->dumpToObjectFile(object);
-      if (auto buffer = llvm::MemoryBuffer::getFile(object)) {
-        llvm::json::Object metadata;
-        for (auto &[name, signature] : jit->signatures)
-          metadata[name] = signature.toJson();
-        std::string metadataText;
-        llvm::raw_string_ostream metadataStream(metadataText);
-        metadataStream << llvm::json::Value(std::move(metadata));
-        llvm::consumeError(writeCachedKernel(
-            cachePath, {metadataText, (*buffer)->getBuffer().str()}));
-      }
-      llvm::sys::fs::remove(object);
-    }
+  // A cache that cannot be written only costs the next process a compile.
+  if (!cachePath.empty() && !object.empty()) {
+    llvm::json::Object metadata;
+    for (auto &[name, signature] : jit->signatures)
+      metadata[name] = signature.toJson();
+    std::string metadataText;
+    llvm::raw_string_ostream metadataStream(metadataText);
+    metadataStream << llvm::json::Value(std::move(metadata));
+    llvm::consumeError(
+        writeCachedKernel(cachePath, {metadataText, std::move(object)}));
   }
   return std::move(jit);
 }
@@ -464,38 +576,24 @@ llvm::Error JitModule::load(StringRef object) {
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
-  auto created = llvm::orc::LLJITBuilder()
-                     .setJITTargetMachineBuilder(std::move(*machineBuilder))
-                     .create();
+  auto created = createJit(std::move(*machineBuilder), nullptr);
   if (!created)
     return created.takeError();
   loaded = std::move(*created);
-  llvm::orc::JITDylib &dylib = loaded->getMainJITDylib();
-  char prefix = loaded->getDataLayout().getGlobalPrefix();
-  // What the code calls: libc (allocation), the OpenMP runtime, memrefCopy.
-  auto process =
-      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
-  if (!process)
-    return process.takeError();
-  dylib.addGenerator(std::move(*process));
-  std::string openmp = findOpenMPRuntime();
-  auto openmpGenerator =
-      llvm::orc::DynamicLibrarySearchGenerator::Load(openmp.c_str(), prefix);
-  if (!openmpGenerator)
-    return openmpGenerator.takeError();
-  dylib.addGenerator(std::move(*openmpGenerator));
-  if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(
-          runtimeSymbols(llvm::orc::MangleAndInterner(
-              loaded->getExecutionSession(), loaded->getDataLayout())))))
-    return error;
   if (llvm::Error error = loaded->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(object, "cached kernel")))
     return error;
+  return start();
+}
+
+llvm::Error JitModule::start() {
   // Global constructors load the GPU modules of cuda kernels.
-  if (llvm::Error error = loaded->initialize(dylib))
+  if (llvm::Error error = loaded->initialize(loaded->getMainJITDylib()))
     return error;
   if (llvm::Error error = cuda::takeError())
     return error;
+  // Each entry is looked up now: a lookup per call would cost more than a
+  // small scan.
   for (auto &[name, signature] : signatures) {
     auto address = loaded->lookup(packedSymbol(name));
     if (!address)

@@ -8,6 +8,7 @@
 
 #include "../Support/ScanProblem.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -54,6 +55,30 @@ TEST_F(JitModuleTest, RunsOnStridedBuffers) {
   BufferView hView = BufferView::contiguous(h.data(), ElementType::F32, {3, 2});
   ASSERT_EQ(errorOf((*jit)->call("scan", {aView, bView}, {hView})), "");
   EXPECT_EQ(h, (std::vector<float>{1, 1, 1.5f, 1.25f, 1.75f, 1.3125f}));
+}
+
+TEST_F(JitModuleTest, RunsTheSameCodeFromTheCompileCache) {
+  llvm::SmallString<128> cache;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("recurrence-cache", cache));
+  JitOptions options;
+  options.cacheDirectory = cache.str().str();
+  for (int round = 0; round < 2; ++round) {
+    // Compiled and cached in the first round, loaded in the second.
+    auto jit =
+        JitModule::compileSource(context.get(), kDiagonal, {"scan"}, options);
+    ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+    EXPECT_EQ((*jit)->isCached(), round == 1);
+    std::vector<float> a = {0.5f, 0.25f, 0.5f, 0.25f}, b(4, 1.0f), h(4, 0.0f);
+    ASSERT_EQ(
+        errorOf((*jit)->call(
+            "scan",
+            {BufferView::contiguous(a.data(), ElementType::F32, {2, 2}),
+             BufferView::contiguous(b.data(), ElementType::F32, {2, 2})},
+            {BufferView::contiguous(h.data(), ElementType::F32, {2, 2})})),
+        "");
+    EXPECT_EQ(h, (std::vector<float>{1, 1, 1.5f, 1.25f})) << "round " << round;
+  }
+  llvm::sys::fs::remove_directories(cache);
 }
 
 TEST_F(JitModuleTest, StagesRowsOfTransposedBuffers) {

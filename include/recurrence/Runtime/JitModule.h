@@ -7,9 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles functions on tensors through -recurrence-to-llvm with the MLIR
-// ExecutionEngine and calls them on caller-owned strided buffers: inputs are
-// read in place and results are written straight into the caller's memory.
+// Compiles functions on tensors through -recurrence-to-llvm (or
+// -recurrence-to-nvvm) to object code, links it into an ORC JIT and calls
+// them on caller-owned strided buffers: inputs are read in place and results
+// are written straight into the caller's memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +32,6 @@ class LLJIT;
 } // namespace llvm::orc
 
 namespace mlir {
-class ExecutionEngine;
 namespace recurrence {
 
 /// The element types buffers hold; the numbering is the C API's
@@ -110,6 +110,8 @@ public:
 
   /// Whether the module runs on the GPU.
   bool isCuda() const { return cuda; }
+  /// Whether the code was loaded from the compile cache (else compiled).
+  bool isCached() const { return cached; }
 
   /// The (ranked) shapes of an entry's arguments and results.
   struct Signature {
@@ -126,13 +128,19 @@ public:
 
 private:
   JitModule() = default;
-  /// Loads object code from the compile cache into a JIT of its own.
+  /// Links object code (compiled here or read from the compile cache) into
+  /// a JIT of its own, runs its constructors and looks up the entries.
   llvm::Error load(llvm::StringRef object);
+  /// Runs the linked code's constructors (loading cuda kernels) and looks
+  /// up the entries' packed entry points.
+  llvm::Error start();
 
-  std::unique_ptr<ExecutionEngine> engine;  // compiled here
-  std::unique_ptr<llvm::orc::LLJIT> loaded; // loaded from the cache
+  /// The object code, compiled here or read from the cache, linked into a
+  /// JIT of its own.
+  std::unique_ptr<llvm::orc::LLJIT> loaded;
   llvm::StringMap<Signature> signatures;
   bool cuda = false;
+  bool cached = false;
 };
 
 } // namespace recurrence
