@@ -34,9 +34,14 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
                       "selective_ssm do)";
     return nullptr;
   }
-  // delta_rule's and selective_ssm's state: [B, X, Y], [B, S, X, Y] packed.
+  // A matrix state: [B, X, Y], [B, S, X, Y] packed; linear attention's
+  // normalizer [B, X], [B, S, X].
   Type stateType = tensor(SmallVector<int64_t>(spec.offsets ? 4 : 3, kDynamic));
+  Type normalizerType =
+      tensor(SmallVector<int64_t>(spec.offsets ? 3 : 2, kDynamic));
   SmallVector<Type> args;
+  // The states a model takes as init and returns as final states.
+  SmallVector<Type> states;
   Type result;
   if (spec.model == "normalize_gates") {
     args = {tensor({kDynamic, kDynamic})};
@@ -44,18 +49,19 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
   } else if (spec.model == "hlru" && m >= 1) {
     args = {tensor({kDynamic, kDynamic, kDynamic, m + 1}),
             tensor({kDynamic, kDynamic, kDynamic})};
-    if (spec.init)
-      args.push_back(tensor({kDynamic, m, kDynamic}));
+    states = {tensor({kDynamic, m, kDynamic})};
     result = args[1];
   } else if (spec.model == "bdlru" && m >= 1) {
     args = {tensor({kDynamic, kDynamic, kDynamic, m, m + 1}),
             tensor({kDynamic, kDynamic, kDynamic})};
-    if (spec.init)
-      args.push_back(tensor({kDynamic, kDynamic}));
+    states = {tensor({kDynamic, kDynamic})};
     result = args[1];
   } else if (spec.model == "linear_attention") {
     Type three = tensor({kDynamic, kDynamic, kDynamic});
     args = {three, three, three};
+    states = {stateType};
+    if (spec.normalize)
+      states.push_back(normalizerType);
     result = three;
   } else if (spec.model == "delta_rule") {
     Type three = tensor({kDynamic, kDynamic, kDynamic});
@@ -63,26 +69,30 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     args = {three, three, three, two};
     if (spec.gated)
       args.push_back(two);
-    if (spec.init)
-      args.push_back(stateType);
+    states = {stateType};
     result = three;
   } else if (spec.model == "selective_ssm") {
     Type three = tensor({kDynamic, kDynamic, kDynamic});
     args = {three, three, tensor({kDynamic, kDynamic}), three, three};
     if (spec.skip)
       args.push_back(tensor({kDynamic}));
-    if (spec.init)
-      args.push_back(stateType);
+    states = {stateType};
     result = three;
   } else {
     emitError(loc) << "unknown model '" << spec.model << "' (or a parameter "
                    << m << " below 1)";
     return nullptr;
   }
-  bool stateful = spec.model == "delta_rule" || spec.model == "selective_ssm";
+  if ((spec.init || spec.finalState) && states.empty()) {
+    emitError(loc) << "model '" << spec.model << "' has no state";
+    return nullptr;
+  }
+  int64_t numInputs = args.size();
+  if (spec.init)
+    llvm::append_range(args, states);
   SmallVector<Type> results = {result};
-  if (stateful && spec.finalState)
-    results.push_back(stateType);
+  if (spec.finalState)
+    llvm::append_range(results, states);
   if (spec.offsets)
     args.push_back(RankedTensorType::get({kDynamic}, b.getI64Type()));
 
@@ -97,10 +107,16 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
   if (spec.schedule != ScheduleKind::Auto)
     schedule = ScheduleAttr::get(context, spec.schedule, spec.chunkSize);
   Value offsets = spec.offsets ? in.back() : Value();
-  Value init = spec.init ? in[in.size() - 1 - spec.offsets] : Value();
-  Type last = results.size() > 1 ? results[1] : Type();
+  // The inits, and the final states' types, null where absent.
+  auto stateAt = [&](size_t i) {
+    return spec.init && i < states.size() ? in[numInputs + i] : Value();
+  };
+  auto lastAt = [&](size_t i) {
+    return i + 1 < results.size() ? results[i + 1] : Type();
+  };
+  Value init = stateAt(0);
+  Type last = lastAt(0);
   SmallVector<Value> values;
-  Value value;
   if (spec.model == "normalize_gates") {
     std::optional<GateFunction> function = symbolizeGateFunction(spec.function);
     if (!function) {
@@ -108,11 +124,13 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
                      << "'; expected exp, sigmoid, softplus or abs";
       return nullptr;
     }
-    value = NormalizeGatesOp::create(b, loc, *function, in[0]);
+    values = {NormalizeGatesOp::create(b, loc, *function, in[0])};
   } else if (spec.model == "hlru") {
-    value = HlruOp::create(b, loc, result, in[0], in[1], init, schedule);
+    values = HlruOp::create(b, loc, result, last, in[0], in[1], init, schedule)
+                 ->getResults();
   } else if (spec.model == "bdlru") {
-    value = BdlruOp::create(b, loc, result, in[0], in[1], init, schedule);
+    values = BdlruOp::create(b, loc, result, last, in[0], in[1], init, schedule)
+                 ->getResults();
   } else if (spec.model == "linear_attention") {
     std::optional<FeatureMap> featureMap = symbolizeFeatureMap(spec.featureMap);
     if (!featureMap) {
@@ -120,23 +138,22 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
                      << "'; expected elu1 or identity";
       return nullptr;
     }
-    value = LinearAttentionOp::create(b, loc, result, *featureMap,
-                                      spec.normalize, llvm::APFloat(spec.eps),
-                                      in[0], in[1], in[2], offsets, schedule);
+    values = LinearAttentionOp::create(
+                 b, loc, result, last, lastAt(1), *featureMap, spec.normalize,
+                 llvm::APFloat(spec.eps), in[0], in[1], in[2], init, stateAt(1),
+                 offsets, schedule)
+                 ->getResults();
   } else if (spec.model == "delta_rule") {
     Value gate = spec.gated ? in[4] : Value();
-    auto op = DeltaRuleOp::create(b, loc, result, last, in[0], in[1], in[2],
-                                  in[3], gate, init, offsets, schedule);
-    values = op->getResults();
+    values = DeltaRuleOp::create(b, loc, result, last, in[0], in[1], in[2],
+                                 in[3], gate, init, offsets, schedule)
+                 ->getResults();
   } else {
     Value skip = spec.skip ? in[5] : Value();
-    auto op =
-        SelectiveSsmOp::create(b, loc, result, last, in[0], in[1], in[2], in[3],
-                               in[4], skip, init, offsets, schedule);
-    values = op->getResults();
+    values = SelectiveSsmOp::create(b, loc, result, last, in[0], in[1], in[2],
+                                    in[3], in[4], skip, init, offsets, schedule)
+                 ->getResults();
   }
-  if (values.empty())
-    values.push_back(value);
   func::ReturnOp::create(b, loc, values);
   return module;
 }

@@ -10,12 +10,15 @@ again with other sizes does not recompile.
 
 from ._recurrence import Module
 from .api import compile, explain, scan, step, structures
-from .models import (bdlru, delta_rule, hlru, linear_attention,
-                     normalize_gates, selective_ssm)
+from .models import (bdlru, bdlru_step, delta_rule, delta_rule_step, hlru,
+                     hlru_step, linear_attention, linear_attention_step,
+                     normalize_gates, selective_ssm, selective_ssm_step)
 
 __all__ = [
     "Module", "compile", "explain", "scan", "step", "structures",
     "linear_attention",
     "delta_rule",
-    "selective_ssm", "normalize_gates", "hlru", "bdlru"
+    "selective_ssm", "normalize_gates", "hlru", "bdlru",
+    "linear_attention_step", "delta_rule_step", "selective_ssm_step",
+    "hlru_step", "bdlru_step",
 ]

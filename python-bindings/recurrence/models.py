@@ -16,26 +16,36 @@ from ._checks import (as_float_array, check_choice, check_out, check_rank,
 _cache = {}
 
 
+def _batch_first(array, trailing):
+    """[..., *trailing dims] -> [B, *trailing dims] (B = 0 when empty)."""
+    batch = array.shape[:array.ndim - trailing]
+    return array.reshape((int(np.prod(batch)),) +
+                         array.shape[array.ndim - trailing:])
+
+
 def _flatten_batch(name, array, trailing):
     """[..., *trailing dims] -> [B, *trailing dims]; returns (view, batch)."""
     check_rank(name, array, trailing, f"[..., {trailing} dims]")
-    batch = array.shape[:array.ndim - trailing]
-    return array.reshape((-1,) + array.shape[array.ndim - trailing:]), batch
+    return _batch_first(array, trailing), array.shape[:array.ndim - trailing]
 
 
-def _outputs(compiled, args, flat_shapes, shapes, outs):
+def _outputs(compiled, args, flat_shapes, shapes, outs, names=None):
     """Calls `compiled` for one result per entry of `outs` (out=, then
-    final_state_out=) of `flat_shapes`, and returns them reshaped to
-    `shapes`. A given out (exact shape and dtype) receives its result: the
-    compiled code writes into it directly when it can be viewed in the flat
-    shape, else into a temporary copied back."""
+    final_state_out=, or as `names` says) of `flat_shapes`, and returns them
+    reshaped to `shapes`. A given out (exact shape and dtype) receives its
+    result: the compiled code writes into it directly when it can be viewed
+    in the flat shape, else into a temporary copied back."""
     dtype = args[0].dtype
-    names = ("out", "final_state_out")
+    names = names or ("out", "final_state_out")
     checked = [check_out(name, out, shape, dtype)
                for name, out, shape in zip(names, outs, shapes)]
-    given = [out for out in checked if out is not None]
-    if len(given) == 2 and np.may_share_memory(*given):
-        raise ValueError("final_state_out: must not overlap out")
+    given = [(name, out) for name, out in zip(names, checked)
+             if out is not None]
+    for i, (name, out) in enumerate(given):
+        if any(np.may_share_memory(out, other) for _, other in given[:i]):
+            raise ValueError(f"{name}: must not overlap {given[0][0]}"
+                             if i == 1 else f"{name}: must not overlap the "
+                             f"other outputs")
     views = [None if out is None else out.reshape(flat)
              for out, flat in zip(checked, flat_shapes)]
     got = compiled(*args, result_shapes=flat_shapes[:len(outs)], outs=views)
@@ -56,6 +66,16 @@ def _final_outs(out, final_state_out, return_final_state):
     if final_state_out is not None and not return_final_state:
         raise ValueError("final_state_out: needs return_final_state=True")
     return [out, final_state_out] if return_final_state else [out]
+
+
+def _init(init, dtype, shape):
+    """A model's init, checked against its state `shape` ([..., X, Y]) and
+    flattened to [B, X, Y]; None stays None."""
+    if init is None:
+        return None
+    init = as_float_array("init", init, dtype)
+    check_shape("init", init, shape)
+    return _batch_first(init, 2)
 
 
 def _state_shape(state, offsets, steps):
@@ -145,20 +165,26 @@ def normalize_gates(raw, *, f="exp", out=None):
 # Linear recurrent units
 #===------------------------------------------------------------------------===#
 
-def _gated_scan(model, order, a, v, init, schedule, chunk_size, shape, out):
-    """A gated LRU op (hlru, bdlru) on flattened batch dims."""
+def _gated_scan(model, order, a, v, init, state, schedule, chunk_size, shape,
+                outs):
+    """A gated LRU op (hlru, bdlru) on flattened batch dims; `state` is the
+    shape of one batch element's state, `outs` the outs (see _final_outs)."""
     compiled = _model(model, a.dtype, param=order, init=init is not None,
-                      schedule=schedule, chunk_size=chunk_size)
+                      schedule=schedule, chunk_size=chunk_size,
+                      final_state=len(outs) > 1)
     args = [a, v] + ([init] if init is not None else [])
-    return _outputs(compiled, args, [v.shape], [shape], [out])
+    batch = shape[:len(shape) - 2]
+    return _outputs(compiled, args, [v.shape, (a.shape[0],) + state],
+                    [shape, batch + state], outs)
 
 
-def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
-         out=None):
+def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
+         chunk_size=None, out=None, final_state_out=None):
     """H-LRU of order m: h_t = sum_i a_{i,t} * h_{t-i} + a_{0,t} * v_t.
 
     gates: [..., T, N, m+1], the m state gates then the input gate;
-    v: [..., T, N]; init: [..., m, N], newest state first.
+    v: [..., T, N]; init: [..., m, N], newest state first. Returns h
+    [..., T, N] (and the m most recent states [..., m, N], newest first).
     """
     gates = as_float_array("gates", gates)
     check_rank("gates", gates, 3, "[..., T, N, m+1]")
@@ -170,20 +196,20 @@ def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
                          f"{gates.shape[-1]}")
     check_shape("v", v, gates.shape[:-1])
     flat, batch = _flatten_batch("gates", gates, 3)
-    if init is not None:
-        init = as_float_array("init", init, gates.dtype)
-        check_shape("init", init, batch + (order, gates.shape[-2]))
-        init = init.reshape((-1, order, gates.shape[-2]))
+    state = (order, gates.shape[-2])
+    init = _init(init, gates.dtype, batch + state)
     return _gated_scan("hlru", order, flat, v.reshape(flat.shape[:-1]), init,
-                       schedule, chunk_size, v.shape, out)
+                       state, schedule, chunk_size, v.shape,
+                       _final_outs(out, final_state_out, return_final_state))
 
 
-def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
-          out=None):
+def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
+          chunk_size=None, out=None, final_state_out=None):
     """BD-LRU with blocks of m: h_t = A_t h_{t-1} + a_{0,t} * v_t.
 
     gates: [..., T, H, m, m+1], each block row's m state gates then its
-    input gate; v: [..., T, H*m]; init: [..., H*m].
+    input gate; v: [..., T, H*m]; init: [..., H*m]. Returns h [..., T, H*m]
+    (and h_T [..., H*m]).
     """
     gates = as_float_array("gates", gates)
     check_rank("gates", gates, 4, "[..., T, H, m, m+1]")
@@ -197,10 +223,11 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
     if init is not None:
         init = as_float_array("init", init, gates.dtype)
         check_shape("init", init, batch + (v.shape[-1],))
-        init = init.reshape((-1, v.shape[-1]))
+        init = _batch_first(init, 1)
     return _gated_scan("bdlru", m, flat,
                        v.reshape(flat.shape[:2] + (v.shape[-1],)), init,
-                       schedule, chunk_size, v.shape, out)
+                       (v.shape[-1],), schedule, chunk_size, v.shape,
+                       _final_outs(out, final_state_out, return_final_state))
 
 
 #===------------------------------------------------------------------------===#
@@ -208,15 +235,21 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None,
 #===------------------------------------------------------------------------===#
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto", chunk_size=None, out=None,
-                     offsets=None):
+                     eps=1e-8, init=None, return_final_state=False,
+                     schedule="auto", chunk_size=None, out=None,
+                     final_state_out=None, offsets=None):
     """y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps) with
     S_t = S_{t-1} + phi(k_t) v_t^T and c_t = c_{t-1} + phi(k_t).
 
     q, k: [..., T, dk]; v: [..., T, dv]; phi(x) = x + 1 if x > 0 else e^x
     ("elu1") or x ("identity"). Without ``normalize`` y_t = phi(q_t)^T S_t.
+    The state is S [..., dk, dv], and normalized the pair (S, c) with c
+    [..., dk]: ``init`` takes it (zero without), ``return_final_state``
+    returns (y, state after the last step), ``final_state_out`` receives it
+    (an array, or a pair of arrays when normalized).
     offsets: [S + 1] bounds of sequences packed along T (cu_seqlens), each
-    starting from a zero state.
+    starting from its own init (zero without one); the states then hold one
+    per sequence, [..., S, dk, dv] and [..., S, dk].
     """
     check_choice("feature_map", feature_map, ("elu1", "identity"))
     q = as_float_array("q", q)
@@ -227,17 +260,59 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     check_shape("v", v, q.shape[:-1] + v.shape[-1:])
     if not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
-    if offsets is not None:
-        offsets = api._offsets(offsets, q.shape[-2])
+    dk, dv = q.shape[-1], v.shape[-1]
+    state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
+    # The states: S, and normalized also c (S's shape without dv).
+    shapes = [state] + ([state[:-1]] if normalize else [])
+    names = ["init", "normalizer init"][:len(shapes)]
+    pair = "a pair (S, c)" if normalize else "S"
+    inits = _state_arrays("init", init, pair, len(shapes))
+    finals = _state_arrays("final_state_out", final_state_out, pair,
+                           len(shapes))
+    batch = q.shape[:-2]
+    if inits is not None:
+        inits = [as_float_array(name, x, q.dtype)
+                 for name, x in zip(names, inits)]
+        for name, x, shape in zip(names, inits, shapes):
+            check_shape(name, x, batch + shape)
+        inits = [_batch_first(x, len(shape))
+                 for x, shape in zip(inits, shapes)]
     compiled = _model("linear_attention", q.dtype, schedule=schedule,
                       chunk_size=chunk_size, feature_map=feature_map,
-                      normalize=normalize, eps=eps,
+                      normalize=normalize, eps=eps, init=inits is not None,
+                      final_state=return_final_state,
                       offsets=offsets is not None)
-    qf, batch = _flatten_batch("q", q, 2)
+    qf, _ = _flatten_batch("q", q, 2)
     kf = k.reshape(qf.shape)
-    vf = v.reshape(qf.shape[:2] + v.shape[-1:])
-    args = [qf, kf, vf] + ([offsets] if offsets is not None else [])
-    return _outputs(compiled, args, [vf.shape], [v.shape], [out])
+    vf = v.reshape(qf.shape[:2] + (dv,))
+    args = [qf, kf, vf] + (inits or []) + (
+        [offsets] if offsets is not None else [])
+    outs = _final_outs(out, finals, return_final_state)
+    if not return_final_state:
+        return _outputs(compiled, args, [vf.shape], [v.shape], outs)
+    outs = [out] + (finals or [None] * len(shapes))
+    results = _outputs(
+        compiled, args, [vf.shape] + [(qf.shape[0],) + x for x in shapes],
+        [v.shape] + [batch + x for x in shapes], outs,
+        ["out"] + (["final_state_out[0]", "final_state_out[1]"]
+                   if normalize else ["final_state_out"]))
+    return (results[0], tuple(results[1:])) if normalize else results
+
+
+def _state_arrays(name, value, what, count):
+    """A state given as one array (count 1) or a pair of arrays, as a list;
+    None stays None."""
+    if value is None:
+        return None
+    if count == 1:
+        if isinstance(value, (tuple, list)):
+            raise TypeError(f"{name}: expected {what}, one array, got a "
+                            f"{type(value).__name__}")
+        return [value]
+    if not isinstance(value, (tuple, list)) or len(value) != count:
+        raise TypeError(f"{name}: expected {what}, got "
+                        f"{type(value).__name__}")
+    return list(value)
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
@@ -277,7 +352,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     if gated:
         args.append(gate.reshape(qf.shape[:2]))
     if init is not None:
-        args.append(init.reshape((-1,) + state))
+        args.append(_batch_first(init, len(state)))
     if offsets is not None:
         args.append(offsets)
     return _outputs(compiled, args, [vf.shape, (qf.shape[0],) + state],
@@ -325,9 +400,87 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if D is not None:
         args.append(D)
     if init is not None:
-        args.append(init.reshape((-1,) + state))
+        args.append(_batch_first(init, len(state)))
     if offsets is not None:
         args.append(offsets)
     return _outputs(compiled, args, [xf.shape, (xf.shape[0],) + state],
                     [x.shape, batch + state],
                     _final_outs(out, final_state_out, return_final_state))
+
+
+#===------------------------------------------------------------------------===#
+# Decode steps: each model on one step, from its state and back
+#===------------------------------------------------------------------------===#
+
+def _one_step(name, x, trailing):
+    """One step's operand [..., *trailing dims] as a sequence of one step,
+    [..., 1, *trailing dims] (a view)."""
+    x = np.asarray(x)
+    check_rank(name, x, trailing, f"[..., {trailing} dims]")
+    return np.expand_dims(x, x.ndim - trailing)
+
+
+def _decode(model, operands, state, out, state_out, **options):
+    """`model` (a function of this module) on operands of one step each,
+    given as (name, array, dims after the time axis) or as is (None name),
+    from `state`: returns (y, the new state). ``out`` receives y and
+    ``state_out`` the new state; ``state_out=state`` advances it in place."""
+    args = [x if name is None else _one_step(name, x, trailing)
+            for name, x, trailing in operands]
+    given = out
+    if isinstance(out, np.ndarray):
+        out = np.expand_dims(out, out.ndim - 1)
+    y, last = model(*args, init=state, return_final_state=True,
+                    schedule="sequential", out=out,
+                    final_state_out=state_out, **options)
+    return (np.squeeze(y, y.ndim - 2) if given is None else given), last
+
+
+def linear_attention_step(q, k, v, state, *, feature_map="elu1",
+                          normalize=True, eps=1e-8, out=None,
+                          state_out=None):
+    """One decoding step of ``linear_attention``: q, k [..., dk], v
+    [..., dv], state S [..., dk, dv] (normalized: the pair (S, c)). Returns
+    (y [..., dv], the new state); ``state_out=state`` advances in place.
+    A prefix decoded step by step equals ``linear_attention`` over it."""
+    return _decode(linear_attention,
+                   [("q", q, 1), ("k", k, 1), ("v", v, 1)], state, out,
+                   state_out, feature_map=feature_map, normalize=normalize,
+                   eps=eps)
+
+
+def delta_rule_step(q, k, v, beta, state, *, gate=None, out=None,
+                    state_out=None):
+    """One decoding step of ``delta_rule``: q, k [..., dk], v [..., dv],
+    beta and gate [...], state S [..., dk, dv]. Returns (y [..., dv], the new
+    state); ``state_out=state`` advances in place."""
+    return _decode(delta_rule, [("q", q, 1), ("k", k, 1), ("v", v, 1),
+                                ("beta", beta, 0)], state, out, state_out,
+                   gate=None if gate is None else _one_step("gate", gate, 0))
+
+
+def selective_ssm_step(x, delta, A, B, C, state, D=None, *, out=None,
+                       state_out=None):
+    """One decoding step of ``selective_ssm``: x, delta [..., Dm], A [Dm, N],
+    B, C [..., N], D [Dm], state h [..., N, Dm]. Returns (y [..., Dm], the
+    new state); ``state_out=state`` advances in place."""
+    return _decode(selective_ssm,
+                   [("x", x, 1), ("delta", delta, 1), (None, A, 0),
+                    ("B", B, 1), ("C", C, 1), (None, D, 0)], state, out,
+                   state_out)
+
+
+def hlru_step(gates, v, state, *, out=None, state_out=None):
+    """One decoding step of ``hlru``: gates [..., N, m+1], v [..., N], state
+    the m most recent states [..., m, N], newest first. Returns (h [..., N],
+    the new state); ``state_out=state`` advances in place."""
+    return _decode(hlru, [("gates", gates, 2), ("v", v, 1)], state, out,
+                   state_out)
+
+
+def bdlru_step(gates, v, state, *, out=None, state_out=None):
+    """One decoding step of ``bdlru``: gates [..., H, m, m+1], v [..., H*m],
+    state [..., H*m]. Returns (h [..., H*m], the new state);
+    ``state_out=state`` advances in place."""
+    return _decode(bdlru, [("gates", gates, 3), ("v", v, 1)], state, out,
+                   state_out)

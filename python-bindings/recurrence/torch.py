@@ -21,7 +21,8 @@ from torch.autograd.function import once_differentiable
 from . import _recurrence, api, models
 
 __all__ = ["scan", "step", "linear_attention", "delta_rule", "selective_ssm",
-           "normalize_gates", "hlru", "bdlru"]
+           "normalize_gates", "hlru", "bdlru", "linear_attention_step",
+           "delta_rule_step", "selective_ssm_step", "hlru_step", "bdlru_step"]
 
 
 # float16 and bfloat16 operands run with a float32 state (init and final
@@ -545,7 +546,8 @@ if _assume_constant is not None:
     _model_structures = _assume_constant(_model_structures)
 
 
-def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
+def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
+         chunk_size=None):
     """H-LRU of order m (see ``recurrence.hlru``); gates [..., T, N, m+1]."""
     _check_tensor("gates", gates)
     _check_tensor("v", v, gates.dtype)
@@ -557,10 +559,12 @@ def hlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     a = gates[..., :order].transpose(-1, -2)  # [..., T, m, N]
     [structure] = _model_structures("hlru", param=order)
     return scan(a, gates[..., order] * v, structure=structure, init=init,
-                schedule=schedule, chunk_size=chunk_size)
+                return_final_state=return_final_state, schedule=schedule,
+                chunk_size=chunk_size)
 
 
-def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
+def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
+          chunk_size=None):
     """BD-LRU with blocks of m (see ``recurrence.bdlru``); gates
     [..., T, H, m, m+1], v [..., T, H*m]."""
     _check_tensor("gates", gates)
@@ -573,7 +577,8 @@ def bdlru(gates, v, *, init=None, schedule="auto", chunk_size=None):
     a0 = gates[..., m].reshape(v.shape)
     [structure] = _model_structures("bdlru", param=m)
     return scan(gates[..., :m], a0 * v, structure=structure, init=init,
-                schedule=schedule, chunk_size=chunk_size)
+                return_final_state=return_final_state, schedule=schedule,
+                chunk_size=chunk_size)
 
 
 def _elu1(x):
@@ -581,10 +586,12 @@ def _elu1(x):
 
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
-                     eps=1e-8, schedule="auto", chunk_size=None,
-                     offsets=None):
+                     eps=1e-8, init=None, return_final_state=False,
+                     schedule="auto", chunk_size=None, offsets=None):
     """Linear attention (see ``recurrence.linear_attention``), over packed
-    sequences with ``offsets`` (cu_seqlens)."""
+    sequences with ``offsets`` (cu_seqlens). The state is S, and normalized
+    the pair (S, c): ``init`` takes it, ``return_final_state`` returns it
+    after y."""
     api.check_choice("feature_map", feature_map, ("elu1", "identity"))
     _check_tensor("q", q)
     _check_tensor("k", k, q.dtype)
@@ -596,17 +603,29 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     _check_shape("v", v, q.shape[:-1] + v.shape[-1:])
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
+    inits = [None, None]
+    if init is not None:
+        if normalize != isinstance(init, (tuple, list)) or (
+                normalize and len(init) != 2):
+            raise TypeError("init: expected " + (
+                "a pair (S, c)" if normalize else "S, one tensor"))
+        inits = list(init) if normalize else [init, None]
     phi = _elu1 if feature_map == "elu1" else (lambda x: x)
     fq, fk = phi(q), phi(k)
     structures = _model_structures("linear_attention",
                                           normalize=normalize)
-    num = scan(None, (fk, v), structure=structures[0], readout=fq,
-               schedule=schedule, chunk_size=chunk_size, offsets=offsets)
+    run = lambda b, i, state: scan(
+        None, b, structure=structures[i], readout=fq, init=state,
+        return_final_state=return_final_state, schedule=schedule,
+        chunk_size=chunk_size, offsets=offsets)
+    num = run((fk, v), 0, inits[0])
     if not normalize:
         return num
-    den = scan(None, fk, structure=structures[1], readout=fq,
-               schedule=schedule, chunk_size=chunk_size, offsets=offsets)
-    return num / _torch.clamp(den, min=eps)[..., None]
+    den = run(fk, 1, inits[1])
+    if not return_final_state:
+        return num / _torch.clamp(den, min=eps)[..., None]
+    (num, S), (den, c) = num, den
+    return num / _torch.clamp(den, min=eps)[..., None], (S, c)
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
@@ -669,6 +688,62 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
         _check_shape("D", D, (dm,))
         y = y + D * x
     return (y, last) if return_final_state else y
+
+
+#===------------------------------------------------------------------------===#
+# Decode steps: each model on one step, differentiable like the model
+#===------------------------------------------------------------------------===#
+
+def _decode(model, operands, state, **options):
+    """`model` on operands of one step each, (name, tensor, dims after the
+    time axis) or as is (None name), from `state`: (y, the new state)."""
+    args = []
+    for name, x, trailing in operands:
+        if name is not None:
+            _check_tensor(name, x)
+            if x.dim() < trailing:
+                raise ValueError(f"{name}: expected at least {trailing} "
+                                 f"dims, got shape {tuple(x.shape)}")
+            x = x.unsqueeze(x.dim() - trailing)
+        args.append(x)
+    y, last = model(*args, init=state, return_final_state=True,
+                    schedule="sequential", **options)
+    return y.squeeze(y.dim() - 2), last
+
+
+def linear_attention_step(q, k, v, state, *, feature_map="elu1",
+                          normalize=True, eps=1e-8):
+    """One decoding step of ``linear_attention`` (see
+    ``recurrence.linear_attention_step``): (y, the new state)."""
+    return _decode(linear_attention,
+                   [("q", q, 1), ("k", k, 1), ("v", v, 1)], state,
+                   feature_map=feature_map, normalize=normalize, eps=eps)
+
+
+def delta_rule_step(q, k, v, beta, state, *, gate=None):
+    """One decoding step of ``delta_rule``: (y, the new state)."""
+    if gate is not None:
+        _check_tensor("gate", gate)
+        gate = gate.unsqueeze(-1)
+    return _decode(delta_rule, [("q", q, 1), ("k", k, 1), ("v", v, 1),
+                                ("beta", beta, 0)], state, gate=gate)
+
+
+def selective_ssm_step(x, delta, A, B, C, state, D=None):
+    """One decoding step of ``selective_ssm``: (y, the new state)."""
+    return _decode(selective_ssm,
+                   [("x", x, 1), ("delta", delta, 1), (None, A, 0),
+                    ("B", B, 1), ("C", C, 1), (None, D, 0)], state)
+
+
+def hlru_step(gates, v, state):
+    """One decoding step of ``hlru``: (h, the new m most recent states)."""
+    return _decode(hlru, [("gates", gates, 2), ("v", v, 1)], state)
+
+
+def bdlru_step(gates, v, state):
+    """One decoding step of ``bdlru``: (h, the new state)."""
+    return _decode(bdlru, [("gates", gates, 3), ("v", v, 1)], state)
 
 
 #===------------------------------------------------------------------------===#

@@ -32,6 +32,8 @@ struct ModelSpec {
   std::string function = "exp";
   /// hlru's order m or bdlru's block size m.
   int64_t param = 0;
+  /// Every model but normalize_gates: its states as arguments after the
+  /// operands (init) and as results after the output (the final states).
   bool init = false;
   bool f64 = false;
   /// linear_attention: `elu1` or `identity`, normalized with floor eps.
@@ -40,7 +42,6 @@ struct ModelSpec {
   double eps = 1e-8;
   /// delta_rule: a gate; selective_ssm: the skip D.
   bool gated = false, skip = false;
-  /// delta_rule, selective_ssm: the final state as a second result.
   bool finalState = false;
   /// linear_attention, delta_rule, selective_ssm: packed sequences, an i64
   /// offsets [S + 1] argument last; init and the final state get a
@@ -52,10 +53,12 @@ struct ModelSpec {
 
 /// A module with `func.func @<name>` holding the op of `spec`:
 ///   normalize_gates (raw [R, K]) -> [R, K]
-///   hlru (gates [B, T, N, m+1], v [B, T, N] [, init [B, m, N]]) -> [B, T, N]
+///   hlru (gates [B, T, N, m+1], v [B, T, N] [, init [B, m, N]])
+///       -> [B, T, N] [, h_T [B, m, N]]
 ///   bdlru (gates [B, T, H, m, m+1], v [B, T, H*m] [, init [B, H*m]])
-///       -> [B, T, H*m]
-///   linear_attention (q, k [B, T, dk], v [B, T, dv]) -> [B, T, dv]
+///       -> [B, T, H*m] [, h_T]
+///   linear_attention (q, k [B, T, dk], v [B, T, dv] [, init [B, dk, dv]
+///       [, normalizer init [B, dk]]]) -> [B, T, dv] [, S_T [, c_T]]
 ///   delta_rule (q, k, v, beta [B, T] [, gate [B, T]] [, init [B, dk, dv]])
 ///       -> y [B, T, dv] [, S_T]
 ///   selective_ssm (x, delta [B, T, Dm], A [Dm, N], B, C [B, T, N]

@@ -68,18 +68,21 @@ ScanOp createScan(OpBuilder &b, Location loc, Type output, Type finalState,
   return scan;
 }
 
-/// The scan of a gated LRU: input a_0 * v.
-Value gatedScan(OpBuilder &b, Location loc, Attribute structure,
-                ScheduleAttr schedule, Value transition, Value gate,
-                Value input, Value init) {
+/// The scan of a gated LRU: input a_0 * v; its output, then its final state
+/// when `finalState` is set.
+SmallVector<Value> gatedScan(OpBuilder &b, Location loc, Attribute structure,
+                             ScheduleAttr schedule, Value transition,
+                             Value gate, Value input, Value init,
+                             Value finalState) {
   Value gated = linalg::MulOp::create(b, loc, ValueRange{gate, input},
                                       ValueRange{emptyLike(b, loc, input)})
                     .getResult(0);
-  return createScan(b, loc, input.getType(), Type(),
+  return createScan(b, loc, input.getType(),
+                    finalState ? finalState.getType() : Type(),
                     cast<RecurrenceStructureInterface>(structure), schedule,
                     /*matrix=*/false, /*reverse=*/false, ValueRange{transition},
                     gated, Value(), Value(), init, Value())
-      .getOutput();
+      ->getResults();
 }
 
 /// Checks `actual` against `expected` where both are known.
@@ -91,6 +94,17 @@ LogicalResult checkShape(Operation *op, StringRef name, Value value,
   return op->emitOpError() << "expected " << name << " of shape "
                            << formatShape(expected) << " (" << layout
                            << "), got " << formatShape(actual);
+}
+
+/// Checks the optional init and final state of a model against `state`.
+LogicalResult checkStates(Operation *op, Value init, Value finalState,
+                          ArrayRef<int64_t> state, StringRef layout) {
+  if (init && failed(checkShape(op, "init", init, state, layout)))
+    return failure();
+  if (finalState &&
+      failed(checkShape(op, "final state", finalState, state, layout)))
+    return failure();
+  return success();
 }
 
 /// The static size of dim `dim` (from the back) of the gates.
@@ -210,11 +224,9 @@ LogicalResult HlruOp::verify() {
   if (failed(checkShape(*this, "input", getInput(), inputShape,
                         "[..., T, N], the gates' without m+1")))
     return failure();
-  if (!getInit())
-    return success();
-  SmallVector<int64_t> initShape(shape.drop_back(3));
-  initShape.append({*gates - 1, shape[shape.size() - 2]});
-  return checkShape(*this, "init", getInit(), initShape, "[..., m, N]");
+  SmallVector<int64_t> state(shape.drop_back(3));
+  state.append({*gates - 1, shape[shape.size() - 2]});
+  return checkStates(*this, getInit(), getFinalState(), state, "[..., m, N]");
 }
 
 FailureOr<SmallVector<Value>> HlruOp::decomposeOperation(OpBuilder &b) {
@@ -224,9 +236,9 @@ FailureOr<SmallVector<Value>> HlruOp::decomposeOperation(OpBuilder &b) {
   Value coefficients =
       transposeInner(b, loc, sliceLast(b, loc, getGates(), 0, order));
   Value gate = collapseLast(b, loc, sliceLast(b, loc, getGates(), order, 1), 2);
-  return SmallVector<Value>{
-      gatedScan(b, loc, HigherOrderAttr::get(b.getContext(), order),
-                getScheduleAttr(), coefficients, gate, getInput(), getInit())};
+  return gatedScan(b, loc, HigherOrderAttr::get(b.getContext(), order),
+                   getScheduleAttr(), coefficients, gate, getInput(), getInit(),
+                   getFinalState());
 }
 
 //===----------------------------------------------------------------------===//
@@ -254,11 +266,9 @@ LogicalResult BdlruOp::verify() {
   if (failed(
           checkShape(*this, "input", getInput(), inputShape, "[..., T, H*m]")))
     return failure();
-  if (!getInit())
-    return success();
-  SmallVector<int64_t> initShape(shape.drop_back(4));
-  initShape.push_back(inputShape.back());
-  return checkShape(*this, "init", getInit(), initShape, "[..., H*m]");
+  SmallVector<int64_t> state(shape.drop_back(4));
+  state.push_back(inputShape.back());
+  return checkStates(*this, getInit(), getFinalState(), state, "[..., H*m]");
 }
 
 FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
@@ -268,9 +278,9 @@ FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
   // H*m] from the last.
   Value blocks = sliceLast(b, loc, getGates(), 0, block);
   Value gate = collapseLast(b, loc, sliceLast(b, loc, getGates(), block, 1), 3);
-  return SmallVector<Value>{
-      gatedScan(b, loc, BlockDiagonalAttr::get(b.getContext(), block),
-                getScheduleAttr(), blocks, gate, getInput(), getInit())};
+  return gatedScan(b, loc, BlockDiagonalAttr::get(b.getContext(), block),
+                   getScheduleAttr(), blocks, gate, getInput(), getInit(),
+                   getFinalState());
 }
 
 //===----------------------------------------------------------------------===//
@@ -346,12 +356,13 @@ SmallVector<int64_t> prefixThen(Value value, int64_t drop,
 
 int64_t lastDim(Value value) { return tensorType(value).getShape().back(); }
 
-/// A state's shape [..., X, Y] with packed sequences: [..., S, X, Y], S read
-/// off the offsets [S + 1].
-SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets) {
+/// A state's shape [..., X(, Y)] (`trailing` dims after the batch) with
+/// packed sequences: [..., S, X(, Y)], S read off the offsets [S + 1].
+SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets,
+                                 int64_t trailing = 2) {
   if (!offsets)
     return state;
-  state.insert(state.end() - 2, sequenceCount(offsets));
+  state.insert(state.end() - trailing, sequenceCount(offsets));
   return state;
 }
 
@@ -362,9 +373,36 @@ LogicalResult LinearAttentionOp::verify() {
     return emitOpError("expected q of rank >= 2 ([..., T, dk])");
   if (getEps().convertToDouble() < 0)
     return emitOpError("expected eps >= 0");
-  return checkShape(*this, "v", getValue(),
-                    prefixThen(getQuery(), 1, {lastDim(getValue())}),
-                    "[..., T, dv], with q's batch dims and T");
+  int64_t dk = lastDim(getQuery()), dv = lastDim(getValue());
+  if (failed(checkShape(*this, "v", getValue(), prefixThen(getQuery(), 1, {dv}),
+                        "[..., T, dv], with q's batch dims and T")))
+    return failure();
+  // The normalizer's state goes with S's: both or neither, and only when
+  // normalized.
+  if (!getNormalize() && (getNormalizerInit() || getFinalNormalizer()))
+    return emitOpError("a normalizer state needs `normalize`");
+  if (getNormalize() && (!getInit() != !getNormalizerInit()))
+    return emitOpError("expected both init and normalizer_init or neither: "
+                       "a normalized state is S and the normalizer c");
+  if (getNormalize() && (!getFinalState() != !getFinalNormalizer()))
+    return emitOpError("expected both final states (S and the normalizer) "
+                       "or neither");
+  if (failed(checkStates(
+          *this, getInit(), getFinalState(),
+          perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets()),
+          "[..., dk, dv]")))
+    return failure();
+  SmallVector<int64_t> normalizer =
+      perSequence(prefixThen(getQuery(), 2, {dk}), getOffsets(), 1);
+  if (getNormalizerInit() &&
+      failed(checkShape(*this, "normalizer_init", getNormalizerInit(),
+                        normalizer, "[..., dk]")))
+    return failure();
+  if (getFinalNormalizer() &&
+      failed(checkShape(*this, "final normalizer", getFinalNormalizer(),
+                        normalizer, "[..., dk]")))
+    return failure();
+  return success();
 }
 
 FailureOr<SmallVector<Value>>
@@ -390,29 +428,34 @@ LinearAttentionOp::decomposeOperation(OpBuilder &b) {
   };
   Value query = phi(getQuery()), key = phi(getKey());
   auto identity = IdentityAttr::get(context);
-  Value numerator = createScan(b, loc, getValue().getType(), Type(), identity,
-                               getScheduleAttr(), /*matrix=*/true,
-                               /*reverse=*/false, ValueRange(), Value(), key,
-                               getValue(), Value(), query, getOffsets())
-                        .getOutput();
+  auto typeOr = [](Value value) { return value ? value.getType() : Type(); };
+  ScanOp numerator =
+      createScan(b, loc, getValue().getType(), typeOr(getFinalState()),
+                 identity, getScheduleAttr(), /*matrix=*/true,
+                 /*reverse=*/false, ValueRange(), Value(), key, getValue(),
+                 getInit(), query, getOffsets());
   if (!getNormalize())
-    return SmallVector<Value>{numerator};
+    return SmallVector<Value>(numerator->getResults());
   auto denominatorType = RankedTensorType::get(
       prefixThen(getQuery(), 1, {}), tensorType(getQuery()).getElementType());
-  Value denominator =
-      createScan(b, loc, denominatorType, Type(), identity, getScheduleAttr(),
+  ScanOp denominator =
+      createScan(b, loc, denominatorType, typeOr(getFinalNormalizer()),
+                 identity, getScheduleAttr(),
                  /*matrix=*/false, /*reverse=*/false, ValueRange(), key,
-                 Value(), Value(), Value(), query, getOffsets())
-          .getOutput();
+                 Value(), Value(), getNormalizerInit(), query, getOffsets());
   double eps = getEps().convertToDouble();
-  return SmallVector<Value>{
-      elementwise(b, loc, numerator, {numerator, denominator},
+  SmallVector<Value> results = {
+      elementwise(b, loc, numerator.getOutput(),
+                  {numerator.getOutput(), denominator.getOutput()},
                   {all, mapOf(context, rank, loopsWithout(rank, {rank - 1}))},
                   [&](OpBuilder &nb, Location nl, ValueRange a) {
                     Value floor = arith::MaximumFOp::create(
                         nb, nl, a[1], constantLike(nb, nl, a[1], eps));
                     return Value(arith::DivFOp::create(nb, nl, a[0], floor));
                   })};
+  if (getFinalState())
+    results.append({numerator.getFinalState(), denominator.getFinalState()});
+  return results;
 }
 
 LogicalResult DeltaRuleOp::verify() {
@@ -428,16 +471,10 @@ LogicalResult DeltaRuleOp::verify() {
       failed(checkShape(*this, "gate", getGate(), prefixThen(getQuery(), 1, {}),
                         "[..., T]")))
     return failure();
-  SmallVector<int64_t> state =
-      perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets());
-  if (getInit() &&
-      failed(checkShape(*this, "init", getInit(), state, "[..., dk, dv]")))
-    return failure();
-  if (getFinalState() &&
-      failed(checkShape(*this, "final state", getFinalState(), state,
-                        "[..., dk, dv]")))
-    return failure();
-  return success();
+  return checkStates(
+      *this, getInit(), getFinalState(),
+      perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets()),
+      "[..., dk, dv]");
 }
 
 FailureOr<SmallVector<Value>> DeltaRuleOp::decomposeOperation(OpBuilder &b) {
@@ -498,16 +535,9 @@ LogicalResult SelectiveSsmOp::verify() {
     return failure();
   if (getD() && failed(checkShape(*this, "D", getD(), {dm}, "[Dm]")))
     return failure();
-  SmallVector<int64_t> state =
-      perSequence(prefixThen(getX(), 2, {n, dm}), getOffsets());
-  if (getInit() &&
-      failed(checkShape(*this, "init", getInit(), state, "[..., N, Dm]")))
-    return failure();
-  if (getFinalState() &&
-      failed(checkShape(*this, "final state", getFinalState(), state,
-                        "[..., N, Dm]")))
-    return failure();
-  return success();
+  return checkStates(*this, getInit(), getFinalState(),
+                     perSequence(prefixThen(getX(), 2, {n, dm}), getOffsets()),
+                     "[..., N, Dm]");
 }
 
 FailureOr<SmallVector<Value>> SelectiveSsmOp::decomposeOperation(OpBuilder &b) {

@@ -125,3 +125,77 @@ func.func @ssm_state(%x: tensor<2x64x16xf32>, %A: tensor<16x4xf32>, %B: tensor<2
   %y = recurrence.selective_ssm x(%x : tensor<2x64x16xf32>) delta(%x : tensor<2x64x16xf32>) A(%A : tensor<16x4xf32>) B(%B : tensor<2x64x4xf32>) C(%B : tensor<2x64x4xf32>) init(%h0 : tensor<2x16x4xf32>) -> tensor<2x64x16xf32>
   return %y : tensor<2x64x16xf32>
 }
+
+// -----
+
+// Every model with a state carries it: init in, the final states out, the
+// normalized linear attention's as S and the normalizer c.
+// CHECK-LABEL: func.func @states
+// CHECK: recurrence.hlru gates(%{{.*}}) input(%{{.*}}) init(%{{.*}} : tensor<2x2x6xf32>) -> tensor<2x16x6xf32>, tensor<2x2x6xf32>
+// CHECK: recurrence.bdlru gates(%{{.*}}) input(%{{.*}}) -> tensor<2x16x12xf32>, tensor<2x12xf32>
+// CHECK: recurrence.linear_attention elu1 normalize q(%{{.*}}) k(%{{.*}}) v(%{{.*}}) init(%{{.*}} : tensor<2x8x16xf32>) normalizer_init(%{{.*}} : tensor<2x8xf32>) {{.*}}-> tensor<2x64x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32>
+// CHECK: recurrence.linear_attention identity q(%{{.*}}) k(%{{.*}}) v(%{{.*}}) offsets(%{{.*}} : tensor<4xi32>) -> tensor<2x64x16xf32>, tensor<2x3x8x16xf32>
+func.func @states(%g: tensor<2x16x6x3xf32>, %v: tensor<2x16x6xf32>, %h0: tensor<2x2x6xf32>, %bg: tensor<2x16x3x4x5xf32>, %bv: tensor<2x16x12xf32>,
+                  %q: tensor<2x64x8xf32>, %lv: tensor<2x64x16xf32>, %s0: tensor<2x8x16xf32>, %c0: tensor<2x8xf32>, %o: tensor<4xi32>) {
+  %h, %hT = recurrence.hlru gates(%g : tensor<2x16x6x3xf32>) input(%v : tensor<2x16x6xf32>) init(%h0 : tensor<2x2x6xf32>) -> tensor<2x16x6xf32>, tensor<2x2x6xf32>
+  %b, %bT = recurrence.bdlru gates(%bg : tensor<2x16x3x4x5xf32>) input(%bv : tensor<2x16x12xf32>) -> tensor<2x16x12xf32>, tensor<2x12xf32>
+  %y, %S, %c = recurrence.linear_attention elu1 normalize q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%lv : tensor<2x64x16xf32>) init(%s0 : tensor<2x8x16xf32>) normalizer_init(%c0 : tensor<2x8xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32>
+  %y2, %S2 = recurrence.linear_attention identity q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%lv : tensor<2x64x16xf32>) offsets(%o : tensor<4xi32>) -> tensor<2x64x16xf32>, tensor<2x3x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @hlru_final_state(%g: tensor<2x16x6x3xf32>, %v: tensor<2x16x6xf32>) {
+  // expected-error @+1 {{'recurrence.hlru' op expected final state of shape [2, 2, 6] ([..., m, N]), got [2, 6]}}
+  %h, %hT = recurrence.hlru gates(%g : tensor<2x16x6x3xf32>) input(%v : tensor<2x16x6xf32>) -> tensor<2x16x6xf32>, tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @bdlru_final_state(%g: tensor<2x16x3x4x5xf32>, %v: tensor<2x16x12xf32>) {
+  // expected-error @+1 {{'recurrence.bdlru' op expected final state of shape [2, 12] ([..., H*m]), got [2, 3, 4]}}
+  %h, %hT = recurrence.bdlru gates(%g : tensor<2x16x3x4x5xf32>) input(%v : tensor<2x16x12xf32>) -> tensor<2x16x12xf32>, tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_half_state(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %s0: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'recurrence.linear_attention' op expected both init and normalizer_init or neither: a normalized state is S and the normalizer c}}
+  %y = recurrence.linear_attention elu1 normalize q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) init(%s0 : tensor<2x8x16xf32>) -> tensor<2x64x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_half_final_state(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>) {
+  // expected-error @+1 {{'recurrence.linear_attention' op expected both final states (S and the normalizer) or neither}}
+  %y, %S = recurrence.linear_attention elu1 normalize q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_normalizer_unnormalized(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %s0: tensor<2x8x16xf32>, %c0: tensor<2x8xf32>) {
+  // expected-error @+1 {{'recurrence.linear_attention' op a normalizer state needs `normalize`}}
+  %y = recurrence.linear_attention elu1 q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) init(%s0 : tensor<2x8x16xf32>) normalizer_init(%c0 : tensor<2x8xf32>) -> tensor<2x64x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_state_shapes(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %s0: tensor<2x8x16xf32>, %c0: tensor<2x16xf32>) {
+  // expected-error @+1 {{'recurrence.linear_attention' op expected normalizer_init of shape [2, 8] ([..., dk]), got [2, 16]}}
+  %y = recurrence.linear_attention elu1 normalize q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) init(%s0 : tensor<2x8x16xf32>) normalizer_init(%c0 : tensor<2x16xf32>) -> tensor<2x64x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_packed_state(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %s0: tensor<2x8x16xf32>, %o: tensor<4xi64>) {
+  // expected-error @+1 {{'recurrence.linear_attention' op expected init of shape [2, 3, 8, 16] ([..., dk, dv]), got [2, 8, 16]}}
+  %y = recurrence.linear_attention identity q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) init(%s0 : tensor<2x8x16xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x64x16xf32>
+  return
+}

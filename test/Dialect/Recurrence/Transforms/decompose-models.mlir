@@ -95,3 +95,31 @@ func.func @delta_rule_packed(%q: tensor<2x16x4xf32>, %k: tensor<2x16x4xf32>, %v:
   %y, %last = recurrence.delta_rule q(%q : tensor<2x16x4xf32>) k(%k : tensor<2x16x4xf32>) v(%v : tensor<2x16x5xf32>) beta(%beta : tensor<2x16xf32>) init(%h0 : tensor<2x3x4x5xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
   return %y, %last : tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
 }
+
+// The states of a decode step: one step of each model from its states, and
+// the final states out of the scans.
+// CHECK-LABEL: func.func @attention_step
+// CHECK: %[[NUM:[^ ]*]], %[[S:[^ ]*]] = recurrence.scan identity matrix factored_input({{.*}}) init(%arg3 : tensor<2x8x16xf32>) readout({{.*}}) outs(%{{.*}}, %{{.*}} : tensor<2x1x16xf32>, tensor<2x8x16xf32>)
+// CHECK: %[[DEN:[^ ]*]], %[[C:[^ ]*]] = recurrence.scan identity input({{.*}}) init(%arg4 : tensor<2x8xf32>) readout({{.*}}) outs(%{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<2x8xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[NUM]], %[[DEN]] :
+// CHECK: return %[[Y]], %[[S]], %[[C]] :
+func.func @attention_step(%q: tensor<2x1x8xf32>, %k: tensor<2x1x8xf32>, %v: tensor<2x1x16xf32>, %s: tensor<2x8x16xf32>, %c: tensor<2x8xf32>) -> (tensor<2x1x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32>) {
+  %y, %s1, %c1 = recurrence.linear_attention elu1 normalize q(%q : tensor<2x1x8xf32>) k(%k : tensor<2x1x8xf32>) v(%v : tensor<2x1x16xf32>) init(%s : tensor<2x8x16xf32>) normalizer_init(%c : tensor<2x8xf32>) -> tensor<2x1x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32>
+  return %y, %s1, %c1 : tensor<2x1x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @hlru_step
+// CHECK: %[[H:[^ ]*]], %[[HT:[^ ]*]] = recurrence.scan higher_order<2> {{.*}} init(%arg2 : tensor<2x2x6xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x1x6xf32>, tensor<2x2x6xf32>)
+// CHECK: return %[[H]], %[[HT]] :
+func.func @hlru_step(%g: tensor<2x1x6x3xf32>, %v: tensor<2x1x6xf32>, %h0: tensor<2x2x6xf32>) -> (tensor<2x1x6xf32>, tensor<2x2x6xf32>) {
+  %h, %hT = recurrence.hlru gates(%g : tensor<2x1x6x3xf32>) input(%v : tensor<2x1x6xf32>) init(%h0 : tensor<2x2x6xf32>) -> tensor<2x1x6xf32>, tensor<2x2x6xf32>
+  return %h, %hT : tensor<2x1x6xf32>, tensor<2x2x6xf32>
+}
+
+// CHECK-LABEL: func.func @bdlru_step
+// CHECK: %[[H:[^ ]*]], %[[HT:[^ ]*]] = recurrence.scan block_diagonal<4> {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2x1x12xf32>, tensor<2x12xf32>)
+// CHECK: return %[[H]], %[[HT]] :
+func.func @bdlru_step(%g: tensor<2x1x3x4x5xf32>, %v: tensor<2x1x12xf32>, %h0: tensor<2x12xf32>) -> (tensor<2x1x12xf32>, tensor<2x12xf32>) {
+  %h, %hT = recurrence.bdlru gates(%g : tensor<2x1x3x4x5xf32>) input(%v : tensor<2x1x12xf32>) init(%h0 : tensor<2x12xf32>) -> tensor<2x1x12xf32>, tensor<2x12xf32>
+  return %h, %hT : tensor<2x1x12xf32>, tensor<2x12xf32>
+}

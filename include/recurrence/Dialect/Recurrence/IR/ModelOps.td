@@ -60,7 +60,10 @@ def Recurrence_HlruOp : Recurrence_ModelOp<"hlru",
     `gates` `[..., T, N, m+1]` hold, per step and channel, the m state gates
     a_1 .. a_m and then the input gate a_0; `input` is v `[..., T, N]`;
     `init`, when given, the m most recent states `[..., m, N]`, newest
-    first. Decomposes into a `higher_order<m>` scan of a_0 v.
+    first; the second result, when present, holds the m most recent states
+    after the last step in the same layout, so that a sequence continues
+    from it (a decode step is the op on one step). Decomposes into a
+    `higher_order<m>` scan of a_0 v.
 
     ```mlir
     %h = recurrence.hlru gates(%g : tensor<2x64x32x3xf32>)
@@ -71,12 +74,13 @@ def Recurrence_HlruOp : Recurrence_ModelOp<"hlru",
                        Recurrence_FloatTensor:$input,
                        Optional<Recurrence_FloatTensor>:$init,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
-  let results = (outs Recurrence_FloatTensor:$result);
+  let results = (outs Recurrence_FloatTensor:$result,
+                      Optional<Recurrence_FloatTensor>:$final_state);
   let assemblyFormat = [{
     `gates` `(` $gates `:` type($gates) `)`
     `input` `(` $input `:` type($input) `)`
     (`init` `(` $init^ `:` type($init) `)`)?
-    attr-dict `->` type($result)
+    attr-dict `->` type($result) (`,` type($final_state)^)?
   }];
 }
 
@@ -86,8 +90,9 @@ def Recurrence_BdlruOp : Recurrence_ModelOp<"bdlru",
   let description = [{
     `gates` `[..., T, H, m, m+1]` hold, per step and block row, the m
     entries of that row of the m x m block A_t and then the input gate a_0;
-    `input` is v `[..., T, H*m]`; `init`, when given, `[..., H*m]`.
-    Decomposes into a `block_diagonal<m>` scan of a_0 v.
+    `input` is v `[..., T, H*m]`; `init`, when given, `[..., H*m]`; the
+    second result, when present, the state after the last step,
+    `[..., H*m]`. Decomposes into a `block_diagonal<m>` scan of a_0 v.
 
     ```mlir
     %h = recurrence.bdlru gates(%g : tensor<2x64x8x4x5xf32>)
@@ -98,12 +103,13 @@ def Recurrence_BdlruOp : Recurrence_ModelOp<"bdlru",
                        Recurrence_FloatTensor:$input,
                        Optional<Recurrence_FloatTensor>:$init,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
-  let results = (outs Recurrence_FloatTensor:$result);
+  let results = (outs Recurrence_FloatTensor:$result,
+                      Optional<Recurrence_FloatTensor>:$final_state);
   let assemblyFormat = [{
     `gates` `(` $gates `:` type($gates) `)`
     `input` `(` $input `:` type($input) `)`
     (`init` `(` $init^ `:` type($init) `)`)?
-    attr-dict `->` type($result)
+    attr-dict `->` type($result) (`,` type($final_state)^)?
   }];
 }
 
@@ -116,15 +122,22 @@ def Recurrence_FeatureMap : I32EnumAttr<"FeatureMap",
 }
 
 def Recurrence_LinearAttentionOp : Recurrence_ModelOp<"linear_attention",
-    [AllTypesMatch<["value", "result"]>, AllTypesMatch<["query", "key"]>]> {
+    [AttrSizedOperandSegments, AttrSizedResultSegments,
+     AllTypesMatch<["value", "result"]>, AllTypesMatch<["query", "key"]>]> {
   let summary = "Linear attention, optionally normalized";
   let description = [{
     `y_t = phi(q_t)^T S_t / max(phi(q_t)^T c_t, eps)` with
     `S_t = S_{t-1} + phi(k_t) v_t^T` and `c_t = c_{t-1} + phi(k_t)`; without
     `normalize`, `y_t = phi(q_t)^T S_t`. q, k `[..., T, dk]`, v
     `[..., T, dv]`; phi is `elu1` (x + 1 for x > 0, else e^x) or
-    `identity`. With `offsets` (cu_seqlens, `[S + 1]`), the sequences
-    packed along T each start from a zero state (see `recurrence.scan`).
+    `identity`. The states start from `init` (S_0, `[..., dk, dv]`) and,
+    normalized, `normalizer_init` (c_0, `[..., dk]`), or from zero; the
+    optional results `final_state` and, normalized, `final_normalizer` are
+    S_T and c_T, so that a sequence continues from them (a decode step is
+    the op on one step). With `offsets` (cu_seqlens, `[S + 1]`), the
+    sequences packed along T restart each from its own init (zero without
+    one), and the states hold one per sequence, `[..., S, dk, dv]` and
+    `[..., S, dk]` (see `recurrence.scan`).
     Decomposes into identity scans with a factored input and a readout.
 
     ```mlir
@@ -139,15 +152,23 @@ def Recurrence_LinearAttentionOp : Recurrence_ModelOp<"linear_attention",
                        Recurrence_FloatTensor:$query,
                        Recurrence_FloatTensor:$key,
                        Recurrence_FloatTensor:$value,
+                       Optional<Recurrence_FloatTensor>:$init,
+                       Optional<Recurrence_FloatTensor>:$normalizer_init,
                        Optional<Recurrence_OffsetsTensor>:$offsets,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
-  let results = (outs Recurrence_FloatTensor:$result);
+  let results = (outs Recurrence_FloatTensor:$result,
+                      Optional<Recurrence_FloatTensor>:$final_state,
+                      Optional<Recurrence_FloatTensor>:$final_normalizer);
   let assemblyFormat = [{
     $feature_map (`normalize` $normalize^)?
     `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`
     `v` `(` $value `:` type($value) `)`
+    (`init` `(` $init^ `:` type($init) `)`)?
+    (`normalizer_init` `(` $normalizer_init^ `:` type($normalizer_init)
+     `)`)?
     (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
-    attr-dict `->` type($result)
+    attr-dict `->` type($result) (`,` type($final_state)^)?
+    (`,` type($final_normalizer)^)?
   }];
 }
 
