@@ -405,6 +405,48 @@ def packed_torch():
     return failures
 
 
+def decode_torch():
+    """Each model's decode steps (recurrence.torch.<model>_step) on CUDA
+    tensors in float32, a prefix decoded token by token from an init, and
+    the gradients of the inits through the steps, against the float64 CPU
+    whole-sequence op (test_decode.py's cases)."""
+    from test_decode import TORCH_MODELS, T, states, torch_cases
+    failures = 0
+    for model in TORCH_MODELS:
+        def run(device, dtype, decode):
+            rng = np.random.default_rng(sum(map(ord, model)))
+            whole, step, state0 = torch_cases(rng, dtype, device)[model]
+            if decode:
+                state, ys = state0, []
+                for t in range(T):
+                    y, state = step(t, state)
+                    ys.append(y)
+                y = torch.stack(ys, 1)
+            else:
+                y, state = whole(state0)
+            weight = torch.cos(torch.arange(y.numel(), device=device,
+                                            dtype=dtype)).reshape(y.shape)
+            loss = (y * weight).sum() + sum((s * s).sum()
+                                            for s in states(state))
+            inits = list(states(state0))
+            return [x.detach() for x in (
+                y, *states(state), *torch.autograd.grad(loss, inits))]
+        try:
+            got = run("cuda", torch.float32, True)
+            torch.cuda.synchronize()
+        except Exception as error:  # reported, counted
+            failures += report_failure(f"decode torch {model}", error)
+            continue
+        want = run("cpu", torch.float64, False)
+        error = max(relative_error(g, w) for g, w in zip(got, want))
+        ok = error <= 1e-4
+        print(f"{'PASS' if ok else 'FAIL'} decode torch {model}: {T} steps "
+              f"and the inits' gradients, vs the float64 CPU whole "
+              f"sequence {error:.2e}", flush=True)
+        failures += 0 if ok else 1
+    return failures
+
+
 def seconds(f, reps=20):
     """The best of `reps` runs of f, in seconds, by CUDA events around each
     run. The runs are queued back to back and awaited once at the end (as
@@ -676,6 +718,7 @@ def main():
         failures += user_ir()
         failures += packed_sequences()
         failures += packed_torch()
+        failures += decode_torch()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
     if not args.quick:

@@ -260,26 +260,29 @@ def test_state_errors():
 torch = pytest.importorskip("torch")
 import recurrence.torch as rt  # noqa: E402
 
-
-def tensors(rng, *shapes, low=-1.0, high=1.0):
-    return [torch.tensor(rng.uniform(low, high, s), dtype=torch.float64,
-                         requires_grad=True) for s in shapes]
+TORCH_MODELS = ["linear_attention", "gated_delta_rule", "selective_ssm",
+                "hlru", "bdlru"]
 
 
-def torch_cases(rng):
-    """(whole call on state, step call on (t, state), initial state,
-    leaves) per model, batch (2,) and T steps."""
+def torch_cases(rng, dtype=None, device="cpu"):
+    """(whole call on state, step call on (t, state), initial state) per
+    model, batch (2,) and T steps, on leaf tensors of `dtype` (float64)
+    on `device` (bench/gpu_check.py runs them on CUDA)."""
+    def tensors(*shapes, low=-1.0, high=1.0):
+        return [torch.tensor(rng.uniform(low, high, s),
+                             dtype=dtype or torch.float64, device=device,
+                             requires_grad=True) for s in shapes]
     b, dk, dv, N, m, H = 2, 3, 2, 3, 2, 2
-    q, k, v = tensors(rng, (b, T, dk), (b, T, dk), (b, T, dv))
-    S0, c0 = tensors(rng, (b, dk, dv), (b, dk), low=0.5)
-    beta, gate = tensors(rng, (b, T), (b, T), low=0.1)
-    x, delta = tensors(rng, (b, T, dv), (b, T, dv), low=0.1)
-    A, D, Bm, C = tensors(rng, (dv, N), (dv,), (b, T, N), (b, T, N))
-    h0 = tensors(rng, (b, N, dv))[0]
-    hg = rt.normalize_gates(tensors(rng, (b, T, N, m + 1))[0])
-    hv, hh0 = tensors(rng, (b, T, N), (b, m, N))
-    bg = rt.normalize_gates(tensors(rng, (b, T, H, m, m + 1))[0])
-    bv, bh0 = tensors(rng, (b, T, H * m), (b, H * m))
+    q, k, v = tensors((b, T, dk), (b, T, dk), (b, T, dv))
+    S0, c0 = tensors((b, dk, dv), (b, dk), low=0.5)
+    beta, gate = tensors((b, T), (b, T), low=0.1)
+    x, delta = tensors((b, T, dv), (b, T, dv), low=0.1)
+    A, D, Bm, C = tensors((dv, N), (dv,), (b, T, N), (b, T, N))
+    h0 = tensors((b, N, dv))[0]
+    hg = rt.normalize_gates(tensors((b, T, N, m + 1))[0])
+    hv, hh0 = tensors((b, T, N), (b, m, N))
+    bg = rt.normalize_gates(tensors((b, T, H, m, m + 1))[0])
+    bv, bh0 = tensors((b, T, H * m), (b, H * m))
     return {
         "linear_attention": (
             lambda s: rt.linear_attention(q, k, v, init=s,
@@ -308,8 +311,7 @@ def torch_cases(rng):
     }
 
 
-@pytest.mark.parametrize("model", ["linear_attention", "gated_delta_rule",
-                                   "selective_ssm", "hlru", "bdlru"])
+@pytest.mark.parametrize("model", TORCH_MODELS)
 def test_torch_decoding_and_its_gradients_equal_the_whole_sequence(model):
     rng = np.random.default_rng(sum(map(ord, model)))
     whole, step, state0 = torch_cases(rng)[model]
@@ -335,11 +337,14 @@ def test_torch_decoding_and_its_gradients_equal_the_whole_sequence(model):
 
 def test_torch_step_gradcheck():
     rng = np.random.default_rng(11)
-    q, k, v = tensors(rng, (2, 3), (2, 3), (2, 2))
-    S0, c0 = tensors(rng, (2, 3, 2), (2, 3), low=0.5)
+    tensors = lambda *shapes, low=-1.0: [
+        torch.tensor(rng.uniform(low, 1, s), dtype=torch.float64,
+                     requires_grad=True) for s in shapes]
+    q, k, v = tensors((2, 3), (2, 3), (2, 2))
+    S0, c0 = tensors((2, 3, 2), (2, 3), low=0.5)
     def la_step(q, k, v, S, c):
         y, (S, c) = rt.linear_attention_step(q, k, v, (S, c))
         return y, S, c
     assert torch.autograd.gradcheck(la_step, (q, k, v, S0, c0))
-    g, hv, h0 = tensors(rng, (2, 3, 3), (2, 3), (2, 2, 3))
+    g, hv, h0 = tensors((2, 3, 3), (2, 3), (2, 2, 3))
     assert torch.autograd.gradcheck(rt.hlru_step, (g, hv, h0))
