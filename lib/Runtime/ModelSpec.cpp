@@ -27,17 +27,18 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
   };
   int64_t m = spec.param;
   bool packable = spec.model == "linear_attention" ||
-                  spec.model == "delta_rule" || spec.model == "selective_ssm";
+                  spec.model == "delta_rule" || spec.model == "selective_ssm" ||
+                  spec.model == "bdlru";
   if (spec.offsets && !packable) {
     emitError(loc) << "model '" << spec.model
-                   << "' takes no offsets (linear_attention, delta_rule and "
-                      "selective_ssm do)";
+                   << "' takes no offsets (linear_attention, delta_rule, "
+                      "selective_ssm and bdlru do)";
     return nullptr;
   }
-  // A matrix state: [B, X, Y], [B, S, X, Y] packed; linear attention's
-  // normalizer [B, X], [B, S, X].
+  // A matrix state: [B, X, Y], [B, S, X, Y] packed; a vector one (bdlru's,
+  // linear attention's normalizer) [B, X], [B, S, X].
   Type stateType = tensor(SmallVector<int64_t>(spec.offsets ? 4 : 3, kDynamic));
-  Type normalizerType =
+  Type vectorStateType =
       tensor(SmallVector<int64_t>(spec.offsets ? 3 : 2, kDynamic));
   SmallVector<Type> args;
   // The states a model takes as init and returns as final states.
@@ -54,14 +55,14 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
   } else if (spec.model == "bdlru" && m >= 1) {
     args = {tensor({kDynamic, kDynamic, kDynamic, m, m + 1}),
             tensor({kDynamic, kDynamic, kDynamic})};
-    states = {tensor({kDynamic, kDynamic})};
+    states = {vectorStateType};
     result = args[1];
   } else if (spec.model == "linear_attention") {
     Type three = tensor({kDynamic, kDynamic, kDynamic});
     args = {three, three, three};
     states = {stateType};
     if (spec.normalize)
-      states.push_back(normalizerType);
+      states.push_back(vectorStateType);
     result = three;
   } else if (spec.model == "delta_rule") {
     Type three = tensor({kDynamic, kDynamic, kDynamic});
@@ -129,7 +130,8 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     values = HlruOp::create(b, loc, result, last, in[0], in[1], init, schedule)
                  ->getResults();
   } else if (spec.model == "bdlru") {
-    values = BdlruOp::create(b, loc, result, last, in[0], in[1], init, schedule)
+    values = BdlruOp::create(b, loc, result, last, in[0], in[1], init, offsets,
+                             schedule)
                  ->getResults();
   } else if (spec.model == "linear_attention") {
     std::optional<FeatureMap> featureMap = symbolizeFeatureMap(spec.featureMap);

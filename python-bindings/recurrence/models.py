@@ -166,13 +166,14 @@ def normalize_gates(raw, *, f="exp", out=None):
 #===------------------------------------------------------------------------===#
 
 def _gated_scan(model, order, a, v, init, state, schedule, chunk_size, shape,
-                outs):
+                outs, offsets=None):
     """A gated LRU op (hlru, bdlru) on flattened batch dims; `state` is the
     shape of one batch element's state, `outs` the outs (see _final_outs)."""
     compiled = _model(model, a.dtype, param=order, init=init is not None,
                       schedule=schedule, chunk_size=chunk_size,
-                      final_state=len(outs) > 1)
-    args = [a, v] + ([init] if init is not None else [])
+                      final_state=len(outs) > 1, offsets=offsets is not None)
+    args = [a, v] + ([init] if init is not None else []) + (
+        [offsets] if offsets is not None else [])
     batch = shape[:len(shape) - 2]
     return _outputs(compiled, args, [v.shape, (a.shape[0],) + state],
                     [shape, batch + state], outs)
@@ -204,12 +205,14 @@ def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
 
 
 def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
-          chunk_size=None, out=None, final_state_out=None):
+          chunk_size=None, out=None, final_state_out=None, offsets=None):
     """BD-LRU with blocks of m: h_t = A_t h_{t-1} + a_{0,t} * v_t.
 
     gates: [..., T, H, m, m+1], each block row's m state gates then its
     input gate; v: [..., T, H*m]; init: [..., H*m]. Returns h [..., T, H*m]
     (and h_T [..., H*m]).
+    offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
+    restarts from its own init, and init and h_T are [..., S, H*m].
     """
     gates = as_float_array("gates", gates)
     check_rank("gates", gates, 4, "[..., T, H, m, m+1]")
@@ -220,14 +223,16 @@ def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
                          f"of m = {m}, got {gates.shape[-1]}")
     check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
     flat, batch = _flatten_batch("gates", gates, 4)
+    state, offsets = _state_shape((v.shape[-1],), offsets, v.shape[-2])
     if init is not None:
         init = as_float_array("init", init, gates.dtype)
-        check_shape("init", init, batch + (v.shape[-1],))
-        init = _batch_first(init, 1)
+        check_shape("init", init, batch + state)
+        init = _batch_first(init, len(state))
     return _gated_scan("bdlru", m, flat,
                        v.reshape(flat.shape[:2] + (v.shape[-1],)), init,
-                       (v.shape[-1],), schedule, chunk_size, v.shape,
-                       _final_outs(out, final_state_out, return_final_state))
+                       state, schedule, chunk_size, v.shape,
+                       _final_outs(out, final_state_out, return_final_state),
+                       offsets)
 
 
 #===------------------------------------------------------------------------===#

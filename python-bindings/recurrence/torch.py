@@ -564,9 +564,10 @@ def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
 
 
 def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
-          chunk_size=None):
+          chunk_size=None, offsets=None):
     """BD-LRU with blocks of m (see ``recurrence.bdlru``); gates
-    [..., T, H, m, m+1], v [..., T, H*m]."""
+    [..., T, H, m, m+1], v [..., T, H*m]; with ``offsets``, over packed
+    sequences, init and the final state [..., S, H*m]."""
     _check_tensor("gates", gates)
     _check_tensor("v", v, gates.dtype)
     if gates.dim() < 4 or gates.shape[-1] != gates.shape[-2] + 1:
@@ -578,7 +579,7 @@ def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
     [structure] = _model_structures("bdlru", param=m)
     return scan(gates[..., :m], a0 * v, structure=structure, init=init,
                 return_final_state=return_final_state, schedule=schedule,
-                chunk_size=chunk_size)
+                chunk_size=chunk_size, offsets=offsets)
 
 
 def _elu1(x):
@@ -768,7 +769,8 @@ _MODELS = {
                       "Tensor? D, Tensor? init, Tensor? offsets=None",
                       "selective_ssm", ["init", "offsets"]),
     "hlru": ("Tensor gates, Tensor v, Tensor? init", "hlru", ["init"]),
-    "bdlru": ("Tensor gates, Tensor v, Tensor? init", "bdlru", ["init"]),
+    "bdlru": ("Tensor gates, Tensor v, Tensor? init, Tensor? offsets=None",
+              "bdlru", ["init", "offsets"]),
 }
 
 

@@ -157,6 +157,44 @@ def test_models_over_packed_sequences(schedule, chunk):
         close(lasts[:, s], want_last)
 
 
+@pytest.mark.parametrize("schedule,chunk", [("sequential", None),
+                                            ("chunked", 4), ("scan", None)])
+def test_bdlru_and_stateful_linear_attention_over_packed_sequences(schedule,
+                                                                   chunk):
+    m = rec.models
+    rng = np.random.default_rng(9)
+    u = lambda *shape: rng.uniform(-1, 1, shape)
+    opts = dict(schedule=schedule, chunk_size=chunk)
+    gates = m.normalize_gates(u(2, T, 3, 2, 3))
+    v, h0 = u(2, T, 6), u(2, S, 6)
+    h, last = m.bdlru(gates, v, init=h0, return_final_state=True,
+                      offsets=OFFSETS, **opts)
+    q, k, lv = u(2, T, 4), u(2, T, 4), u(2, T, 3)
+    S0, c0 = u(2, S, 4, 3), rng.uniform(0.5, 1, (2, S, 4))
+    y, (S_T, c_T) = m.linear_attention(q, k, lv, init=(S0, c0),
+                                       return_final_state=True,
+                                       offsets=OFFSETS, **opts)
+    close = lambda got, want: np.testing.assert_allclose(
+        got, want, rtol=1e-11, atol=1e-12)
+    for s, (lo, hi) in enumerate(bounds()):
+        if lo == hi:  # an empty sequence's final states are its inits
+            np.testing.assert_array_equal(last[:, s], h0[:, s])
+            np.testing.assert_array_equal(S_T[:, s], S0[:, s])
+            np.testing.assert_array_equal(c_T[:, s], c0[:, s])
+            continue
+        part = slice(lo, hi)
+        want, want_last = m.bdlru(gates[:, part], v[:, part], init=h0[:, s],
+                                  return_final_state=True)
+        close(h[:, part], want)
+        close(last[:, s], want_last)
+        want, (wS, wc) = m.linear_attention(
+            q[:, part], k[:, part], lv[:, part], init=(S0[:, s], c0[:, s]),
+            return_final_state=True)
+        close(y[:, part], want)
+        close(S_T[:, s], wS)
+        close(c_T[:, s], wc)
+
+
 def test_models_check_offsets():
     m = rec.models
     q = np.zeros((1, 5, 2))
@@ -167,3 +205,9 @@ def test_models_check_offsets():
                                          r"\(1, 2, 2, 2\)"):
         m.delta_rule(q, q, q, np.zeros((1, 5)), init=np.zeros((1, 2, 2)),
                      offsets=[0, 2, 5])
+    with pytest.raises(ValueError, match=r"init: expected shape \(1, 2, 2\)"):
+        m.bdlru(np.full((1, 5, 1, 2, 3), 0.3), q, init=np.zeros((1, 2)),
+                offsets=[0, 2, 5])
+    # higher_order's state reaches m steps back, across a sequence start.
+    with pytest.raises(ValueError, match="model 'hlru' takes no offsets"):
+        m._model("hlru", np.float64, param=2, offsets=True)

@@ -184,3 +184,49 @@ def test_models_match_each_sequence_alone():
     y_op = torch.ops.recurrence.linear_attention(q, k, v, "elu1", True, 1e-8,
                                                  offsets)
     torch.testing.assert_close(y_op, outs[0], rtol=0, atol=0)
+
+
+def test_bdlru_and_stateful_linear_attention_match_each_sequence_alone():
+    """bdlru and linear attention with inits and final states over packed
+    sequences, forward and the gradients of every leaf, against each
+    sequence alone."""
+    rng = np.random.default_rng(15)
+    u = lambda *shape: leaf(rng.uniform(-1, 1, shape))
+    raw, v, h0 = u(2, T, 3, 2, 3), u(2, T, 6), u(2, S, 6)
+    q, k, lv, S0 = u(2, T, 4), u(2, T, 4), u(2, T, 3), u(2, S, 4, 3)
+    c0 = leaf(rng.uniform(0.5, 1, (2, S, 4)))
+    offsets = torch.tensor(OFFSETS, dtype=torch.int32)
+
+    def models(part, s):
+        packed = part is None
+        part = slice(None) if packed else part
+        bounds = dict(offsets=offsets) if packed else {}
+        gates = rt.normalize_gates(raw[:, part])
+        h, last = rt.bdlru(gates, v[:, part], init=h0[:, s],
+                           return_final_state=True, **bounds)
+        y, (S_T, c_T) = rt.linear_attention(
+            q[:, part], k[:, part], lv[:, part], init=(S0[:, s], c0[:, s]),
+            return_final_state=True, **bounds)
+        return [h, y], [last, S_T, c_T]
+
+    leaves = [raw, v, h0, q, k, lv, S0, c0]
+    outs, lasts = models(None, slice(None))
+    weights = [torch.tensor(rng.uniform(-1, 1, t.shape))
+               for t in outs + lasts]
+    loss = sum((t * w).sum() for t, w in zip(outs + lasts, weights))
+    got = grads_of(loss, leaves)
+    want_loss = 0.0
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        part = slice(int(lo), int(hi))
+        alone, alone_lasts = models(part, s)
+        for t, packed, w in zip(alone, outs, weights):
+            torch.testing.assert_close(packed[:, part], t, rtol=1e-11,
+                                       atol=1e-12)
+            want_loss = want_loss + (t * w[:, part]).sum()
+        for t, packed, w in zip(alone_lasts, lasts, weights[2:]):
+            torch.testing.assert_close(packed[:, s], t, rtol=1e-11,
+                                       atol=1e-12)
+            want_loss = want_loss + (t * w[:, s]).sum()
+    want = grads_of(want_loss, leaves)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12)

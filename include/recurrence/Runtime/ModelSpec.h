@@ -43,9 +43,9 @@ struct ModelSpec {
   /// delta_rule: a gate; selective_ssm: the skip D.
   bool gated = false, skip = false;
   bool finalState = false;
-  /// linear_attention, delta_rule, selective_ssm: packed sequences, an i64
-  /// offsets [S + 1] argument last; init and the final state get a
-  /// sequence dim after the batch: [B, S, ...].
+  /// linear_attention, delta_rule, selective_ssm, bdlru: packed sequences, an
+  /// i64 offsets [S + 1] argument last; init and the final state get a sequence
+  /// dim after the batch: [B, S, ...].
   bool offsets = false;
   ScheduleKind schedule = ScheduleKind::Auto;
   int64_t chunkSize = 0;

@@ -73,7 +73,7 @@ ScanOp createScan(OpBuilder &b, Location loc, Type output, Type finalState,
 SmallVector<Value> gatedScan(OpBuilder &b, Location loc, Attribute structure,
                              ScheduleAttr schedule, Value transition,
                              Value gate, Value input, Value init,
-                             Value finalState) {
+                             Value finalState, Value offsets = Value()) {
   Value gated = linalg::MulOp::create(b, loc, ValueRange{gate, input},
                                       ValueRange{emptyLike(b, loc, input)})
                     .getResult(0);
@@ -81,7 +81,7 @@ SmallVector<Value> gatedScan(OpBuilder &b, Location loc, Attribute structure,
                     finalState ? finalState.getType() : Type(),
                     cast<RecurrenceStructureInterface>(structure), schedule,
                     /*matrix=*/false, /*reverse=*/false, ValueRange{transition},
-                    gated, Value(), Value(), init, Value())
+                    gated, Value(), Value(), init, Value(), offsets)
       ->getResults();
 }
 
@@ -117,6 +117,16 @@ FailureOr<int64_t> staticGateDim(Operation *op, Value gates, int64_t fromBack,
            << "expected a static " << what << " in the gates' shape, got "
            << formatShape(shape);
   return size;
+}
+
+/// A state's shape [..., X(, Y)] (`trailing` dims after the batch) with
+/// packed sequences: [..., S, X(, Y)], S read off the offsets [S + 1].
+SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets,
+                                 int64_t trailing = 2) {
+  if (!offsets)
+    return state;
+  state.insert(state.end() - trailing, sequenceCount(offsets));
+  return state;
 }
 
 } // namespace
@@ -268,7 +278,8 @@ LogicalResult BdlruOp::verify() {
     return failure();
   SmallVector<int64_t> state(shape.drop_back(4));
   state.push_back(inputShape.back());
-  return checkStates(*this, getInit(), getFinalState(), state, "[..., H*m]");
+  return checkStates(*this, getInit(), getFinalState(),
+                     perSequence(state, getOffsets(), 1), "[..., H*m]");
 }
 
 FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
@@ -280,7 +291,7 @@ FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
   Value gate = collapseLast(b, loc, sliceLast(b, loc, getGates(), block, 1), 3);
   return gatedScan(b, loc, BlockDiagonalAttr::get(b.getContext(), block),
                    getScheduleAttr(), blocks, gate, getInput(), getInit(),
-                   getFinalState());
+                   getFinalState(), getOffsets());
 }
 
 //===----------------------------------------------------------------------===//
@@ -355,16 +366,6 @@ SmallVector<int64_t> prefixThen(Value value, int64_t drop,
 }
 
 int64_t lastDim(Value value) { return tensorType(value).getShape().back(); }
-
-/// A state's shape [..., X(, Y)] (`trailing` dims after the batch) with
-/// packed sequences: [..., S, X(, Y)], S read off the offsets [S + 1].
-SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets,
-                                 int64_t trailing = 2) {
-  if (!offsets)
-    return state;
-  state.insert(state.end() - trailing, sequenceCount(offsets));
-  return state;
-}
 
 } // namespace
 

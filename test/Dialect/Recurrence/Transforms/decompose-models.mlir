@@ -96,6 +96,14 @@ func.func @delta_rule_packed(%q: tensor<2x16x4xf32>, %k: tensor<2x16x4xf32>, %v:
   return %y, %last : tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
 }
 
+// CHECK-LABEL: func.func @bdlru_packed
+//  CHECK-SAME:   %[[H0:[a-z0-9]+]]: tensor<2x3x12xf32>, %[[O:[a-z0-9]+]]: tensor<4xi32>
+//       CHECK:   recurrence.scan block_diagonal<4> {{.*}} init(%[[H0]] : tensor<2x3x12xf32>) offsets(%[[O]] : tensor<4xi32>) {{.*}} -> tensor<2x16x12xf32>, tensor<2x3x12xf32>
+func.func @bdlru_packed(%g: tensor<2x16x3x4x5xf32>, %v: tensor<2x16x12xf32>, %h0: tensor<2x3x12xf32>, %o: tensor<4xi32>) -> (tensor<2x16x12xf32>, tensor<2x3x12xf32>) {
+  %h, %last = recurrence.bdlru gates(%g : tensor<2x16x3x4x5xf32>) input(%v : tensor<2x16x12xf32>) init(%h0 : tensor<2x3x12xf32>) offsets(%o : tensor<4xi32>) -> tensor<2x16x12xf32>, tensor<2x3x12xf32>
+  return %h, %last : tensor<2x16x12xf32>, tensor<2x3x12xf32>
+}
+
 // The states of a decode step: one step of each model from its states, and
 // the final states out of the scans.
 // CHECK-LABEL: func.func @attention_step

@@ -85,14 +85,17 @@ def Recurrence_HlruOp : Recurrence_ModelOp<"hlru",
 }
 
 def Recurrence_BdlruOp : Recurrence_ModelOp<"bdlru",
-    [AllTypesMatch<["input", "result"]>]> {
+    [AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
   let summary = "Block-diagonal LRU: h_t = A_t h_{t-1} + a_{0,t} v_t";
   let description = [{
     `gates` `[..., T, H, m, m+1]` hold, per step and block row, the m
     entries of that row of the m x m block A_t and then the input gate a_0;
     `input` is v `[..., T, H*m]`; `init`, when given, `[..., H*m]`; the
     second result, when present, the state after the last step,
-    `[..., H*m]`. Decomposes into a `block_diagonal<m>` scan of a_0 v.
+    `[..., H*m]`. With `offsets` (cu_seqlens, `[S + 1]`), the sequences
+    packed along T restart each from its own init (zero without one), and
+    init and the final state are `[..., S, H*m]` (see `recurrence.scan`).
+    Decomposes into a `block_diagonal<m>` scan of a_0 v.
 
     ```mlir
     %h = recurrence.bdlru gates(%g : tensor<2x64x8x4x5xf32>)
@@ -102,6 +105,7 @@ def Recurrence_BdlruOp : Recurrence_ModelOp<"bdlru",
   let arguments = (ins Recurrence_FloatTensor:$gates,
                        Recurrence_FloatTensor:$input,
                        Optional<Recurrence_FloatTensor>:$init,
+                       Optional<Recurrence_OffsetsTensor>:$offsets,
                        OptionalAttr<Recurrence_ScheduleAttr>:$schedule);
   let results = (outs Recurrence_FloatTensor:$result,
                       Optional<Recurrence_FloatTensor>:$final_state);
@@ -109,6 +113,7 @@ def Recurrence_BdlruOp : Recurrence_ModelOp<"bdlru",
     `gates` `(` $gates `:` type($gates) `)`
     `input` `(` $input `:` type($input) `)`
     (`init` `(` $init^ `:` type($init) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
     attr-dict `->` type($result) (`,` type($final_state)^)?
   }];
 }
