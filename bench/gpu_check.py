@@ -389,20 +389,27 @@ def packed_torch():
             sum((o * w).sum() for o, w in zip(outs, weights)).backward()
             return [o.detach().double().cpu() for o in outs] + [
                 x.grad.double().cpu() for x in flat]
-        try:
-            got = grads("cuda", torch.float32)
-            torch.cuda.synchronize()
-        except Exception as error:  # reported, counted
-            failures += report_failure(f"packed torch {structure}", error)
-            continue
-        want = grads("cpu", torch.float64)
-        error = max(relative_error(g, w) for g, w in zip(got, want))
-        ok = error <= 1e-4
-        print(f"{'PASS' if ok else 'FAIL'} packed torch {structure} forward "
-              f"and backward, lengths {lengths}: vs float64 CPU "
-              f"{error:.2e}", flush=True)
-        failures += 0 if ok else 1
+        failures += cuda_against_cpu(
+            f"packed torch {structure} forward and backward, lengths "
+            f"{lengths}", grads)
     return failures
+
+
+def cuda_against_cpu(name, run):
+    """Runs `run(device, dtype)` (a list of tensors) on CUDA in float32 and
+    on the CPU in float64, and prints the check's line: their largest
+    relative error, passing at 1e-4. Returns the failure count."""
+    try:
+        got = run("cuda", torch.float32)
+        torch.cuda.synchronize()
+    except Exception as error:  # reported, counted
+        return report_failure(name, error)
+    want = run("cpu", torch.float64)
+    error = max(relative_error(g, w) for g, w in zip(got, want))
+    ok = error <= 1e-4
+    print(f"{'PASS' if ok else 'FAIL'} {name}: vs float64 CPU {error:.2e}",
+          flush=True)
+    return 0 if ok else 1
 
 
 def decode_torch():
@@ -413,7 +420,9 @@ def decode_torch():
     from test_decode import TORCH_MODELS, T, states, torch_cases
     failures = 0
     for model in TORCH_MODELS:
-        def run(device, dtype, decode):
+        def run(device, dtype):
+            # Decoded on CUDA, the whole sequence at once on the CPU.
+            decode = device == "cuda"
             rng = np.random.default_rng(sum(map(ord, model)))
             whole, step, state0 = torch_cases(rng, dtype, device)[model]
             if decode:
@@ -431,19 +440,9 @@ def decode_torch():
             inits = list(states(state0))
             return [x.detach() for x in (
                 y, *states(state), *torch.autograd.grad(loss, inits))]
-        try:
-            got = run("cuda", torch.float32, True)
-            torch.cuda.synchronize()
-        except Exception as error:  # reported, counted
-            failures += report_failure(f"decode torch {model}", error)
-            continue
-        want = run("cpu", torch.float64, False)
-        error = max(relative_error(g, w) for g, w in zip(got, want))
-        ok = error <= 1e-4
-        print(f"{'PASS' if ok else 'FAIL'} decode torch {model}: {T} steps "
-              f"and the inits' gradients, vs the float64 CPU whole "
-              f"sequence {error:.2e}", flush=True)
-        failures += 0 if ok else 1
+        failures += cuda_against_cpu(
+            f"decode torch {model}: {T} steps and the inits' gradients "
+            f"(the CPU's: the whole sequence)", run)
     return failures
 
 

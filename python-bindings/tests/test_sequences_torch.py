@@ -18,6 +18,28 @@ def grads_of(loss, tensors):
     return torch.autograd.grad(loss, tensors, allow_unused=True)
 
 
+def loss_of_each_sequence_alone(models, outs, lasts, weights, inits):
+    """The loss sum((x * w).sum()) of a packed call's outputs `outs` and
+    final states `lasts`, recomputed from each sequence run alone
+    (`models(steps, s)` gives its outputs and final states from its inits;
+    an empty one's final states are its `inits`), after checking that each
+    equals its part of the packed results."""
+    loss = 0.0
+    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
+        part = slice(int(lo), int(hi))
+        alone, alone_lasts = (models(part, s) if lo < hi
+                              else ([], [x[:, s] for x in inits]))
+        for t, packed, w in zip(alone, outs, weights):
+            torch.testing.assert_close(packed[:, part], t, rtol=1e-11,
+                                       atol=1e-12)
+            loss = loss + (t * w[:, part]).sum()
+        for t, packed, w in zip(alone_lasts, lasts, weights[len(outs):]):
+            torch.testing.assert_close(packed[:, s], t, rtol=1e-11,
+                                       atol=1e-12)
+            loss = loss + (t * w[:, s]).sum()
+    return loss
+
+
 @pytest.mark.parametrize("structure", ["identity", "scalar", "diagonal",
                                        "block_diagonal", "dplr", "dense"])
 @pytest.mark.parametrize("reverse", [False, True])
@@ -162,21 +184,8 @@ def test_models_match_each_sequence_alone():
     loss = sum((t * w).sum() for t, w in zip(outs + lasts, weights))
     got = grads_of(loss, leaves)
 
-    want_loss = 0.0
-    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
-        if lo == hi:
-            want_loss = want_loss + (h0[:, s] * weights[3][:, s]).sum() + (
-                s0[:, s] * weights[4][:, s]).sum()
-            continue
-        part = slice(int(lo), int(hi))
-        alone, alone_lasts = models(part, s)
-        for t, packed, w in zip(alone, outs, weights):
-            torch.testing.assert_close(packed[:, part], t, rtol=1e-11,
-                                       atol=1e-12)
-            want_loss = want_loss + (t * w[:, part]).sum()
-        for t, w in zip(alone_lasts, weights[3:]):
-            want_loss = want_loss + (t * w[:, s]).sum()
-    want = grads_of(want_loss, leaves)
+    want = grads_of(loss_of_each_sequence_alone(models, outs, lasts,
+                                                weights, [h0, s0]), leaves)
     for i, (g, w) in enumerate(zip(got, want)):
         torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-10,
                                    msg=lambda m: f"leaf #{i}: {m}")
@@ -215,18 +224,7 @@ def test_bdlru_and_stateful_linear_attention_match_each_sequence_alone():
                for t in outs + lasts]
     loss = sum((t * w).sum() for t, w in zip(outs + lasts, weights))
     got = grads_of(loss, leaves)
-    want_loss = 0.0
-    for s, (lo, hi) in enumerate(zip(OFFSETS[:-1], OFFSETS[1:])):
-        part = slice(int(lo), int(hi))
-        alone, alone_lasts = models(part, s)
-        for t, packed, w in zip(alone, outs, weights):
-            torch.testing.assert_close(packed[:, part], t, rtol=1e-11,
-                                       atol=1e-12)
-            want_loss = want_loss + (t * w[:, part]).sum()
-        for t, packed, w in zip(alone_lasts, lasts, weights[2:]):
-            torch.testing.assert_close(packed[:, s], t, rtol=1e-11,
-                                       atol=1e-12)
-            want_loss = want_loss + (t * w[:, s]).sum()
-    want = grads_of(want_loss, leaves)
+    want = grads_of(loss_of_each_sequence_alone(models, outs, lasts, weights,
+                                                [h0, S0, c0]), leaves)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12)
