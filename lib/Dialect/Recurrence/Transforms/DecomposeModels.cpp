@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -18,27 +19,32 @@ namespace mlir::recurrence {
 
 using namespace mlir;
 
+LogicalResult mlir::recurrence::decomposeModelOps(RewriterBase &rewriter,
+                                                  Operation *root) {
+  SmallVector<linalg::AggregatedOpInterface> models;
+  root->walk([&](linalg::AggregatedOpInterface op) {
+    if (isa<recurrence::RecurrenceDialect>(op->getDialect()))
+      models.push_back(op);
+  });
+  for (linalg::AggregatedOpInterface op : models) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
+    if (failed(values))
+      return op->emitOpError("could not be decomposed");
+    rewriter.replaceOp(op, *values);
+  }
+  return success();
+}
+
 namespace {
 struct DecomposeModelsPass
     : recurrence::impl::DecomposeModelsPassBase<DecomposeModelsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::AggregatedOpInterface> models;
-    getOperation()->walk([&](linalg::AggregatedOpInterface op) {
-      if (isa<recurrence::RecurrenceDialect>(op->getDialect()))
-        models.push_back(op);
-    });
     IRRewriter rewriter(&getContext());
-    for (linalg::AggregatedOpInterface op : models) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
-      if (failed(values)) {
-        op->emitOpError("could not be decomposed");
-        return signalPassFailure();
-      }
-      rewriter.replaceOp(op, *values);
-    }
+    if (failed(recurrence::decomposeModelOps(rewriter, getOperation())))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -8,9 +8,11 @@
 
 #include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Adjoint.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -48,8 +50,11 @@ Value negate(OpBuilder &b, Location loc, Value x) {
 /// The ops whose derivatives the reverse sweep knows.
 bool isDifferentiable(Operation &op) {
   if (isa<ScanOp, func::ReturnOp, arith::ConstantOp, tensor::EmptyOp,
-          tensor::DimOp>(op))
+          tensor::DimOp, linalg::FillOp, tensor::ExtractSliceOp,
+          tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
     return true;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return isDifferentiableGeneric(generic);
   // Index and integer arithmetic (sizes, sequence bounds) carries no
   // cotangent.
   if (isPure(&op) && op.getNumRegions() == 0 &&
@@ -77,8 +82,11 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
       return op.emitError("recurrence-differentiate: cannot differentiate '")
              << op.getName()
              << "'; the sweep knows recurrence.scan, arith.addf, subf, mulf "
-                "and negf on tensors, constants, tensor.empty, tensor.dim and "
-                "pure integer ops";
+                "and negf on tensors, linalg ops of projected-permutation "
+                "maps whose bodies are elementwise arithmetic, exp, log1p, "
+                "abs, max, min and select or a sum of them, tensor slices and "
+                "reshapes, constants, tensor.empty, linalg.fill, tensor.dim "
+                "and pure integer ops";
   return success();
 }
 
@@ -115,7 +123,28 @@ public:
     if (op.getNumResults() != 1 || !of(op.getResult(0)))
       return success();
     Value bar = of(op.getResult(0));
-    if (isa<arith::AddFOp>(op)) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      for (auto [operand, gradient] :
+           llvm::zip(op.getOperands(), buildGenericAdjoint(b, generic, bar)))
+        add(operand, gradient);
+    } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      // The slice's cotangent, in place in zeros shaped like the source.
+      add(slice.getSource(),
+          tensor::InsertSliceOp::create(
+              b, loc, bar, zerosLike(b, loc, slice.getSource()),
+              slice.getMixedOffsets(), slice.getMixedSizes(),
+              slice.getMixedStrides()));
+    } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      add(collapse.getSrc(),
+          tensor::ExpandShapeOp::create(
+              b, loc, collapse.getSrcType(), bar,
+              collapse.getReassociationIndices(),
+              tensor::getMixedSizes(b, loc, collapse.getSrc())));
+    } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      add(expand.getSrc(),
+          tensor::CollapseShapeOp::create(b, loc, expand.getSrcType(), bar,
+                                          expand.getReassociationIndices()));
+    } else if (isa<arith::AddFOp>(op)) {
       add(op.getOperand(0), bar);
       add(op.getOperand(1), bar);
     } else if (isa<arith::SubFOp>(op)) {
@@ -201,14 +230,43 @@ struct DifferentiatePass
 
   void runOnOperation() override {
     SymbolTable symbols(getOperation());
+    // Functions of scans or model ops; the model ops are decomposed first.
     SmallVector<func::FuncOp> funcs;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && !func.getBody().getOps<ScanOp>().empty())
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      bool models = false;
+      func.walk([&](linalg::AggregatedOpInterface op) {
+        models |= isa<RecurrenceDialect>(op->getDialect());
+      });
+      if (models || !func.getBody().getOps<ScanOp>().empty())
         funcs.push_back(func);
+    }
+    IRRewriter rewriter(&getContext());
     for (func::FuncOp func : funcs)
-      if (failed(checkDifferentiable(func)) ||
+      if (failed(decomposeModelOps(rewriter, func)) ||
+          failed(generalizeNamedOps(func)) ||
+          failed(checkDifferentiable(func)) ||
           failed(differentiate(func, symbols, checkpoint)))
         return signalPassFailure();
+  }
+
+  /// Named linalg ops (linalg.mul, linalg.transpose, ...) as the generics
+  /// they stand for, which the sweep differentiates; fills stay, their
+  /// values being constants.
+  static LogicalResult generalizeNamedOps(func::FuncOp func) {
+    IRRewriter rewriter(func.getContext());
+    SmallVector<linalg::LinalgOp> named;
+    for (auto op : func.getBody().getOps<linalg::LinalgOp>())
+      if (!isa<linalg::GenericOp, linalg::FillOp>(op))
+        named.push_back(op);
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+        return op.emitError("recurrence-differentiate: cannot differentiate '")
+               << op->getName() << "', which has no linalg.generic form";
+    }
+    return success();
   }
 };
 

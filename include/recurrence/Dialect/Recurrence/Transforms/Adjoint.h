@@ -18,6 +18,7 @@
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::recurrence {
@@ -44,6 +45,20 @@ FailureOr<SmallVector<Value>> buildScanAdjoint(RewriterBase &rewriter,
                                                ScanOp op, Value outputCotangent,
                                                Value finalStateCotangent,
                                                int64_t checkpoint = 0);
+
+/// Whether `buildGenericAdjoint` knows `op`: one tensor result of floats,
+/// projected-permutation maps, a body of arith/math ops with known
+/// derivatives (add, sub, mul, div, neg, max, min, select, exp, log1p, abs),
+/// and an output element that is either not read (elementwise) or the sum
+/// it accumulates into.
+bool isDifferentiableGeneric(linalg::GenericOp op);
+
+/// Builds the cotangents of `op`'s inputs, then of its init (null where
+/// zero: an unread or non-float input, an init the body overwrites), for
+/// the cotangent `cotangent` of its result. `op` must satisfy
+/// isDifferentiableGeneric.
+SmallVector<Value> buildGenericAdjoint(OpBuilder &b, linalg::GenericOp op,
+                                       Value cotangent);
 
 } // namespace mlir::recurrence
 

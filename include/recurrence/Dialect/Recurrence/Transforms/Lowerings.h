@@ -62,6 +62,11 @@ FailureOr<SmallVector<Value>> lowerScanToChunks(RewriterBase &rewriter,
 /// replacement values.
 FailureOr<SmallVector<Value>> splitSequences(RewriterBase &rewriter, ScanOp op);
 
+/// Replaces every model op under `root` (linear_attention, delta_rule, ...)
+/// by its decomposition into recurrence.scan and upstream ops. Fails, after
+/// a diagnostic, on an op that cannot be decomposed.
+LogicalResult decomposeModelOps(RewriterBase &rewriter, Operation *root);
+
 /// A Blelloch (up-sweep / down-sweep) scan over the pairs (A_t, b_t). Fails
 /// where the structure refuses the scan schedule (checkSchedule).
 FailureOr<SmallVector<Value>> lowerScanToBlellochScan(RewriterBase &rewriter,

@@ -134,10 +134,19 @@ def DecomposeModelsPass : Pass<"recurrence-decompose-models"> {
 def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
   let summary = "Emit the gradient function of every function of scans";
   let description = [{
-    For each function with `recurrence.scan` ops, adds `<name>_grad`: reverse
-    mode over the function's one block, whose ops may be scans, `arith.addf`,
-    `subf`, `mulf` and `negf` on tensors, constants, and the `tensor.empty`
-    and `tensor.dim` of the scans' destinations. It takes the
+    For each function with `recurrence.scan` or model ops, adds
+    `<name>_grad`: reverse mode over the function's one block. Model ops are
+    decomposed first and named linalg ops generalized (in the function
+    itself). The block's ops may be scans; `arith.addf`, `subf`, `mulf` and
+    `negf` on tensors; `linalg.generic` ops with projected-permutation maps
+    whose bodies are elementwise arithmetic (add, sub, mul, div, neg, max,
+    min, select, exp, log1p, abs) or a sum of it, whose adjoints are
+    generics over the same loops (reducing over the dims an operand's map
+    leaves out); `tensor.extract_slice`, `collapse_shape` and
+    `expand_shape`; constants, `linalg.fill`, and the `tensor.empty` and
+    `tensor.dim` of destinations. So a model's feature maps, gates,
+    normalizations and broadcasts are differentiated with its scans. It
+    takes the
     function's arguments followed by one cotangent per result, and returns
     one gradient per argument, shaped like it (zeros for arguments nothing
     differentiable reads). The primal ops are copied in first; the ones the
@@ -149,7 +158,7 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
     further to reach `init`), and the structure's projection of the
     transitions' cotangents. A declaration of `<name>_grad` with that type
     (for calls from the same module) gets this body. Functions without
-    scans are left alone; other ops, and a name `<name>_grad` taken by
+    scans or model ops are left alone; other ops, and a name `<name>_grad` taken by
     anything else, are errors.
 
     ```mlir
