@@ -79,26 +79,21 @@ def operands(model, rng):
     return values
 
 
-@pytest.mark.parametrize("model", sorted(MODELS))
-def test_model_gradient_equals_central_differences(model):
-    text = source(model)
-    module = rec.Module.parse(text)
-    module.run_pipeline("builtin.module(recurrence-differentiate)")
-    forward = rec.compile(text, "f")
-    gradient = rec.compile(str(module), "f_grad")
-    rng = np.random.default_rng(sum(map(ord, model)))
-    x = operands(model, rng)
-    outs = forward(*x)
-    outs = outs if isinstance(outs, tuple) else (outs,)
-    weights = [rng.uniform(-1, 1, y.shape) for y in outs]
+def as_tuple(values):
+    return values if isinstance(values, tuple) else (values,)
+
+
+def check_gradient(forward, gradient, x, rng, tol=1e-6):
+    """`gradient(*x, *weights)`, the gradient of sum(forward(*x) * weights)
+    for random weights, against central differences along two random
+    directions through each argument."""
+    weights = [rng.uniform(-1, 1, y.shape) for y in as_tuple(forward(*x))]
 
     def loss(xs):
-        ys = forward(*xs)
-        ys = ys if isinstance(ys, tuple) else (ys,)
-        return sum(float((y * w).sum()) for y, w in zip(ys, weights))
+        return sum(float((y * w).sum())
+                   for y, w in zip(as_tuple(forward(*xs)), weights))
 
-    grads = gradient(*x, *weights)
-    grads = grads if isinstance(grads, tuple) else (grads,)
+    grads = as_tuple(gradient(*x, *weights))
     assert len(grads) == len(x)
     for i, (g, xi) in enumerate(zip(grads, x)):
         assert g.shape == xi.shape
@@ -109,8 +104,59 @@ def test_model_gradient_equals_central_differences(model):
             minus = [y - eps * d if j == i else y for j, y in enumerate(x)]
             want = (loss(plus) - loss(minus)) / (2 * eps)
             got = float((g * d).sum())
-            assert abs(got - want) <= 1e-6 * (1 + abs(want)), (
+            assert abs(got - want) <= tol * (1 + abs(want)), (
                 f"argument #{i}: {got} vs central differences {want}")
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_model_gradient_equals_central_differences(model):
+    text = source(model)
+    module = rec.Module.parse(text)
+    module.run_pipeline("builtin.module(recurrence-differentiate)")
+    rng = np.random.default_rng(sum(map(ord, model)))
+    check_gradient(rec.compile(text, "f"), rec.compile(str(module), "f_grad"),
+                   operands(model, rng), rng)
+
+
+# Second order: the gradient function of a scan is again scans and linalg
+# ops, so a second run of the pass on it (functions=f_grad) gives its
+# gradient, f_grad_grad, the double backward.
+N = 4
+SCANS = {  # the transition clause and its operands' shapes (state [N])
+    "diagonal": ("diagonal transition(%a0 : {0})", [(B, T, N)]),
+    "block_diagonal": ("block_diagonal<2> transition(%a0 : {0})",
+                       [(B, T, N // 2, 2, 2)]),
+    "dplr": ("dplr<1> transition(%a0, %a1, %a2 : {0}, {1}, {2})",
+             [(B, T, N), (B, T, N, 1), (B, T, N, 1)]),
+}
+
+
+@pytest.mark.parametrize("structure", sorted(SCANS))
+def test_second_order_gradient_equals_central_differences(structure):
+    clause, shapes = SCANS[structure]
+    shapes = shapes + [(B, T, N), (B, N)]  # the input, init
+    types = [tensor_type(s) for s in shapes]
+    k = len(shapes) - 2
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    text = (f"func.func @f({args}) -> {types[k]} {{\n"
+            f"  %d = tensor.empty() : {types[k]}\n"
+            f"  %h = recurrence.scan {clause.format(*types)} "
+            f"input(%a{k} : {types[k]}) init(%a{k + 1} : {types[k + 1]}) "
+            f"outs(%d : {types[k]}) -> {types[k]}\n"
+            f"  return %h : {types[k]}\n}}\n")
+    module = rec.Module.parse(text)
+    module.run_pipeline("builtin.module(recurrence-differentiate,"
+                        "recurrence-differentiate{functions=f_grad})")
+    rng = np.random.default_rng(sum(map(ord, structure)))
+    x = [rng.uniform(-1, 1, s) for s in shapes]
+    # Contractive transitions.
+    x[0] = (rng.uniform(-0.5, 0.5, shapes[0]) if structure == "block_diagonal"
+            else rng.uniform(0.5, 0.9, shapes[0]))
+    # f_grad(x, ybar) is the function here, f_grad_grad its gradient.
+    ybar = rng.uniform(-1, 1, shapes[k])
+    compiled = str(module)
+    check_gradient(rec.compile(compiled, "f_grad"),
+                   rec.compile(compiled, "f_grad_grad"), x + [ybar], rng)
 
 
 def test_the_sweep_names_what_it_cannot_differentiate():

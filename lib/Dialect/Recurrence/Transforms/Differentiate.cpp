@@ -51,7 +51,8 @@ Value negate(OpBuilder &b, Location loc, Value x) {
 bool isDifferentiable(Operation &op) {
   if (isa<ScanOp, func::ReturnOp, arith::ConstantOp, tensor::EmptyOp,
           tensor::DimOp, linalg::FillOp, tensor::ExtractSliceOp,
-          tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+          tensor::InsertSliceOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+          tensor::CastOp>(op))
     return true;
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
     return isDifferentiableGeneric(generic);
@@ -84,9 +85,9 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
              << "'; the sweep knows recurrence.scan, arith.addf, subf, mulf "
                 "and negf on tensors, linalg ops of projected-permutation "
                 "maps whose bodies are elementwise arithmetic, exp, log1p, "
-                "abs, max, min and select or a sum of them, tensor slices and "
-                "reshapes, constants, tensor.empty, linalg.fill, tensor.dim "
-                "and pure integer ops";
+                "abs, max, min and select or a sum of them, tensor slices, "
+                "casts and reshapes, constants, tensor.empty, linalg.fill, "
+                "tensor.dim and pure integer ops";
   return success();
 }
 
@@ -134,6 +135,21 @@ public:
               b, loc, bar, zerosLike(b, loc, slice.getSource()),
               slice.getMixedOffsets(), slice.getMixedSizes(),
               slice.getMixedStrides()));
+    } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      // The slice's part of the cotangent goes to the source, the rest to
+      // the destination.
+      add(insert.getSource(),
+          tensor::ExtractSliceOp::create(
+              b, loc, insert.getSourceType(), bar, insert.getMixedOffsets(),
+              insert.getMixedSizes(), insert.getMixedStrides()));
+      add(insert.getDest(),
+          tensor::InsertSliceOp::create(
+              b, loc, zerosLike(b, loc, insert.getSource()), bar,
+              insert.getMixedOffsets(), insert.getMixedSizes(),
+              insert.getMixedStrides()));
+    } else if (auto cast = dyn_cast<tensor::CastOp>(op)) {
+      add(cast.getSource(),
+          tensor::CastOp::create(b, loc, cast.getSource().getType(), bar));
     } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
       add(collapse.getSrc(),
           tensor::ExpandShapeOp::create(
@@ -233,7 +249,9 @@ struct DifferentiatePass
     // Functions of scans or model ops; the model ops are decomposed first.
     SmallVector<func::FuncOp> funcs;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
+      if (func.isExternal() ||
+          (!functions.empty() &&
+           !llvm::is_contained(functions, func.getSymName().str())))
         continue;
       bool models = false;
       func.walk([&](linalg::AggregatedOpInterface op) {

@@ -142,10 +142,14 @@ private:
   DenseMap<Value, Value> tangents;
 };
 
-bool hasReduction(linalg::GenericOp op) {
-  return llvm::any_of(op.getIteratorTypesArray(), [](auto type) {
-    return type == utils::IteratorType::reduction;
-  });
+/// Whether every reduction loop of `op` runs once (a static size of 1), so
+/// that a body that overwrites its output element is elementwise.
+bool reducesOnlyUnitDims(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [type, range] : llvm::zip(op.getIteratorTypesArray(), ranges))
+    if (type == utils::IteratorType::reduction && range != 1)
+      return false;
+  return true;
 }
 
 } // namespace
@@ -161,11 +165,12 @@ bool mlir::recurrence::isDifferentiableGeneric(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   if (!llvm::all_of(body, isKnownScalarOp))
     return false;
-  // The output element is either not read (an elementwise op) or the sum
-  // it accumulates into: yield(out + x), out read nowhere else.
+  // The output element is either not read (an elementwise op, reductions
+  // over unit dims included) or the sum it accumulates into: yield(out +
+  // x), out read nowhere else.
   BlockArgument out = body.getArgument(op.getNumDpsInputs());
   if (out.use_empty())
-    return !hasReduction(op);
+    return reducesOnlyUnitDims(op);
   auto sum = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
   return out.hasOneUse() && sum && (sum.getLhs() == out || sum.getRhs() == out);
 }

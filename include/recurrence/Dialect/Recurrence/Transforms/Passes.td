@@ -142,8 +142,8 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
     whose bodies are elementwise arithmetic (add, sub, mul, div, neg, max,
     min, select, exp, log1p, abs) or a sum of it, whose adjoints are
     generics over the same loops (reducing over the dims an operand's map
-    leaves out); `tensor.extract_slice`, `collapse_shape` and
-    `expand_shape`; constants, `linalg.fill`, and the `tensor.empty` and
+    leaves out); `tensor.extract_slice`, `insert_slice`, `cast`,
+    `collapse_shape` and `expand_shape`; constants, `linalg.fill`, and the `tensor.empty` and
     `tensor.dim` of destinations. So a model's feature maps, gates,
     normalizations and broadcasts are differentiated with its scans. It
     takes the
@@ -174,7 +174,11 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
     Option<"checkpoint", "checkpoint", "int64_t", /*default=*/"0",
            "Recompute the states this many steps at a time from checkpoints "
            "(0: all at once), so that the gradient holds O(T/C + C) states "
-           "rather than O(T)">
+           "rather than O(T)">,
+    ListOption<"functions", "functions", "std::string",
+               "Differentiate only these functions (default: every function "
+               "of scans or model ops); `functions=f_grad` on the output of "
+               "a first run gives second-order gradients">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

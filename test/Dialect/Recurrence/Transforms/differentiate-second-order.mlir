@@ -1,0 +1,18 @@
+// The gradient function of a scan is scans and linalg ops again, so the
+// pass run on it (functions=f_grad) derives the second-order gradient:
+// f_grad_grad takes f_grad's arguments and the cotangents of its results,
+// and the adjoint of the adjoint scan is a scan forward in time.
+//
+// RUN: recurrence-opt %s -recurrence-differentiate \
+// RUN:   -recurrence-differentiate=functions=f_grad | FileCheck %s
+
+// CHECK-LABEL: func.func @f_grad(
+//       CHECK: func.func @f_grad_grad(%{{.*}}: tensor<2x6x3xf64>, %{{.*}}: tensor<2x6x3xf64>, %{{.*}}: tensor<2x6x3xf64>, %{{.*}}: tensor<2x6x3xf64>, %{{.*}}: tensor<2x6x3xf64>) -> (tensor<2x6x3xf64>, tensor<2x6x3xf64>, tensor<2x6x3xf64>)
+//       CHECK:   recurrence.scan diagonal matrix reverse
+//       CHECK:   recurrence.scan diagonal matrix transition
+//   CHECK-NOT:   func.func @f_grad_grad_grad
+func.func @f(%a: tensor<2x6x3xf64>, %b: tensor<2x6x3xf64>) -> tensor<2x6x3xf64> {
+  %h_dest = tensor.empty() : tensor<2x6x3xf64>
+  %h = recurrence.scan diagonal transition(%a : tensor<2x6x3xf64>) input(%b : tensor<2x6x3xf64>) outs(%h_dest : tensor<2x6x3xf64>) -> tensor<2x6x3xf64>
+  return %h : tensor<2x6x3xf64>
+}
