@@ -115,6 +115,7 @@ def main():
               flush=True)
 
     decode_step(rec, reps)
+    model_decode_steps(rec, reps)
     small_scan(rec, reps)
 
 
@@ -157,6 +158,47 @@ def decode_step(rec, reps):
     print(f"BENCH-PY step structure=diagonal B=1 N={n} "
           f"us_per_call={ours * 1e6:.1f} numpy_us={ceiling * 1e6:.1f} "
           f"vs_numpy={ceiling / ours:.2f}", flush=True)
+
+
+def model_decode_steps(rec, reps):
+    """The per-call cost of one decoding step of linear attention (elu1,
+    normalized) and of the delta rule on one head, B = 1, dk = dv = 64,
+    float32, the state advancing in place, against the same step written
+    in NumPy."""
+    d, calls = 64, 1000
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal((1, d)).astype(np.float32)
+               for _ in range(3))
+    beta = np.full((1,), 0.5, np.float32)
+    S, c = np.zeros((1, d, d), np.float32), np.zeros((1, d), np.float32)
+    y = np.empty((1, d), np.float32)
+    phi = lambda x: np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))
+
+    def numpy_attention():
+        fk, fq = phi(k), phi(q)
+        S[...] += fk[..., :, None] * v[..., None, :]
+        c[...] += fk
+        np.divide(np.einsum("bn,bnd->bd", fq, S),
+                  np.maximum(np.einsum("bn,bn->b", fq, c), 1e-8)[:, None],
+                  out=y)
+
+    def numpy_delta():
+        pred = np.einsum("bn,bnd->bd", k, S)
+        S[...] += (beta[:, None] * k)[..., :, None] * (v - pred)[..., None, :]
+        np.einsum("bnd,bn->bd", S, q, out=y)
+
+    steps = {
+        "linear_attention": (lambda: rec.linear_attention_step(
+            q, k, v, (S, c), out=y, state_out=(S, c)), numpy_attention),
+        "delta_rule": (lambda: rec.delta_rule_step(
+            q, k, v, beta, S, out=y, state_out=S), numpy_delta),
+    }
+    for name, (ours, theirs) in steps.items():
+        mine = per_call(reps, ours, calls)
+        ceiling = per_call(reps, theirs, calls)
+        print(f"BENCH-PY model_step model={name} B=1 dk=dv={d} "
+              f"us_per_call={mine * 1e6:.1f} numpy_us={ceiling * 1e6:.1f} "
+              f"vs_numpy={ceiling / mine:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ _cache = {}
 
 
 def _batch_first(array, trailing):
-    """[..., *trailing dims] -> [B, *trailing dims] (B = 0 when empty)."""
+    """[..., *trailing dims] -> [B, *trailing dims], B the product of the
+    batch dims (1 without any, 0 when one is 0)."""
     batch = array.shape[:array.ndim - trailing]
     return array.reshape((int(np.prod(batch)),) +
                          array.shape[array.ndim - trailing:])

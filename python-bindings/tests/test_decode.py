@@ -125,11 +125,11 @@ def test_decoding_in_place_equals_the_whole_sequence(model):
     state = copy_state(state0)
     y = np.empty(at(want, 0).shape)
     for t in range(T):
+        y.fill(np.nan)
         got, new = step(t, state, out=y, state_out=state)
         # The state advanced in place, and y was written into out.
-        assert got is y
         assert all(a is b for a, b in zip(states(new), states(state)))
-        close(got, at(want, t))
+        close(y, at(want, t))
     for got, wanted in zip(states(state), states(want_last)):
         close(got, wanted)
 

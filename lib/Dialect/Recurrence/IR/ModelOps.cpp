@@ -96,15 +96,31 @@ LogicalResult checkShape(Operation *op, StringRef name, Value value,
                            << "), got " << formatShape(actual);
 }
 
-/// Checks the optional init and final state of a model against `state`.
-LogicalResult checkStates(Operation *op, Value init, Value finalState,
+/// Checks a model's optional states (named values, null where absent)
+/// against the shape `state` and the model's element type.
+LogicalResult checkStates(Operation *op, Type element,
+                          ArrayRef<std::pair<StringRef, Value>> states,
                           ArrayRef<int64_t> state, StringRef layout) {
-  if (init && failed(checkShape(op, "init", init, state, layout)))
-    return failure();
-  if (finalState &&
-      failed(checkShape(op, "final state", finalState, state, layout)))
-    return failure();
+  for (auto [name, value] : states) {
+    if (!value)
+      continue;
+    if (tensorType(value).getElementType() != element)
+      return op->emitOpError()
+             << "expected " << name << " of element type " << element
+             << ", the operands', got " << tensorType(value).getElementType();
+    if (failed(checkShape(op, name, value, state, layout)))
+      return failure();
+  }
   return success();
+}
+
+/// The sizes of two shapes of the same rank that either knows.
+SmallVector<int64_t> knownSizes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> sizes(a);
+  for (auto [size, other] : llvm::zip(sizes, b))
+    if (ShapedType::isDynamic(size))
+      size = other;
+  return sizes;
 }
 
 /// The static size of dim `dim` (from the back) of the gates.
@@ -234,9 +250,14 @@ LogicalResult HlruOp::verify() {
   if (failed(checkShape(*this, "input", getInput(), inputShape,
                         "[..., T, N], the gates' without m+1")))
     return failure();
-  SmallVector<int64_t> state(shape.drop_back(3));
-  state.append({*gates - 1, shape[shape.size() - 2]});
-  return checkStates(*this, getInit(), getFinalState(), state, "[..., m, N]");
+  // Batch and N as the gates or the input know them.
+  SmallVector<int64_t> known =
+      knownSizes(inputShape, tensorType(getInput()).getShape());
+  SmallVector<int64_t> state(ArrayRef(known).drop_back(2));
+  state.append({*gates - 1, known.back()});
+  return checkStates(*this, tensorType(getGates()).getElementType(),
+                     {{"init", getInit()}, {"final state", getFinalState()}},
+                     state, "[..., m, N]");
 }
 
 FailureOr<SmallVector<Value>> HlruOp::decomposeOperation(OpBuilder &b) {
@@ -276,9 +297,12 @@ LogicalResult BdlruOp::verify() {
   if (failed(
           checkShape(*this, "input", getInput(), inputShape, "[..., T, H*m]")))
     return failure();
-  SmallVector<int64_t> state(shape.drop_back(4));
-  state.push_back(inputShape.back());
-  return checkStates(*this, getInit(), getFinalState(),
+  SmallVector<int64_t> known =
+      knownSizes(inputShape, tensorType(getInput()).getShape());
+  SmallVector<int64_t> state(ArrayRef(known).drop_back(2));
+  state.push_back(known.back());
+  return checkStates(*this, tensorType(getGates()).getElementType(),
+                     {{"init", getInit()}, {"final state", getFinalState()}},
                      perSequence(state, getOffsets(), 1), "[..., H*m]");
 }
 
@@ -388,22 +412,19 @@ LogicalResult LinearAttentionOp::verify() {
   if (getNormalize() && (!getFinalState() != !getFinalNormalizer()))
     return emitOpError("expected both final states (S and the normalizer) "
                        "or neither");
+  Type element = tensorType(getQuery()).getElementType();
   if (failed(checkStates(
-          *this, getInit(), getFinalState(),
+          *this, element,
+          {{"init", getInit()}, {"final state", getFinalState()}},
           perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets()),
           "[..., dk, dv]")))
     return failure();
-  SmallVector<int64_t> normalizer =
-      perSequence(prefixThen(getQuery(), 2, {dk}), getOffsets(), 1);
-  if (getNormalizerInit() &&
-      failed(checkShape(*this, "normalizer_init", getNormalizerInit(),
-                        normalizer, "[..., dk]")))
-    return failure();
-  if (getFinalNormalizer() &&
-      failed(checkShape(*this, "final normalizer", getFinalNormalizer(),
-                        normalizer, "[..., dk]")))
-    return failure();
-  return success();
+  return checkStates(
+      *this, element,
+      {{"normalizer_init", getNormalizerInit()},
+       {"final normalizer", getFinalNormalizer()}},
+      perSequence(prefixThen(getQuery(), 2, {dk}), getOffsets(), 1),
+      "[..., dk]");
 }
 
 FailureOr<SmallVector<Value>>
@@ -473,7 +494,8 @@ LogicalResult DeltaRuleOp::verify() {
                         "[..., T]")))
     return failure();
   return checkStates(
-      *this, getInit(), getFinalState(),
+      *this, tensorType(getQuery()).getElementType(),
+      {{"init", getInit()}, {"final state", getFinalState()}},
       perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets()),
       "[..., dk, dv]");
 }
@@ -536,7 +558,8 @@ LogicalResult SelectiveSsmOp::verify() {
     return failure();
   if (getD() && failed(checkShape(*this, "D", getD(), {dm}, "[Dm]")))
     return failure();
-  return checkStates(*this, getInit(), getFinalState(),
+  return checkStates(*this, x.getElementType(),
+                     {{"init", getInit()}, {"final state", getFinalState()}},
                      perSequence(prefixThen(getX(), 2, {n, dm}), getOffsets()),
                      "[..., N, Dm]");
 }

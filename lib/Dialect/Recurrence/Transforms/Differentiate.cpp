@@ -248,10 +248,18 @@ struct DifferentiatePass
     SymbolTable symbols(getOperation());
     // Functions of scans or model ops; the model ops are decomposed first.
     SmallVector<func::FuncOp> funcs;
+    // Or the functions named, each of which must exist.
+    for (const std::string &name : functions) {
+      auto func = symbols.lookup<func::FuncOp>(name);
+      if (!func || func.isExternal()) {
+        getOperation().emitError("recurrence-differentiate: no function @")
+            << name << " with a body to differentiate";
+        return signalPassFailure();
+      }
+      funcs.push_back(func);
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal() ||
-          (!functions.empty() &&
-           !llvm::is_contained(functions, func.getSymName().str())))
+      if (func.isExternal() || !functions.empty())
         continue;
       bool models = false;
       func.walk([&](linalg::AggregatedOpInterface op) {
@@ -263,7 +271,7 @@ struct DifferentiatePass
     IRRewriter rewriter(&getContext());
     for (func::FuncOp func : funcs)
       if (failed(decomposeModelOps(rewriter, func)) ||
-          failed(generalizeNamedOps(func)) ||
+          failed(generalizeNamedOps(rewriter, func)) ||
           failed(checkDifferentiable(func)) ||
           failed(differentiate(func, symbols, checkpoint)))
         return signalPassFailure();
@@ -272,8 +280,8 @@ struct DifferentiatePass
   /// Named linalg ops (linalg.mul, linalg.transpose, ...) as the generics
   /// they stand for, which the sweep differentiates; fills stay, their
   /// values being constants.
-  static LogicalResult generalizeNamedOps(func::FuncOp func) {
-    IRRewriter rewriter(func.getContext());
+  static LogicalResult generalizeNamedOps(RewriterBase &rewriter,
+                                          func::FuncOp func) {
     SmallVector<linalg::LinalgOp> named;
     for (auto op : func.getBody().getOps<linalg::LinalgOp>())
       if (!isa<linalg::GenericOp, linalg::FillOp>(op))

@@ -192,8 +192,10 @@ SmallVector<Value> mlir::recurrence::buildGenericAdjoint(OpBuilder &b,
   for (int64_t k = 0; k < numInputs; ++k) {
     Value input = inputs[k];
     BlockArgument arg = body.getArgument(k);
-    if (arg.use_empty() ||
-        !isa<FloatType>(getElementTypeOrSelf(input.getType())))
+    // Scalar operands (constants here: the function's arguments are
+    // tensors) and integers get no cotangent.
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (arg.use_empty() || !type || !isa<FloatType>(type.getElementType()))
       continue;
     SmallVector<utils::IteratorType> iterators;
     for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d)
@@ -224,6 +226,13 @@ SmallVector<Value> mlir::recurrence::buildGenericAdjoint(OpBuilder &b,
               tangent ? Value(arith::AddFOp::create(nb, nl, acc, tangent))
                       : acc);
         });
+    // f does not depend on x_k after all (it is read only by a comparison,
+    // say): no cotangent, and no pass over zeros.
+    if (adjoint.getRegion().front().getTerminator()->getOperand(0) ==
+        adjoint.getRegion().front().getArguments().back()) {
+      adjoint->erase();
+      continue;
+    }
     gradients[k] = adjoint.getResult(0);
   }
   return gradients;

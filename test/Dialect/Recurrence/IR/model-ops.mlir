@@ -207,3 +207,28 @@ func.func @bdlru_packed_state(%g: tensor<2x16x3x4x5xf32>, %v: tensor<2x16x12xf32
   %h = recurrence.bdlru gates(%g : tensor<2x16x3x4x5xf32>) input(%v : tensor<2x16x12xf32>) init(%h0 : tensor<2x12xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x16x12xf32>
   return
 }
+
+// -----
+
+// N comes from the input where the gates leave it dynamic.
+func.func @hlru_state_from_input(%g: tensor<2x16x?x3xf32>, %v: tensor<2x16x6xf32>, %h0: tensor<2x2x7xf32>) {
+  // expected-error @+1 {{'recurrence.hlru' op expected init of shape [2, 2, 6] ([..., m, N]), got [2, 2, 7]}}
+  %h = recurrence.hlru gates(%g : tensor<2x16x?x3xf32>) input(%v : tensor<2x16x6xf32>) init(%h0 : tensor<2x2x7xf32>) -> tensor<2x16x6xf32>
+  return
+}
+
+// -----
+
+func.func @bdlru_state_from_input(%g: tensor<2x16x?x4x5xf32>, %v: tensor<2x16x12xf32>, %h0: tensor<2x13xf32>) {
+  // expected-error @+1 {{'recurrence.bdlru' op expected init of shape [2, 12] ([..., H*m]), got [2, 13]}}
+  %h = recurrence.bdlru gates(%g : tensor<2x16x?x4x5xf32>) input(%v : tensor<2x16x12xf32>) init(%h0 : tensor<2x13xf32>) -> tensor<2x16x12xf32>
+  return
+}
+
+// -----
+
+func.func @delta_state_type(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %beta: tensor<2x64xf32>, %s0: tensor<2x8x16xf64>) {
+  // expected-error @+1 {{'recurrence.delta_rule' op expected init of element type 'f32', the operands', got 'f64'}}
+  %y = recurrence.delta_rule q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) beta(%beta : tensor<2x64xf32>) init(%s0 : tensor<2x8x16xf64>) -> tensor<2x64x16xf32>
+  return
+}

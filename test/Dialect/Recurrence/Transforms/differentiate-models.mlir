@@ -9,18 +9,24 @@
 // CHECK-LABEL: func.func @ssm_grad
 //  CHECK-SAME:   -> (tensor<2x5x4xf32>, tensor<2x5x4xf32>, tensor<4x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xf32>)
 //       CHECK:   recurrence.scan diagonal matrix reverse
-//       CHECK:   linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins({{.*}}) outs({{.*}} : tensor<4x3xf32>)
-//       CHECK:     math.exp
-//       CHECK:     arith.mulf
-//       CHECK:     arith.addf
+// The body recomputes g = exp(dt A) and adds ybar * dt * g to the sum.
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins(%[[DT:[^,]*]], %[[A:[^,]*]], %{{.*}}) outs({{.*}} : tensor<4x3xf32>)
+//  CHECK-NEXT:   ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[BAR:.*]]: f32, %[[ACC:.*]]: f32):
+//  CHECK-NEXT:     arith.constant
+//  CHECK-NEXT:     %[[P:.*]] = arith.mulf %[[X]], %[[Y]]
+//  CHECK-NEXT:     %[[G:.*]] = math.exp %[[P]]
+//  CHECK-NEXT:     %[[T:.*]] = arith.mulf %[[BAR]], %[[X]]
+//  CHECK-NEXT:     %[[TG:.*]] = arith.mulf %[[T]], %[[G]]
+//  CHECK-NEXT:     %[[S:.*]] = arith.addf %[[ACC]], %[[TG]]
+//  CHECK-NEXT:     linalg.yield %[[S]]
 //       CHECK:   return
 func.func @ssm(%x: tensor<2x5x4xf32>, %dt: tensor<2x5x4xf32>, %A: tensor<4x3xf32>, %B: tensor<2x5x3xf32>, %C: tensor<2x5x3xf32>) -> tensor<2x5x4xf32> {
   %y = recurrence.selective_ssm x(%x : tensor<2x5x4xf32>) delta(%dt : tensor<2x5x4xf32>) A(%A : tensor<4x3xf32>) B(%B : tensor<2x5x3xf32>) C(%C : tensor<2x5x3xf32>) -> tensor<2x5x4xf32>
   return %y : tensor<2x5x4xf32>
 }
 
-// The sum of normalize_gates gets no adjoint of its own: its init (zeros)
-// is a fill; the slices of hlru's gates go back through insert_slice.
+// The slices of hlru's gates go back through insert_slice (the fill that
+// starts normalize_gates' sum is a constant and gets no cotangent).
 // CHECK-LABEL: func.func @hlru_grad
 //       CHECK:   tensor.insert_slice {{.*}} into {{.*}} : tensor<2x5x4x1xf32> into tensor<2x5x4x3xf32>
 //       CHECK:   tensor.insert_slice {{.*}} into {{.*}} : tensor<2x5x4x2xf32> into tensor<2x5x4x3xf32>
