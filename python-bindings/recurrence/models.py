@@ -69,14 +69,30 @@ def _final_outs(out, final_state_out, return_final_state):
     return [out, final_state_out] if return_final_state else [out]
 
 
-def _init(init, dtype, shape):
-    """A model's init, checked against its state `shape` ([..., X, Y]) and
-    flattened to [B, X, Y]; None stays None."""
+def _init(name, init, dtype, batch, state):
+    """A model's init named `name`, checked against its shape `batch` +
+    `state` and flattened to [B, *state]; None stays None."""
     if init is None:
         return None
-    init = as_float_array("init", init, dtype)
-    check_shape("init", init, shape)
-    return _batch_first(init, 2)
+    init = as_float_array(name, init, dtype)
+    check_shape(name, init, tuple(batch) + tuple(state))
+    return _batch_first(init, len(state))
+
+
+def _state_arrays(name, value, what, count):
+    """A state given as one array (count 1) or a pair of arrays, as a list;
+    None stays None."""
+    if value is None:
+        return None
+    if count == 1:
+        if isinstance(value, (tuple, list)):
+            raise TypeError(f"{name}: expected {what}, one array, got a "
+                            f"{type(value).__name__}")
+        return [value]
+    if not isinstance(value, (tuple, list)) or len(value) != count:
+        raise TypeError(f"{name}: expected {what}, got "
+                        f"{type(value).__name__}")
+    return list(value)
 
 
 def _state_shape(state, offsets, steps):
@@ -199,7 +215,7 @@ def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
     check_shape("v", v, gates.shape[:-1])
     flat, batch = _flatten_batch("gates", gates, 3)
     state = (order, gates.shape[-2])
-    init = _init(init, gates.dtype, batch + state)
+    init = _init("init", init, gates.dtype, batch, state)
     return _gated_scan("hlru", order, flat, v.reshape(flat.shape[:-1]), init,
                        state, schedule, chunk_size, v.shape,
                        _final_outs(out, final_state_out, return_final_state))
@@ -225,10 +241,7 @@ def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
     check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
     flat, batch = _flatten_batch("gates", gates, 4)
     state, offsets = _state_shape((v.shape[-1],), offsets, v.shape[-2])
-    if init is not None:
-        init = as_float_array("init", init, gates.dtype)
-        check_shape("init", init, batch + state)
-        init = _batch_first(init, len(state))
+    init = _init("init", init, gates.dtype, batch, state)
     return _gated_scan("bdlru", m, flat,
                        v.reshape(flat.shape[:2] + (v.shape[-1],)), init,
                        state, schedule, chunk_size, v.shape,
@@ -277,12 +290,8 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
                            len(shapes))
     batch = q.shape[:-2]
     if inits is not None:
-        inits = [as_float_array(name, x, q.dtype)
-                 for name, x in zip(names, inits)]
-        for name, x, shape in zip(names, inits, shapes):
-            check_shape(name, x, batch + shape)
-        inits = [_batch_first(x, len(shape))
-                 for x, shape in zip(inits, shapes)]
+        inits = [_init(name, x, q.dtype, batch, shape)
+                 for name, x, shape in zip(names, inits, shapes)]
     compiled = _model("linear_attention", q.dtype, schedule=schedule,
                       chunk_size=chunk_size, feature_map=feature_map,
                       normalize=normalize, eps=eps, init=inits is not None,
@@ -304,21 +313,6 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
                    if normalize else ["final_state_out"]))
     return (results[0], tuple(results[1:])) if normalize else results
 
-
-def _state_arrays(name, value, what, count):
-    """A state given as one array (count 1) or a pair of arrays, as a list;
-    None stays None."""
-    if value is None:
-        return None
-    if count == 1:
-        if isinstance(value, (tuple, list)):
-            raise TypeError(f"{name}: expected {what}, one array, got a "
-                            f"{type(value).__name__}")
-        return [value]
-    if not isinstance(value, (tuple, list)) or len(value) != count:
-        raise TypeError(f"{name}: expected {what}, got "
-                        f"{type(value).__name__}")
-    return list(value)
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
@@ -343,9 +337,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
         check_shape("gate", gate, q.shape[:-1])
     dk, dv = q.shape[-1], v.shape[-1]
     state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
-    if init is not None:
-        init = as_float_array("init", init, q.dtype)
-        check_shape("init", init, q.shape[:-2] + state)
+    init = _init("init", init, q.dtype, q.shape[:-2], state)
     gated = gate is not None
     compiled = _model("delta_rule", q.dtype, init=init is not None,
                       schedule=schedule, chunk_size=chunk_size, gated=gated,
@@ -358,7 +350,7 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     if gated:
         args.append(gate.reshape(qf.shape[:2]))
     if init is not None:
-        args.append(_batch_first(init, len(state)))
+        args.append(init)
     if offsets is not None:
         args.append(offsets)
     return _outputs(compiled, args, [vf.shape, (qf.shape[0],) + state],
@@ -393,9 +385,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
         D = as_float_array("D", D, x.dtype)
         check_shape("D", D, (dm,))
     state, offsets = _state_shape((n, dm), offsets, x.shape[-2])
-    if init is not None:
-        init = as_float_array("init", init, x.dtype)
-        check_shape("init", init, x.shape[:-2] + state)
+    init = _init("init", init, x.dtype, x.shape[:-2], state)
     compiled = _model("selective_ssm", x.dtype, init=init is not None,
                       schedule=schedule, chunk_size=chunk_size,
                       skip=D is not None, final_state=return_final_state,
@@ -406,7 +396,7 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if D is not None:
         args.append(D)
     if init is not None:
-        args.append(_batch_first(init, len(state)))
+        args.append(init)
     if offsets is not None:
         args.append(offsets)
     return _outputs(compiled, args, [xf.shape, (xf.shape[0],) + state],
