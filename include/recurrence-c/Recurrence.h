@@ -105,6 +105,12 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
 RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileModel(const char *spec,
                                                              char **error);
 
+/* The gradient of that model op, as -recurrence-differentiate derives it:
+ * (operands..., one cotangent per result) -> one gradient per operand,
+ * shaped like it. */
+RECURRENCE_EXPORT RecurrenceCompiled *
+recurrenceCompileModelGradient(const char *spec, char **error);
+
 /* The compiled entry's signature: {"args": [[sizes]], "arg_types": ["f32",
  * "bf16", ..], "results": [[sizes]], "result_types": [..]}, -1 for a dynamic
  * size. */
@@ -129,6 +135,17 @@ RECURRENCE_EXPORT int recurrenceCallOnStream(RecurrenceCompiled *compiled,
                                              const RecurrenceBuffer *results,
                                              int32_t numResults, void *stream,
                                              char **error);
+
+/* Compiled CPU code keeps the large blocks it frees (its temporaries) for
+ * its next calls, up to a limit (RECURRENCE_HOST_CACHE_MB, default 2048 MB):
+ * a fresh block costs page faults. These read the bytes in use and kept and
+ * the number of reuses, set the limit (0 keeps nothing) and free what is
+ * kept. */
+RECURRENCE_EXPORT void recurrenceHostCacheStats(int64_t *liveBytes,
+                                                int64_t *cachedBytes,
+                                                int64_t *reuses);
+RECURRENCE_EXPORT void recurrenceSetHostCacheLimit(int64_t bytes);
+RECURRENCE_EXPORT void recurrenceReleaseHostCache(void);
 
 RECURRENCE_EXPORT void recurrenceDestroy(RecurrenceCompiled *compiled);
 RECURRENCE_EXPORT void recurrenceFree(char *string);

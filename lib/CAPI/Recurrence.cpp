@@ -15,6 +15,7 @@
 #include "Support.h"
 
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Runtime/HostAllocator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -22,6 +23,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #ifndef RECURRENCE_VERSION
@@ -138,6 +140,22 @@ RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
                   error);
 }
 
+RecurrenceCompiled *recurrenceCompileModelGradient(const char *specText,
+                                                   char **error) {
+  auto guard = lock();
+  OwningOpRef<ModuleOp> module = buildVerifiedModel(specText, error);
+  if (!module)
+    return nullptr;
+  Diagnostics diagnostics;
+  PassManager pm(&context());
+  pm.addPass(createDifferentiatePass());
+  if (failed(pm.run(*module)))
+    return fail(error,
+                "differentiating the model failed:\n" + diagnostics.text);
+  return compiled(JitModule::compile(*module, {"model_grad"}, jitOptions()),
+                  "model_grad", error);
+}
+
 char *recurrenceSignature(const RecurrenceCompiled *compiled, char **error) {
   if (!compiled)
     return fail(error, "recurrenceSignature: no compiled function");
@@ -211,3 +229,20 @@ int recurrenceCallOnStream(RecurrenceCompiled *compiled,
 void recurrenceDestroy(RecurrenceCompiled *compiled) { delete compiled; }
 
 void recurrenceFree(char *string) { std::free(string); }
+
+void recurrenceHostCacheStats(int64_t *liveBytes, int64_t *cachedBytes,
+                              int64_t *reuses) {
+  HostCacheStats stats = hostCacheStats();
+  if (liveBytes)
+    *liveBytes = static_cast<int64_t>(stats.liveBytes);
+  if (cachedBytes)
+    *cachedBytes = static_cast<int64_t>(stats.cachedBytes);
+  if (reuses)
+    *reuses = static_cast<int64_t>(stats.reuses);
+}
+
+void recurrenceSetHostCacheLimit(int64_t bytes) {
+  setHostCacheLimit(static_cast<size_t>(std::max<int64_t>(bytes, 0)));
+}
+
+void recurrenceReleaseHostCache(void) { releaseCachedHostMemory(); }

@@ -12,6 +12,7 @@
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Runtime/CompileCache.h"
 #include "recurrence/Runtime/CudaRuntime.h"
+#include "recurrence/Runtime/HostAllocator.h"
 #include "recurrence/Runtime/RuntimeLibraries.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -197,9 +198,18 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
 static llvm::orc::SymbolMap
 runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap symbols;
-  symbols[interner("memrefCopy")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&recurrenceMemrefCopy),
-      llvm::JITSymbolFlags::Exported};
+  auto define = [&](StringRef name, auto *function) {
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                               llvm::JITSymbolFlags::Exported};
+  };
+  define("memrefCopy", &recurrenceMemrefCopy);
+  // The IR keeps libc's names, which LLVM knows as allocation functions
+  // (noalias results, removable pairs); they resolve to the host cache.
+  define("aligned_alloc", &recurrenceHostAlignedAlloc);
+  define("malloc", &recurrenceHostMalloc);
+  define("calloc", &recurrenceHostCalloc);
+  define("realloc", &recurrenceHostRealloc);
+  define("free", &recurrenceHostFree);
   for (auto [name, address] : cuda::entryPoints())
     symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                llvm::JITSymbolFlags::Exported};

@@ -8,7 +8,8 @@ NumPy arrays. Compiled functions are cached with dynamic shapes, so calling
 again with other sizes does not recompile.
 """
 
-from ._recurrence import Module
+from ._recurrence import (Module, host_cache, release_host_cache,
+                          set_host_cache_limit)
 from .api import compile, explain, scan, step, structures
 from .models import (bdlru, bdlru_step, delta_rule, delta_rule_step, hlru,
                      hlru_step, linear_attention, linear_attention_step,
@@ -16,6 +17,7 @@ from .models import (bdlru, bdlru_step, delta_rule, delta_rule_step, hlru,
 
 __all__ = [
     "Module", "compile", "explain", "scan", "step", "structures",
+    "host_cache", "set_host_cache_limit", "release_host_cache",
     "linear_attention",
     "delta_rule",
     "selective_ssm", "normalize_gates", "hlru", "bdlru",

@@ -78,6 +78,8 @@ def _load():
                                                       _c_char_pp]),
         "recurrenceCompileModel": (ctypes.c_void_p, [ctypes.c_char_p,
                                                      _c_char_pp]),
+        "recurrenceCompileModelGradient": (ctypes.c_void_p,
+                                           [ctypes.c_char_p, _c_char_pp]),
         "recurrenceSignature": (text, [ctypes.c_void_p, _c_char_pp]),
         # The buffers go as addresses (of _Buffer arrays).
         "recurrenceCall": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
@@ -85,6 +87,10 @@ def _load():
                                           ctypes.c_int32, _c_char_pp]),
         "recurrenceDestroy": (None, [ctypes.c_void_p]),
         "recurrenceFree": (None, [ctypes.c_void_p]),
+        "recurrenceHostCacheStats": (None, [ctypes.POINTER(ctypes.c_int64)] *
+                                     3),
+        "recurrenceSetHostCacheLimit": (None, [ctypes.c_int64]),
+        "recurrenceReleaseHostCache": (None, []),
         "recurrenceStructures": (text, [_c_char_pp]),
         "recurrenceFitStructure": (text, [ctypes.c_char_p, _c_char_pp]),
         "recurrenceScanShapes": (text, [ctypes.c_char_p, ctypes.c_char_p,
@@ -304,11 +310,34 @@ def compile_scan_grad(spec):
     return compile_scan(spec, gradient=True)
 
 
-def compile_model(spec):
-    """Compiles one model op on dynamic shapes."""
+def compile_model(spec, gradient=False):
+    """Compiles one model op on dynamic shapes, or the gradient that
+    -recurrence-differentiate derives for it: (operands..., one cotangent
+    per result) -> one gradient per operand."""
     error = ctypes.c_void_p()
-    return _compiled(_lib.recurrenceCompileModel(json.dumps(spec).encode(),
-                                                 ctypes.byref(error)), error)
+    compile = (_lib.recurrenceCompileModelGradient if gradient
+               else _lib.recurrenceCompileModel)
+    return _compiled(compile(json.dumps(spec).encode(), ctypes.byref(error)),
+                     error)
+
+
+def host_cache():
+    """What compiled CPU code's cache of large freed blocks holds: bytes in
+    use, bytes kept for reuse, and how many allocations reused one."""
+    values = [ctypes.c_int64() for _ in range(3)]
+    _lib.recurrenceHostCacheStats(*(ctypes.byref(v) for v in values))
+    return dict(zip(("live_bytes", "cached_bytes", "reuses"),
+                    (v.value for v in values)))
+
+
+def set_host_cache_limit(limit):
+    """The most bytes the cache keeps (0: none); frees what is over it."""
+    _lib.recurrenceSetHostCacheLimit(int(limit))
+
+
+def release_host_cache():
+    """Frees every block the cache keeps."""
+    _lib.recurrenceReleaseHostCache()
 
 
 def model_scans(spec):

@@ -35,6 +35,11 @@
 // CHECK: shapes: {"final_state":[5,4],"operands":{{\[\[}}5,7,4],[5,7,4,2],[5,7,4,2],[5,7,4],[5,4]],"output":[5,7,4]}
 // CHECK: model scans: [{"factored":true,"init":false,"matrix":true,"name":"identity","readout":true,"reverse":false,"structure":"identity"},{"factored":false,"init":false,"matrix":false,"name":"identity","readout":true,"reverse":false,"structure":"identity"}]
 // CHECK: model scans: [{"factored":false,"init":false,"matrix":false,"name":"block_diagonal<4>","readout":false,"reverse":false,"structure":"block_diagonal"}]
+// The gradient of sum(h): lambda = (1 + a_2, 1); da_2 = h_1 = 2, dc_t =
+// lambda_t v_t, dv_t = lambda_t c_t.
+// CHECK: hlru dgates: 0 1.5 2 4 dv: 3 3
+// CHECK: bad model gradient: loc("mamba"): unknown model 'mamba'
+// CHECK: host cache: live 0 cached 0
 // CHECK: bad model param: loc("hlru"): unknown model 'hlru' (or a parameter 0 below 1)
 // CHECK: bad schedule: scan spec: unknown schedule 'fast'
 // CHECK: bad type: scan spec: 'reverse' must be a boolean

@@ -217,6 +217,48 @@ int main(void) {
   scans = recurrenceModelScans("{\"model\": \"bdlru\", \"param\": 4}", &error);
   printf("model scans: %s\n", scans);
   recurrenceFree(scans);
+  /* A model op's gradient: H-LRU of order 1 over T = 2 steps, B = N = 1,
+   * h_1 = c_1 v_1 and h_2 = a_2 h_1 + c_2 v_2 for gates (a_t, c_t), with the
+   * cotangent 1 of both h_t. */
+  RecurrenceCompiled *modelGrad = recurrenceCompileModelGradient(
+      "{\"model\": \"hlru\", \"param\": 1, \"f64\": true}", &error);
+  if (!modelGrad) {
+    printf("model gradient failed: %s\n", error);
+    return 1;
+  }
+  double gates[4] = {0.5, 2, 0.5, 3}, v[2] = {1, 4}, ybar[2] = {1, 1};
+  double dgates[4] = {0}, dv[2] = {0};
+  int64_t gateSizes[4] = {1, 2, 1, 2}, gateStrides[4] = {4, 2, 2, 1};
+  int64_t vSizes[3] = {1, 2, 1}, vStrides[3] = {2, 1, 1};
+  RecurrenceBuffer modelArgs[3] = {
+      {gates, RECURRENCE_F64, 4, gateSizes, gateStrides},
+      {v, RECURRENCE_F64, 3, vSizes, vStrides},
+      {ybar, RECURRENCE_F64, 3, vSizes, vStrides}};
+  RecurrenceBuffer modelGrads[2] = {
+      {dgates, RECURRENCE_F64, 4, gateSizes, gateStrides},
+      {dv, RECURRENCE_F64, 3, vSizes, vStrides}};
+  if (recurrenceCall(modelGrad, modelArgs, 3, modelGrads, 2, &error)) {
+    printf("model gradient call: %s\n", error);
+    return 1;
+  }
+  printf("hlru dgates: %g %g %g %g dv: %g %g\n", dgates[0], dgates[1],
+         dgates[2], dgates[3], dv[0], dv[1]);
+  recurrenceDestroy(modelGrad);
+  if (!recurrenceCompileModelGradient("{\"model\": \"mamba\"}", &error)) {
+    printf("bad model gradient: %s\n", error);
+    recurrenceFree(error);
+  }
+
+  /* The host cache: nothing in use between calls; a zero limit keeps
+   * nothing. */
+  int64_t live = -1, cached = -1, reuses = -1;
+  recurrenceSetHostCacheLimit(0);
+  recurrenceHostCacheStats(&live, &cached, &reuses);
+  printf("host cache: live %lld cached %lld\n", (long long)live,
+         (long long)cached);
+  recurrenceSetHostCacheLimit((int64_t)1 << 30);
+  recurrenceReleaseHostCache();
+
   if (!recurrenceModelScans("{\"model\": \"hlru\", \"param\": 0}", &error)) {
     printf("bad model param: %s\n", error);
     recurrenceFree(error);

@@ -1,0 +1,103 @@
+//===- HostAllocatorTest.cpp - The host cache of large blocks -------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Runtime/HostAllocator.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdint>
+#include <cstring>
+
+using namespace mlir::recurrence;
+
+namespace {
+constexpr size_t kLarge = size_t(3) << 20;
+
+class HostAllocatorTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setHostCacheLimit(size_t(64) << 20);
+    releaseCachedHostMemory();
+  }
+  void TearDown() override {
+    releaseCachedHostMemory();
+    setHostCacheLimit(size_t(2048) << 20);
+  }
+};
+
+TEST_F(HostAllocatorTest, AFreedLargeBlockIsHandedOutAgain) {
+  void *first = recurrenceHostAlignedAlloc(64, kLarge);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 4096, 0u);
+  EXPECT_EQ(hostCacheStats().liveBytes, kLarge);
+  recurrenceHostFree(first);
+  EXPECT_EQ(hostCacheStats().liveBytes, 0u);
+  EXPECT_EQ(hostCacheStats().cachedBytes, kLarge);
+  uint64_t reuses = hostCacheStats().reuses;
+  // A slightly smaller request fits the kept block.
+  void *second = recurrenceHostMalloc(kLarge - 100);
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(hostCacheStats().reuses, reuses + 1);
+  EXPECT_EQ(hostCacheStats().cachedBytes, 0u);
+  // One twice as large does not take it.
+  void *third = recurrenceHostMalloc(2 * kLarge);
+  EXPECT_NE(third, first);
+  recurrenceHostFree(second);
+  recurrenceHostFree(third);
+  EXPECT_EQ(hostCacheStats().cachedBytes, 3 * kLarge);
+  releaseCachedHostMemory();
+  EXPECT_EQ(hostCacheStats().cachedBytes, 0u);
+}
+
+TEST_F(HostAllocatorTest, CallocZeroesAReusedBlock) {
+  auto *block = static_cast<unsigned char *>(recurrenceHostMalloc(kLarge));
+  std::memset(block, 0xab, kLarge);
+  recurrenceHostFree(block);
+  auto *zeroed =
+      static_cast<unsigned char *>(recurrenceHostCalloc(kLarge / 8, 8));
+  ASSERT_EQ(zeroed, block);
+  for (size_t i = 0; i < kLarge; i += 4093)
+    ASSERT_EQ(zeroed[i], 0) << "at byte " << i;
+  recurrenceHostFree(zeroed);
+  EXPECT_EQ(recurrenceHostCalloc(SIZE_MAX / 2, 4), nullptr);
+}
+
+TEST_F(HostAllocatorTest, ReallocKeepsTheContents) {
+  auto *block = static_cast<int32_t *>(recurrenceHostMalloc(kLarge));
+  for (size_t i = 0; i < kLarge / 4; ++i)
+    block[i] = static_cast<int32_t>(i);
+  auto *grown =
+      static_cast<int32_t *>(recurrenceHostRealloc(block, 3 * kLarge));
+  ASSERT_NE(grown, nullptr);
+  for (size_t i = 0; i < kLarge / 4; i += 1021)
+    ASSERT_EQ(grown[i], static_cast<int32_t>(i));
+  recurrenceHostFree(grown);
+  // Small blocks are libc's, realloc'ed by libc.
+  auto *small = static_cast<char *>(recurrenceHostMalloc(16));
+  std::strcpy(small, "recurrence");
+  small = static_cast<char *>(recurrenceHostRealloc(small, 64));
+  EXPECT_STREQ(small, "recurrence");
+  recurrenceHostFree(small);
+  EXPECT_EQ(hostCacheStats().liveBytes, 0u);
+}
+
+TEST_F(HostAllocatorTest, TheLimitBoundsWhatIsKept) {
+  setHostCacheLimit(kLarge + kLarge / 2);
+  void *a = recurrenceHostMalloc(kLarge);
+  void *b = recurrenceHostMalloc(kLarge);
+  recurrenceHostFree(a);
+  recurrenceHostFree(b);
+  EXPECT_EQ(hostCacheStats().cachedBytes, kLarge);
+  setHostCacheLimit(0);
+  EXPECT_EQ(hostCacheStats().cachedBytes, 0u);
+  void *c = recurrenceHostMalloc(kLarge);
+  recurrenceHostFree(c);
+  EXPECT_EQ(hostCacheStats().cachedBytes, 0u);
+  EXPECT_EQ(hostCacheStats().liveBytes, 0u);
+}
+} // namespace
