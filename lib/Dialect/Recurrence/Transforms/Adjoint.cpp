@@ -25,6 +25,10 @@
 // batch dim, a matrix state, forward in time, and maps every operand into it
 // and every gradient back.
 //
+// Without transitions (identity) and with a factored input and a readout,
+// each gradient is a readout of a scan (of mu, or of the transposed mu or h)
+// and no [T, N, D] tensor is built.
+//
 // Over packed sequences (`offsets`) the same holds within each sequence s:
 // h_{t-1} at its first step o_s is init_s, the cotangent of its last state
 // is G_t + F_s, and no A^T crosses a boundary, so mu is a reverse scan over
@@ -351,6 +355,16 @@ public:
   /// The same over packed sequences (a first-order state).
   SmallVector<Value> packed();
 
+  /// Whether every gradient is a readout of a scan: no transitions
+  /// (identity), a factored input and a readout with its cotangent, not
+  /// packed. Then no [T, N, D] tensor is built (see transposedReadouts).
+  bool readsOutOnly() const {
+    return transitions.empty() && depth == 0 && key && readout && ybar &&
+           !offsets;
+  }
+  /// The gradients as readouts of three scans, two of them transposed.
+  SmallVector<Value> transposedReadouts();
+
   bool hasDepth() const { return depth > 0; }
   bool isPacked() const { return offsets != nullptr; }
 
@@ -384,6 +398,34 @@ private:
         scanValue, scanInit, Value(), scanOffsets, ValueRange(), TypeAttr());
     scan.materializeDestinations(b);
     return scan;
+  }
+
+  /// A scan of the identity structure in the canonical form with the state
+  /// key_t value_t^T [B, R, C] (after `scanInit`), read out by `by` [B, T, R]
+  /// along R: [B, T, C], and the final state when `withFinalState`.
+  ScanOp readoutScan(bool reverse, Value scanKey, Value scanValue,
+                     Value scanInit, Value by, bool withFinalState) {
+    OpFoldResult rows = tensor::getMixedSize(b, loc, scanKey, 2);
+    OpFoldResult cols = tensor::getMixedSize(b, loc, scanValue, 2);
+    auto scan = ScanOp::create(
+        b, loc, typeOf({batch, length, cols}, elementType),
+        withFinalState ? typeOf({batch, rows, cols}, elementType) : Type(),
+        op.getStructureAttr(), op.getScheduleAttr(), /*matrix=*/true, reverse,
+        ValueRange(), Value(), scanKey, scanValue, scanInit, by, Value(),
+        ValueRange(), TypeAttr());
+    scan.materializeDestinations(b);
+    return scan;
+  }
+
+  /// A state [B, N, D] as [B, D, N].
+  Value transposeState(Value state) {
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, state, 0),
+                                       tensor::getMixedSize(b, loc, state, 2),
+                                       tensor::getMixedSize(b, loc, state, 1)};
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+    return linalg::TransposeOp::create(b, loc, state, empty,
+                                       ArrayRef<int64_t>{0, 2, 1})
+        .getResult()[0];
   }
 
   /// The adjoint's transitions over T + max(1, m) steps: the structure's
@@ -574,6 +616,27 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
   StepGradients g =
       gradientsOf(transitions, key, value, readout, ybar, mu, states, previous);
   return finish(g, init ? dInit : Value());
+}
+
+SmallVector<Value> AdjointBuilder::transposedReadouts() {
+  // Without transitions, mu_t = sum_{s >= t} c_s ybar_s^T + F, a reverse
+  // scan with the factored input (c_t, ybar_t) from F, and its final state
+  // mu_1 is init's cotangent. dv_t = mu_t^T k_t is its readout by k_t.
+  StepGradients g;
+  ScanOp mu = readoutScan(/*reverse=*/true, readout, ybar, last, key,
+                          /*withFinalState=*/init != nullptr);
+  g.value = mu.getOutput();
+  // dk_t = mu_t v_t reads mu_t along D: it is the readout by v_t of the
+  // transposed adjoint, sum_{s >= t} ybar_s c_s^T + F^T.
+  g.key = readoutScan(true, ybar, readout, last ? transposeState(last) : last,
+                      value, false)
+              .getOutput();
+  // dc_t = h_t ybar_t likewise: the readout by ybar_t of the transposed
+  // states, sum_{s <= t} v_s k_s^T + init^T.
+  g.readout = readoutScan(false, value, key, init ? transposeState(init) : init,
+                          ybar, false)
+                  .getOutput();
+  return finish(g, init ? mu.getFinalState() : Value());
 }
 
 SmallVector<Value> AdjointBuilder::whole() {
@@ -894,6 +957,8 @@ FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
                   op.getStateType());
   AdjointBuilder builder(rewriter, op, canon);
   builder.load(outputCotangent, finalStateCotangent);
+  if (builder.readsOutOnly())
+    return builder.transposedReadouts();
   if (builder.isPacked())
     return builder.packed();
   if (checkpoint > 0 && !builder.hasDepth())

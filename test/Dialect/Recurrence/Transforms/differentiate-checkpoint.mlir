@@ -1,5 +1,7 @@
-// The memory of a derived gradient: linear attention (an identity scan on a
-// matrix state with factored input and readout) at T = 64, N = 8, D = 16.
+// The memory of a derived gradient: gated linear attention (a diagonal scan
+// on a matrix state with factored input and readout) at T = 64, N = 8,
+// D = 16. (Ungated linear attention needs no states at all:
+// differentiate-readouts.mlir.)
 // Recomputing all states at once holds [B, T, N, D] states and cotangents;
 // with checkpoint=16 the gradient saves the state before each of the 4
 // chunks, recomputes and runs the adjoint one chunk at a time, and no
@@ -15,11 +17,11 @@
 // RUN: recurrence-opt %s -recurrence-differentiate=checkpoint=16 %{lower} \
 // RUN:   | FileCheck %s --check-prefix=CHUNKED
 
-// WHOLE-LABEL: func.func @linear_attention_grad(
+// WHOLE-LABEL: func.func @gated_attention_grad(
 // WHOLE-DAG: memref.alloc() {{.*}} : memref<2x64x8x16xf32>
 // WHOLE-DAG: memref.alloc() {{.*}} : memref<2x65x8x16xf32>
 
-// CHUNKED-LABEL: func.func @linear_attention_grad(
+// CHUNKED-LABEL: func.func @gated_attention_grad(
 // CHUNKED-NOT: memref<2x64x8x16xf32>
 // CHUNKED-NOT: memref<2x65x8x16xf32>
 // CHUNKED: memref.alloc() {{.*}} : memref<2x4x8x16xf32>
@@ -28,8 +30,8 @@
 // CHUNKED-NOT: memref<2x64x8x16xf32>
 // CHUNKED-NOT: memref<2x65x8x16xf32>
 // CHUNKED: return
-func.func @linear_attention(%k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %q: tensor<2x64x8xf32>) -> tensor<2x64x16xf32> {
+func.func @gated_attention(%a: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %q: tensor<2x64x8xf32>) -> tensor<2x64x16xf32> {
   %y_dest = tensor.empty() : tensor<2x64x16xf32>
-  %y = recurrence.scan identity matrix factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%q : tensor<2x64x8xf32>) outs(%y_dest : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  %y = recurrence.scan diagonal matrix transition(%a : tensor<2x64x8xf32>) factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%q : tensor<2x64x8xf32>) outs(%y_dest : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
   return %y : tensor<2x64x16xf32>
 }
