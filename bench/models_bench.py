@@ -151,14 +151,20 @@ def main():
     parser.add_argument("--quick", action="store_true",
                         help="8x shorter sequences, one repetition")
     parser.add_argument("--python-dir", default="build/python")
+    parser.add_argument("--models", default="",
+                        help="comma-separated names to run (default: all)")
     args = parser.parse_args()
+    chosen = set(filter(None, args.models.split(",")))
     sys.path.insert(0, args.python_dir)
     import recurrence.torch as rt
 
     scale, reps = (8, 1) if args.quick else (1, 2)
     torch.set_num_threads(os.cpu_count() or 1)
-    compiled_model_op(scale, reps)
+    if not chosen or "selective_ssm" in chosen:
+        compiled_model_op(scale, reps)
     for name, shape, ours, loop, inputs in cases(scale, rt):
+        if chosen and name not in chosen:
+            continue
         with torch.no_grad():
             got, want = ours(*inputs), loop(*inputs)
             agree = float(((got - want).abs() / (want.abs() + want.pow(2)

@@ -141,6 +141,17 @@ struct Reader {
       error = (what + ": unknown schedule '" + name + "'").str();
     return kind.value_or(ScheduleKind::Auto);
   }
+  /// "chunk_size" for `schedule`: at least 1 when it is chunked.
+  int64_t chunkSize(ScheduleKind schedule, int64_t fallback) {
+    int64_t size = integer("chunk_size", fallback);
+    if (schedule == ScheduleKind::Chunked && size < 1 && error.empty())
+      error = (what +
+               ": schedule 'chunked' needs a chunk_size of at least 1, "
+               "got " +
+               Twine(size))
+                  .str();
+    return size;
+  }
   template <typename T> llvm::Expected<T> done(T result) {
     if (!error.empty())
       return makeError(error);
@@ -156,7 +167,7 @@ static llvm::Expected<ScanSpec> scanSpecFrom(const Object &object) {
   if (int64_t param = read.integer("param", 0))
     spec.structure += "<" + std::to_string(param) + ">";
   spec.schedule = read.schedule();
-  spec.chunkSize = read.integer("chunk_size", spec.chunkSize);
+  spec.chunkSize = read.chunkSize(spec.schedule, spec.chunkSize);
   spec.matrix = read.boolean("matrix", spec.matrix);
   spec.perElement = read.boolean("per_element", spec.perElement);
   spec.factored = read.boolean("factored", spec.factored);
@@ -195,7 +206,7 @@ static llvm::Expected<ModelSpec> modelSpecFrom(const Object &object) {
   spec.finalState = read.boolean("final_state", spec.finalState);
   spec.offsets = read.boolean("offsets", spec.offsets);
   spec.schedule = read.schedule();
-  spec.chunkSize = read.integer("chunk_size", spec.chunkSize);
+  spec.chunkSize = read.chunkSize(spec.schedule, spec.chunkSize);
   return read.done(spec);
 }
 

@@ -267,6 +267,10 @@ int main(void) {
     printf("bad schedule: %s\n", error);
     recurrenceFree(error);
   }
+  if (!recurrenceCompileScan("{\"schedule\": \"chunked\"}", 0, &error)) {
+    printf("no chunk: %s\n", error);
+    recurrenceFree(error);
+  }
   if (!recurrenceCompileScan("{\"reverse\": 1}", 0, &error)) {
     printf("bad type: %s\n", error);
     recurrenceFree(error);
