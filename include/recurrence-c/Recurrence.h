@@ -79,10 +79,12 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileFor(const char *ir,
  * "chunk_size": 0, "matrix", "per_element", "factored", "reverse", "init",
  * "readout", "final_state", "f64": false, "operand_type": "" | "bf16" |
  * "f16" (narrower operands and output, the state in f32 or f64),
- * "batch_rank": 1, "target": "cpu" | "cuda"}. With `gradient`
- * non-zero it compiles instead the gradient that -recurrence-differentiate
- * derives: (operands..., output cotangent[, final-state cotangent]) -> one
- * gradient per operand. */
+ * "batch_rank": 1, "target": "cpu" | "cuda"}. With `gradient` 1 it
+ * compiles instead the gradient that -recurrence-differentiate derives:
+ * (operands..., output cotangent[, final-state cotangent]) -> one gradient
+ * per operand. With `gradient` 2, the gradient of that gradient (the pass
+ * run again on it): (its arguments..., one cotangent per operand) -> one
+ * gradient per argument of the first. */
 RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 

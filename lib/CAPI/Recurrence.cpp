@@ -121,14 +121,21 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
   if (!gradient)
     return compiled(JitModule::compile(*module, {"scan"}, jitOptions(target)),
                     "scan", error);
+  if (gradient < 0 || gradient > 2)
+    return fail(error, "recurrenceCompileScan: gradient must be 0, 1 or 2, "
+                       "got " +
+                           std::to_string(gradient));
   Diagnostics diagnostics;
   PassManager pm(&context());
   pm.addPass(createDifferentiatePass());
+  // The second order differentiates the gradient function only.
+  if (gradient == 2)
+    pm.addPass(createDifferentiatePass({/*checkpoint=*/0, {"scan_grad"}}));
   if (failed(pm.run(*module)))
     return fail(error, "differentiating the scan failed:\n" + diagnostics.text);
-  return compiled(
-      JitModule::compile(*module, {"scan_grad"}, jitOptions(target)),
-      "scan_grad", error);
+  std::string entry = gradient == 2 ? "scan_grad_grad" : "scan_grad";
+  return compiled(JitModule::compile(*module, {entry}, jitOptions(target)),
+                  entry, error);
 }
 
 RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {

@@ -424,6 +424,17 @@ def _gradients(spec, operands, gout, gfinal, last_shape, sizes=None):
     return compiled(arrays, [list(x.shape) for x in operands], [])
 
 
+def _second_gradients(spec, arguments, gbars, sizes):
+    """The gradients of the scan's gradient function at `arguments` (the
+    operands, then the cotangents it takes) for the cotangents `gbars` of
+    its results (one per operand): one array per argument. Compiled for
+    `sizes` (the first-order gradient branches on T = 0 at dynamic sizes,
+    which the sweep cannot differentiate), every size at least 1."""
+    compiled = compiled_scan(spec, gradient=2, sizes=sizes)
+    arrays = [np.ascontiguousarray(x) for x in list(arguments) + list(gbars)]
+    return compiled(arrays, [list(x.shape) for x in arguments], [])
+
+
 def explain(a, b, *, structure="diagonal", init=None, reverse=False,
             schedule="auto", chunk_size=None, readout=None,
             return_final_state=False, matrix=None, target="cpu", cores=0):

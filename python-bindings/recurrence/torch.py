@@ -310,6 +310,46 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
     return [_tensor(g) for g in grads[:differentiable]]
 
 
+def _scan_second_backward(transition, b, init, readout, grad_out,
+                          grad_final, gbars, structure, reverse, matrix,
+                          return_final_state, schedule, chunk_size,
+                          offsets=None):
+    """The double backward: the gradients of every operand and of the
+    cotangents the adjoint took (grad_out, then grad_final when the scan
+    returns its final state) for the cotangents `gbars` of the adjoint's
+    results, from the compiler's second-order gradient (compiled for these
+    sizes). On the CPU, not over packed sequences."""
+    spec, out_shape, last_shape, sizes = _layout(
+        transition, b, init, readout, structure, reverse, matrix,
+        return_final_state, schedule, chunk_size, offsets)
+    if offsets is not None or b[0].is_cuda:
+        raise NotImplementedError(
+            "recurrence: the double backward of a scan runs on CPU tensors, "
+            "not over packed sequences (offsets)")
+    operands = _operands(transition, b, init, readout)
+    dtype = api.spec_dtypes(spec)[0]
+    cotangents = [np.zeros(out_shape, dtype) if grad_out is None else
+                  _numpy(grad_out.to(b[0].dtype))]
+    if spec["final_state"]:
+        cotangents.append(np.zeros(last_shape, dtype) if grad_final is None
+                          else _numpy(grad_final.to(b[0].dtype)))
+    arguments = [_numpy(t) for t in operands] + cotangents
+    gbars = [np.zeros(tuple(t.shape), dtype) if g is None else
+             _numpy(g.to(t.dtype)) for g, t in zip(gbars, operands)]
+    if 0 in (sizes["steps"], sizes["size"], sizes["columns"]) or \
+            0 in sizes["batch"]:
+        # Nothing to compile: every gradient is zero but the final state's
+        # cotangent, which init's gradient passes through when T = 0.
+        grads = [np.zeros_like(x) for x in arguments]
+        if init is not None and spec["final_state"] and \
+                sizes["steps"] == 0:
+            grads[-1] = gbars[len(transition) + len(b)].reshape(
+                grads[-1].shape).copy()
+        return [_tensor(g) for g in grads]
+    grads = api._second_gradients(spec, arguments, gbars, sizes)
+    return [_tensor(g) for g in grads]
+
+
 def _unpack(tensors, counts):
     """The op's tensor inputs from their flat list: (transition, b, init,
     readout, offsets), with counts (len(transition), len(b), has init, has
@@ -348,20 +388,54 @@ class _Scan(_torch.autograd.Function):
         return tuple(outputs) if len(outputs) > 1 else outputs[0]
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, *grads):
-        counts, params = ctx.args
-        transition, b, init, readout, offsets = _unpack(ctx.saved_tensors,
-                                                        counts)
-        result = _scan_backward(transition, b, init, readout, grads[0],
-                                grads[1] if len(grads) > 1 else None,
-                                *params, offsets=offsets)
+        tensors = ctx.saved_tensors
+        result = _ScanBackward.apply(ctx.args, len(tensors), *tensors,
+                                     *grads)
+        result = list(result) if isinstance(result, tuple) else [result]
         # (offsets, last when given, get none.)
-        result = list(result) + [None] * (len(ctx.needs_input_grad) - 1 -
-                                          len(result))
+        result = result + [None] * (len(ctx.needs_input_grad) - 1 -
+                                    len(result))
         return (None,) + tuple(
             g if needed else None
             for g, needed in zip(result, ctx.needs_input_grad[1:]))
+
+
+class _ScanBackward(_torch.autograd.Function):
+    """The adjoint of _Scan, differentiable once more: its backward is the
+    compiler's second-order gradient."""
+
+    @staticmethod
+    def forward(ctx, args, count, *tensors):
+        counts, params = args
+        transition, b, init, readout, offsets = _unpack(tensors[:count],
+                                                        counts)
+        cotangents = tensors[count:]
+        ctx.args, ctx.count = args, count
+        ctx.save_for_backward(*tensors)
+        result = _scan_backward(transition, b, init, readout, cotangents[0],
+                                cotangents[1] if len(cotangents) > 1 else
+                                None, *params, offsets=offsets)
+        return tuple(result)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *gbars):
+        counts, params = ctx.args
+        tensors = ctx.saved_tensors
+        transition, b, init, readout, offsets = _unpack(tensors[:ctx.count],
+                                                        counts)
+        cotangents = tensors[ctx.count:]
+        grads = _scan_second_backward(
+            transition, b, init, readout, cotangents[0],
+            cotangents[1] if len(cotangents) > 1 else None, list(gbars),
+            *params, offsets=offsets)
+        differentiable = ctx.count - (offsets is not None)
+        grads = (list(grads[:differentiable]) +
+                 [None] * (offsets is not None) + list(grads[differentiable:]))
+        return (None, None) + tuple(
+            g if needed else None
+            for g, needed in zip(grads, ctx.needs_input_grad[2:]))
 
 
 def _scan_function(transition, b, init, readout, structure, reverse, matrix,
@@ -790,9 +864,10 @@ def _define_models(lib, dispatch_keys):
 
 
 def _register_custom_ops():
-    """torch >= 2.4: recurrence::scan and recurrence::scan_backward as
-    custom ops with fake (shape) functions and an autograd formula, so that
-    torch.compile traces them without a graph break. The models are
+    """torch >= 2.4: recurrence::scan, recurrence::scan_backward and
+    recurrence::scan_backward_backward as custom ops with fake (shape)
+    functions and autograd formulas (the first two: double backward works),
+    so that torch.compile traces them without a graph break. The models are
     composite: they decompose into scan and torch's own ops."""
     from typing import List, Optional
     Tensor = _torch.Tensor
@@ -862,6 +937,66 @@ def _register_custom_ops():
             None,) * (len(ctx.params) + (offsets is not None))
 
     scan_op.register_autograd(backward, setup_context=setup_context)
+
+    @library.custom_op("recurrence::scan_backward_backward", mutates_args=())
+    def scan_second_op(transition: List[Tensor], b: List[Tensor],
+                       init: Optional[Tensor], readout: Optional[Tensor],
+                       grad_out: Optional[Tensor],
+                       grad_final: Optional[Tensor], gbars: List[Tensor],
+                       structure: str, reverse: bool, matrix: bool,
+                       return_final_state: bool, schedule: str,
+                       chunk_size: int,
+                       offsets: Optional[Tensor] = None) -> List[Tensor]:
+        return _scan_second_backward(
+            transition, b, init, readout, grad_out, grad_final, gbars,
+            structure, reverse, matrix, return_final_state, schedule,
+            chunk_size, offsets)
+
+    @scan_second_op.register_fake
+    def _(transition, b, init, readout, grad_out, grad_final, gbars,
+          *params):
+        spec, out_shape, last_shape, _ = _layout(transition, b, init,
+                                                 readout, *params)
+        dtype = b[0].dtype
+        return [t.new_empty(t.shape) for t in _operands(
+            transition, b, init, readout)] + [
+            b[0].new_empty(tuple(out_shape), dtype=dtype)] + (
+            [b[0].new_empty(tuple(last_shape), dtype=_state_dtype(dtype))]
+            if spec["final_state"] else [])
+
+    def setup_backward_context(ctx, inputs, output):
+        transition, b, init, readout, grad_out, grad_final = inputs[:6]
+        offsets = inputs[12] if len(inputs) > 12 else None
+        ctx.counts = _counts(transition, b, init, readout, offsets)
+        ctx.params = inputs[6:12]
+        ctx.given = (grad_out is not None, grad_final is not None)
+        ctx.save_for_backward(
+            *_operands(transition, b, init, readout, offsets),
+            *[g for g in (grad_out, grad_final) if g is not None])
+
+    def backward_backward(ctx, gbars):
+        saved = list(ctx.saved_tensors)
+        count = sum(ctx.counts[:2]) + sum(ctx.counts[2:])
+        transition, b, init, readout, offsets = _unpack(saved[:count],
+                                                        ctx.counts)
+        rest = iter(saved[count:])
+        grad_out = next(rest) if ctx.given[0] else None
+        grad_final = next(rest) if ctx.given[1] else None
+        operands = _operands(transition, b, init, readout)
+        gbars = [_torch.zeros_like(t) if g is None else g
+                 for g, t in zip(gbars, operands)]
+        result = _torch.ops.recurrence.scan_backward_backward(
+            transition, b, init, readout, grad_out, grad_final, gbars,
+            *ctx.params, offsets)
+        k = len(operands)
+        cotangents = list(result[k:]) + [None]
+        return _split_grads(result[:k], transition, b, init, readout) + (
+            cotangents[0] if ctx.given[0] else None,
+            cotangents[1] if ctx.given[1] else None) + (
+            None,) * (len(ctx.params) + (offsets is not None))
+
+    scan_backward_op.register_autograd(backward_backward,
+                                       setup_context=setup_backward_context)
     lib = library.Library("recurrence", "FRAGMENT")
     _define_models(lib, ["CompositeImplicitAutograd"])
     return lib, _torch.ops.recurrence.scan

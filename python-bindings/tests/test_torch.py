@@ -66,16 +66,15 @@ def operands(structure, variant, rng, batch, T, N, D=2):
     return a, b, init, readout, keywords
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("structure", STRUCTURES)
-def test_scan_gradcheck(structure, variant):
+def scan_case(structure, variant):
+    """(f, leaf tensors): the scan of a variant as a function of its
+    operands, for gradcheck and gradgradcheck."""
     rng = np.random.default_rng(seed(structure, variant))
     N = 6 if structure == "block_diagonal" else 3
     a, b, init, readout, keywords = operands(structure, variant, rng, (2,), 4,
                                              N)
     a, b, init, readout = (tensors(a), tensors(b), tensors(init),
                            tensors(readout))
-    inputs = leaves(a, b, init, readout)
     count = len(leaves(a))
     count_b = len(leaves(b))
 
@@ -89,7 +88,39 @@ def test_scan_gradcheck(structure, variant):
         rr = rest.pop(0) if readout is not None else None
         return rt.scan(aa, bb, init=ii, readout=rr, **keywords)
 
+    return f, leaves(a, b, init, readout)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_scan_gradcheck(structure, variant):
+    f, inputs = scan_case(structure, variant)
     assert torch.autograd.gradcheck(f, inputs, eps=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("variant", ["init_final", "reverse_readout",
+                                     "reverse_factored"])
+@pytest.mark.parametrize("structure", STRUCTURES)
+def test_scan_gradgradcheck(structure, variant):
+    # The double backward is the compiler's second-order gradient (the
+    # adjoint of the adjoint scan), checked by central differences of the
+    # first-order one.
+    f, inputs = scan_case(structure, variant)
+    assert torch.autograd.gradgradcheck(f, inputs, eps=1e-6, atol=1e-6)
+
+
+def test_double_backward_of_an_empty_sequence():
+    # T = 0: nothing is compiled; init's gradient is the final state's
+    # cotangent, so its second derivative passes gbar to that cotangent.
+    a = torch.zeros(2, 0, 3, dtype=torch.float64, requires_grad=True)
+    b = torch.zeros(2, 0, 3, dtype=torch.float64, requires_grad=True)
+    h0 = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+    _, last = rt.scan(a, b, init=h0, return_final_state=True)
+    w = torch.randn(2, 3, dtype=torch.float64)
+    (g,) = torch.autograd.grad((last * w).sum(), h0, create_graph=True)
+    torch.testing.assert_close(g, w)
+    assert torch.autograd.gradgradcheck(
+        lambda h: rt.scan(a, b, init=h, return_final_state=True)[1], (h0,))
 
 
 @pytest.mark.parametrize("structure", ["diagonal", "dense", "higher_order"])

@@ -194,28 +194,7 @@ public:
         });
   }
 
-  /// `value` [B, T, ...] with its steps in the opposite order.
-  Value reverseSteps(Value value) {
-    auto type = cast<RankedTensorType>(value.getType());
-    int64_t rank = type.getRank();
-    Value last =
-        arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, value, 1),
-                              arith::ConstantIndexOp::create(b, loc, 1));
-    auto generic = linalg::GenericOp::create(
-        b, loc, type, ValueRange{}, ValueRange{emptyLike(b, loc, value)},
-        SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, kPar),
-        [&](OpBuilder &nb, Location nl, ValueRange) {
-          SmallVector<Value> indices;
-          for (int64_t i = 0; i < rank; ++i)
-            indices.push_back(linalg::IndexOp::create(nb, nl, i));
-          indices[1] = arith::SubIOp::create(nb, nl, last, indices[1]);
-          linalg::YieldOp::create(
-              nb, nl,
-              tensor::ExtractOp::create(nb, nl, value, indices).getResult());
-        });
-    return generic.getResult(0);
-  }
+  Value reverseSteps(Value value) { return buildReverseSteps(b, loc, value); }
 
 private:
   OpBuilder &b;
@@ -964,4 +943,44 @@ FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
   if (checkpoint > 0 && !builder.hasDepth())
     return builder.checkpointed(checkpoint);
   return builder.whole();
+}
+
+/// The mark of a buildReverseSteps generic.
+static constexpr StringLiteral kReverseSteps = "recurrence.reverse_steps";
+
+Value mlir::recurrence::buildReverseSteps(OpBuilder &b, Location loc,
+                                          Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  Value last =
+      arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, value, 1),
+                            arith::ConstantIndexOp::create(b, loc, 1));
+  auto generic = linalg::GenericOp::create(
+      b, loc, type, ValueRange{}, ValueRange{emptyLike(b, loc, value)},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, kPar),
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t i = 0; i < rank; ++i)
+          indices.push_back(linalg::IndexOp::create(nb, nl, i));
+        indices[1] = arith::SubIOp::create(nb, nl, last, indices[1]);
+        linalg::YieldOp::create(
+            nb, nl,
+            tensor::ExtractOp::create(nb, nl, value, indices).getResult());
+      });
+  generic->setAttr(kReverseSteps, b.getUnitAttr());
+  return generic.getResult(0);
+}
+
+Value mlir::recurrence::reversedStepsSource(linalg::GenericOp op) {
+  if (!op->hasAttr(kReverseSteps) || op.getNumDpsInputs() != 0 ||
+      op->getNumResults() != 1)
+    return Value();
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto extract = yield.getNumOperands() == 1
+                     ? yield.getOperand(0).getDefiningOp<tensor::ExtractOp>()
+                     : tensor::ExtractOp();
+  if (!extract || extract.getTensor().getType() != op->getResult(0).getType())
+    return Value();
+  return extract.getTensor();
 }

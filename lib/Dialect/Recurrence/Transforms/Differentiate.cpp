@@ -55,7 +55,7 @@ bool isDifferentiable(Operation &op) {
           tensor::CastOp>(op))
     return true;
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return isDifferentiableGeneric(generic);
+    return isDifferentiableGeneric(generic) || reversedStepsSource(generic);
   // Index and integer arithmetic (sizes, sequence bounds) carries no
   // cotangent.
   if (isPure(&op) && op.getNumRegions() == 0 &&
@@ -124,7 +124,11 @@ public:
     if (op.getNumResults() != 1 || !of(op.getResult(0)))
       return success();
     Value bar = of(op.getResult(0));
-    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op);
+        generic && reversedStepsSource(generic)) {
+      // A flip of the steps is its own adjoint.
+      add(reversedStepsSource(generic), buildReverseSteps(b, loc, bar));
+    } else if (generic) {
       for (auto [operand, gradient] :
            llvm::zip(op.getOperands(), buildGenericAdjoint(b, generic, bar)))
         add(operand, gradient);

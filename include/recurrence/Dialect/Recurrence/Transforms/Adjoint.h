@@ -60,6 +60,15 @@ bool isDifferentiableGeneric(linalg::GenericOp op);
 SmallVector<Value> buildGenericAdjoint(OpBuilder &b, linalg::GenericOp op,
                                        Value cotangent);
 
+/// `value` [B, T, ...] with its steps in the opposite order: a generic that
+/// reads `value` by tensor.extract, marked so that the sweep knows it. The
+/// adjoint's canonical form flips reverse scans with it.
+Value buildReverseSteps(OpBuilder &b, Location loc, Value value);
+
+/// The tensor `op` flips when it is a buildReverseSteps generic; the flip is
+/// its own adjoint.
+Value reversedStepsSource(linalg::GenericOp op);
+
 } // namespace mlir::recurrence
 
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_ADJOINT_H
