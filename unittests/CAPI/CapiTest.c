@@ -267,6 +267,10 @@ int main(void) {
     printf("bad schedule: %s\n", error);
     recurrenceFree(error);
   }
+  if (!recurrenceCompileScan("{}", 3, &error)) {
+    printf("gradient 3: %s\n", error);
+    recurrenceFree(error);
+  }
   if (!recurrenceCompileScan("{\"schedule\": \"chunked\"}", 0, &error)) {
     printf("no chunk: %s\n", error);
     recurrenceFree(error);
