@@ -84,6 +84,26 @@ RecurrenceCompiled *recurrenceCompileFor(const char *ir, const char *entry,
       entry, error);
 }
 
+/// Adds the gradient of function `entry` of `module` (`order` 1), or the
+/// gradient of that gradient (2), and returns its name; sets `error` and
+/// returns nothing when -recurrence-differentiate fails.
+static std::optional<std::string>
+differentiate(ModuleOp module, StringRef entry, int order, char **error) {
+  Diagnostics diagnostics;
+  PassManager pm(&context());
+  std::string name = entry.str();
+  for (int i = 0; i < order; ++i) {
+    pm.addPass(createDifferentiatePass({/*checkpoint=*/0, {name}}));
+    name += "_grad";
+  }
+  if (failed(pm.run(module))) {
+    fail(error,
+         "differentiating '" + entry.str() + "' failed:\n" + diagnostics.text);
+    return std::nullopt;
+  }
+  return name;
+}
+
 RecurrenceCompiled *recurrenceCompileScan(const char *spec, int32_t gradient,
                                           char **error) {
   return recurrenceCompileScanAt(spec, nullptr, gradient, error);
@@ -125,17 +145,12 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
     return fail(error, "recurrenceCompileScan: gradient must be 0, 1 or 2, "
                        "got " +
                            std::to_string(gradient));
-  Diagnostics diagnostics;
-  PassManager pm(&context());
-  pm.addPass(createDifferentiatePass());
-  // The second order differentiates the gradient function only.
-  if (gradient == 2)
-    pm.addPass(createDifferentiatePass({/*checkpoint=*/0, {"scan_grad"}}));
-  if (failed(pm.run(*module)))
-    return fail(error, "differentiating the scan failed:\n" + diagnostics.text);
-  std::string entry = gradient == 2 ? "scan_grad_grad" : "scan_grad";
-  return compiled(JitModule::compile(*module, {entry}, jitOptions(target)),
-                  entry, error);
+  std::optional<std::string> entry =
+      differentiate(*module, "scan", gradient, error);
+  if (!entry)
+    return nullptr;
+  return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),
+                  *entry, error);
 }
 
 RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
@@ -153,14 +168,11 @@ RecurrenceCompiled *recurrenceCompileModelGradient(const char *specText,
   OwningOpRef<ModuleOp> module = buildVerifiedModel(specText, error);
   if (!module)
     return nullptr;
-  Diagnostics diagnostics;
-  PassManager pm(&context());
-  pm.addPass(createDifferentiatePass());
-  if (failed(pm.run(*module)))
-    return fail(error,
-                "differentiating the model failed:\n" + diagnostics.text);
-  return compiled(JitModule::compile(*module, {"model_grad"}, jitOptions()),
-                  "model_grad", error);
+  std::optional<std::string> entry = differentiate(*module, "model", 1, error);
+  if (!entry)
+    return nullptr;
+  return compiled(JitModule::compile(*module, {*entry}, jitOptions()), *entry,
+                  error);
 }
 
 char *recurrenceSignature(const RecurrenceCompiled *compiled, char **error) {
