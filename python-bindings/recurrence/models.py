@@ -11,9 +11,13 @@ import numpy as np
 
 from . import _recurrence, api
 from ._checks import (as_float_array, check_choice, check_out, check_rank,
-                      check_shape)
+                      check_shape, unaliased)
 
 _cache = {}
+# Set to a list by _decode: _outputs appends each call it makes to it.
+_recording = None
+# Decode steps by layout: how a step of known shapes calls its compiled op.
+_decode_plans = {}
 
 
 def _batch_first(array, trailing):
@@ -49,6 +53,9 @@ def _outputs(compiled, args, flat_shapes, shapes, outs, names=None):
                              f"other outputs")
     views = [None if out is None else out.reshape(flat)
              for out, flat in zip(checked, flat_shapes)]
+    if _recording is not None:
+        _recording.append((compiled, args, flat_shapes[:len(outs)],
+                           shapes[:len(outs)]))
     got = compiled(*args, result_shapes=flat_shapes[:len(outs)], outs=views)
     got = got if isinstance(got, tuple) else (got,)
     results = []
@@ -420,16 +427,89 @@ def _decode(model, operands, state, out, state_out, **options):
     """`model` (a function of this module) on operands of one step each,
     given as (name, array, dims after the time axis) or as is (None name),
     from `state`: returns (y, the new state). ``out`` receives y and
-    ``state_out`` the new state; ``state_out=state`` advances it in place."""
+    ``state_out`` the new state; ``state_out=state`` advances it in place.
+    The first call of a layout runs the model's checks; later ones with the
+    same shapes, dtypes and contiguity call its compiled op directly."""
+    pair = isinstance(state, (tuple, list))
+    states = list(state) if pair else [state]
+    inputs = [x for _, x, _ in operands if x is not None] + [
+        x for x in options.values() if isinstance(x, np.ndarray)] + states
+    key = _decode_key(model, inputs, options, out, state, state_out)
+    if key is not None:
+        key += (tuple(x is None for _, x, _ in operands),)
+    plan = _decode_plans.get(key) if key is not None else None
+    if plan is not None:
+        return _run_plan(plan, inputs, out, state_out, pair)
     args = [x if name is None else _one_step(name, x, trailing)
             for name, x, trailing in operands]
     given = out
     if isinstance(out, np.ndarray):
         out = np.expand_dims(out, out.ndim - 1)
-    y, last = model(*args, init=state, return_final_state=True,
-                    schedule="sequential", out=out,
-                    final_state_out=state_out, **options)
+    global _recording
+    _recording = calls = []
+    try:
+        y, last = model(*args, init=state, return_final_state=True,
+                        schedule="sequential", out=out,
+                        final_state_out=state_out, **options)
+    finally:
+        _recording = None
+    if key is not None and len(calls) == 1 and len(_decode_plans) < 64:
+        _decode_plans[key] = _plan_of(calls[0], inputs)
     return (np.squeeze(y, y.ndim - 2) if given is None else given), last
+
+
+def _decode_key(model, inputs, options, out, state, state_out):
+    """The layout of a decode step's call, or None when it has no plan:
+    inputs that are not C-contiguous NumPy arrays, or outs that are not."""
+    arrays = inputs + [x for x in (
+        [out] + (list(state_out) if isinstance(state_out, (tuple, list))
+                 else [state_out])) if x is not None]
+    if not all(type(x) is np.ndarray and x.flags.c_contiguous
+               for x in arrays):
+        return None
+    return (model.__name__, out is None, state_out is None,
+            state_out is state,
+            tuple((name, value) for name, value in sorted(options.items())
+                  if not isinstance(value, np.ndarray)),
+            tuple((x.shape, x.dtype.str, x.flags.writeable)
+                  for x in arrays))
+
+
+def _plan_of(call, inputs):
+    """How the step's recorded call got each argument: the input it views
+    (with the shape it took), or None when an argument is a copy."""
+    compiled, args, flat_shapes, shapes = call
+    sources = []
+    for arg in args:
+        found = [i for i, x in enumerate(inputs)
+                 if x.size == arg.size and x.dtype == arg.dtype and
+                 arg.flags.c_contiguous and x.__array_interface__["data"][0]
+                 == arg.__array_interface__["data"][0]]
+        if not found:
+            return None
+        sources.append((found[0], arg.shape))
+    return compiled, sources, flat_shapes, shapes
+
+
+def _run_plan(plan, inputs, out, state_out, pair):
+    """A decode step through its plan: the compiled op on views of the
+    inputs, its results written into `out` and `state_out` where given."""
+    compiled, sources, flat_shapes, shapes = plan
+    args = [inputs[i].reshape(shape) for i, shape in sources]
+    targets = [out] + (list(state_out) if pair else [state_out]) \
+        if state_out is not None else [out] + [None] * (len(shapes) - 1)
+    outs = [None if x is None else x.reshape(flat)
+            for x, flat in zip(targets, flat_shapes)]
+    if len(outs) > 1 and outs[0] is not None and any(
+            x is not None and np.may_share_memory(outs[0], x)
+            for x in outs[1:]):
+        raise ValueError("state_out: must not overlap out")
+    results = compiled._native(unaliased(args, outs), flat_shapes, outs)
+    y = results[0].reshape(shapes[0])
+    y = np.squeeze(y, y.ndim - 2) if out is None else out
+    last = [r.reshape(shape) if x is None else x
+            for r, x, shape in zip(results[1:], targets[1:], shapes[1:])]
+    return y, (tuple(last) if pair else last[0])
 
 
 def linear_attention_step(q, k, v, state, *, feature_map="elu1",

@@ -117,8 +117,28 @@ def states(state):
     return state if isinstance(state, tuple) else (state,)
 
 
+@pytest.fixture(params=["strided", "contiguous"])
+def layout(request, monkeypatch):
+    """The steps' operands as views of the sequences (strided: the checked
+    call every time) or as contiguous arrays (after the first step, the
+    decode plan: the compiled op called directly)."""
+    if request.param == "contiguous":
+        strided = at
+        monkeypatch.setitem(globals(), "at", lambda x, t: np.ascontiguousarray(
+            strided(x, t)))
+        monkeypatch.setattr(rec.models, "_decode_plans", {})
+    return request.param
+
+
+def check_plans(layout):
+    """Contiguous steps made plans that view their inputs."""
+    plans = list(rec.models._decode_plans.values())
+    if layout == "contiguous":
+        assert plans and all(plan is not None for plan in plans)
+
+
 @pytest.mark.parametrize("model", sorted(CASES))
-def test_decoding_in_place_equals_the_whole_sequence(model):
+def test_decoding_in_place_equals_the_whole_sequence(model, layout):
     rng = np.random.default_rng(sum(map(ord, model)))
     whole, step, state0 = CASES[model](rng)
     want, want_last = whole(state0)
@@ -132,10 +152,11 @@ def test_decoding_in_place_equals_the_whole_sequence(model):
         close(y, at(want, t))
     for got, wanted in zip(states(state), states(want_last)):
         close(got, wanted)
+    check_plans(layout)
 
 
 @pytest.mark.parametrize("model", sorted(CASES))
-def test_decoding_into_new_arrays_leaves_the_state(model):
+def test_decoding_into_new_arrays_leaves_the_state(model, layout):
     rng = np.random.default_rng(1 + sum(map(ord, model)))
     whole, step, state0 = CASES[model](rng)
     want, want_last = whole(state0)
@@ -147,6 +168,30 @@ def test_decoding_into_new_arrays_leaves_the_state(model):
         close(got, wanted)
     for got, wanted in zip(states(state0), states(kept)):
         np.testing.assert_array_equal(got, wanted)
+    check_plans(layout)
+
+
+def test_planned_steps_check_their_outs():
+    # The second call of a layout takes the plan; an out that overlaps the
+    # state, or the wrong out dtype, is still refused.
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((2, 4)) for _ in range(3))
+    S = rng.standard_normal((2, 4, 4))
+    y = np.empty((2, 4))
+    for _ in range(2):
+        rec.linear_attention_step(q, k, v, S, normalize=False, out=y,
+                                  state_out=S)
+    buffer = np.empty(36)
+    state, overlapping = buffer[:32].reshape(2, 4, 4), buffer[28:].reshape(
+        2, 4)
+    state[...] = S
+    with pytest.raises(ValueError, match="overlap"):
+        rec.linear_attention_step(q, k, v, state, normalize=False,
+                                  out=overlapping, state_out=state)
+    with pytest.raises(TypeError, match="out: expected dtype float64"):
+        rec.linear_attention_step(q, k, v, S, normalize=False,
+                                  out=np.empty((2, 4), np.float32),
+                                  state_out=S)
 
 
 @pytest.mark.parametrize("schedule,chunk", SCHEDULES)
