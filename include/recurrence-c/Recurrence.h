@@ -83,8 +83,8 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileFor(const char *ir,
  * compiles instead the gradient that -recurrence-differentiate derives:
  * (operands..., output cotangent[, final-state cotangent]) -> one gradient
  * per operand. With `gradient` 2, the gradient of that gradient (the pass
- * run again on it): (its arguments..., one cotangent per operand) -> one
- * gradient per argument of the first. */
+ * run again on it; static sizes only): (its arguments..., one cotangent per
+ * operand) -> one gradient per argument of the first. */
 RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 

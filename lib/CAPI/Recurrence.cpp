@@ -145,6 +145,11 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
     return fail(error, "recurrenceCompileScan: gradient must be 0, 1 or 2, "
                        "got " +
                            std::to_string(gradient));
+  // At dynamic sizes the first-order gradient branches on T = 0, which the
+  // sweep does not differentiate.
+  if (gradient == 2 && !sizes)
+    return fail(error, "recurrenceCompileScan: a second-order gradient is "
+                       "compiled for static sizes (recurrenceCompileScanAt)");
   std::optional<std::string> entry =
       differentiate(*module, "scan", gradient, error);
   if (!entry)

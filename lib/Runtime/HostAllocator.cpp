@@ -9,6 +9,8 @@
 #include "recurrence/Runtime/HostAllocator.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -26,7 +28,10 @@ constexpr size_t kPage = 4096;
 class HostCache {
 public:
   void *allocate(size_t alignment, size_t size) {
-    if (size < kMinCachedBytes || alignment > kPage || limit == 0)
+    // (A size that would wrap when rounded up cannot be allocated.)
+    if (size > SIZE_MAX - std::max(alignment, kPage))
+      return nullptr;
+    if (size < kMinCachedBytes || alignment > kPage || limit.load() == 0)
       return std::aligned_alloc(alignment, roundUp(size, alignment));
     size_t capacity = roundUp(size, kPage);
     std::lock_guard<std::mutex> guard(mutex);
@@ -54,6 +59,12 @@ public:
   }
 
   void deallocate(void *block) {
+    // Every block of the cache is page-aligned: others are libc's, freed
+    // without the lock.
+    if (reinterpret_cast<uintptr_t>(block) % kPage) {
+      std::free(block);
+      return;
+    }
     if (!block)
       return;
     std::lock_guard<std::mutex> guard(mutex);
@@ -107,8 +118,9 @@ private:
   HostCache() {
     if (const char *text = std::getenv("RECURRENCE_HOST_CACHE_MB")) {
       char *end = nullptr;
-      unsigned long long megabytes = std::strtoull(text, &end, 10);
-      if (end != text && *end == '\0')
+      long long megabytes = std::strtoll(text, &end, 10);
+      if (end != text && *end == '\0' && megabytes >= 0 &&
+          megabytes < (1LL << 40))
         limit = static_cast<size_t>(megabytes) << 20;
     }
   }
@@ -135,7 +147,8 @@ private:
   }
 
   std::mutex mutex;
-  size_t limit = size_t(2048) << 20;
+  // Read without the lock by allocate's pass-through test.
+  std::atomic<size_t> limit{size_t(2048) << 20};
   std::multimap<size_t, void *> kept;
   std::unordered_map<void *, size_t> live;
   HostCacheStats stats;

@@ -7,6 +7,8 @@ The Python side only checks arguments and moves data (reshapes, views);
 the maths is in the ops and their decompositions.
 """
 
+import threading
+
 import numpy as np
 
 from . import _recurrence, api
@@ -14,8 +16,9 @@ from ._checks import (as_float_array, check_choice, check_out, check_rank,
                       check_shape, unaliased)
 
 _cache = {}
-# Set to a list by _decode: _outputs appends each call it makes to it.
-_recording = None
+# _decode sets .calls to a list, and _outputs appends each call it makes
+# to it (per thread).
+_recording = threading.local()
 # Decode steps by layout: how a step of known shapes calls its compiled op.
 _decode_plans = {}
 
@@ -53,9 +56,10 @@ def _outputs(compiled, args, flat_shapes, shapes, outs, names=None):
                              f"other outputs")
     views = [None if out is None else out.reshape(flat)
              for out, flat in zip(checked, flat_shapes)]
-    if _recording is not None:
-        _recording.append((compiled, args, flat_shapes[:len(outs)],
-                           shapes[:len(outs)]))
+    calls = getattr(_recording, "calls", None)
+    if calls is not None:
+        calls.append((compiled, args, flat_shapes[:len(outs)],
+                      shapes[:len(outs)]))
     got = compiled(*args, result_shapes=flat_shapes[:len(outs)], outs=views)
     got = got if isinstance(got, tuple) else (got,)
     results = []
@@ -445,14 +449,13 @@ def _decode(model, operands, state, out, state_out, **options):
     given = out
     if isinstance(out, np.ndarray):
         out = np.expand_dims(out, out.ndim - 1)
-    global _recording
-    _recording = calls = []
+    _recording.calls = calls = []
     try:
         y, last = model(*args, init=state, return_final_state=True,
                         schedule="sequential", out=out,
                         final_state_out=state_out, **options)
     finally:
-        _recording = None
+        _recording.calls = None
     if key is not None and len(calls) == 1 and len(_decode_plans) < 64:
         _decode_plans[key] = _plan_of(calls[0], inputs)
     return (np.squeeze(y, y.ndim - 2) if given is None else given), last
@@ -468,7 +471,8 @@ def _decode_key(model, inputs, options, out, state, state_out):
                for x in arrays):
         return None
     return (model.__name__, out is None, state_out is None,
-            state_out is state,
+            state_out is state, isinstance(state, (tuple, list)),
+            isinstance(state_out, (tuple, list)),
             tuple((name, value) for name, value in sorted(options.items())
                   if not isinstance(value, np.ndarray)),
             tuple((x.shape, x.dtype.str, x.flags.writeable)
@@ -477,7 +481,8 @@ def _decode_key(model, inputs, options, out, state, state_out):
 
 def _plan_of(call, inputs):
     """How the step's recorded call got each argument: the input it views
-    (with the shape it took), or None when an argument is a copy."""
+    (with the shape it took), or None when an argument is a copy or could
+    view either of two inputs (the same array passed twice)."""
     compiled, args, flat_shapes, shapes = call
     sources = []
     for arg in args:
@@ -485,7 +490,7 @@ def _plan_of(call, inputs):
                  if x.size == arg.size and x.dtype == arg.dtype and
                  arg.flags.c_contiguous and x.__array_interface__["data"][0]
                  == arg.__array_interface__["data"][0]]
-        if not found:
+        if len(found) != 1:
             return None
         sources.append((found[0], arg.shape))
     return compiled, sources, flat_shapes, shapes
@@ -500,10 +505,10 @@ def _run_plan(plan, inputs, out, state_out, pair):
         if state_out is not None else [out] + [None] * (len(shapes) - 1)
     outs = [None if x is None else x.reshape(flat)
             for x, flat in zip(targets, flat_shapes)]
-    if len(outs) > 1 and outs[0] is not None and any(
-            x is not None and np.may_share_memory(outs[0], x)
-            for x in outs[1:]):
-        raise ValueError("state_out: must not overlap out")
+    given = [x for x in outs if x is not None]
+    if any(np.may_share_memory(x, y) for i, x in enumerate(given)
+           for y in given[:i]):
+        raise ValueError("out, state_out: must not overlap each other")
     results = compiled._native(unaliased(args, outs), flat_shapes, outs)
     y = results[0].reshape(shapes[0])
     y = np.squeeze(y, y.ndim - 2) if out is None else out

@@ -327,12 +327,13 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
             "recurrence: the double backward of a scan runs on CPU tensors, "
             "not over packed sequences (offsets)")
     operands = _operands(transition, b, init, readout)
-    dtype = api.spec_dtypes(spec)[0]
+    dtype, state_dtype = api.spec_dtypes(spec)[:2]
     cotangents = [np.zeros(out_shape, dtype) if grad_out is None else
                   _numpy(grad_out.to(b[0].dtype))]
     if spec["final_state"]:
-        cotangents.append(np.zeros(last_shape, dtype) if grad_final is None
-                          else _numpy(grad_final.to(b[0].dtype)))
+        cotangents.append(
+            np.zeros(last_shape, state_dtype) if grad_final is None else
+            _numpy(grad_final.to(_state_dtype(b[0].dtype))))
     arguments = [_numpy(t) for t in operands] + cotangents
     gbars = [np.zeros(tuple(t.shape), dtype) if g is None else
              _numpy(g.to(t.dtype)) for g, t in zip(gbars, operands)]

@@ -171,6 +171,27 @@ def test_decoding_into_new_arrays_leaves_the_state(model, layout):
     check_plans(layout)
 
 
+def test_a_plan_is_not_made_from_one_array_passed_twice(monkeypatch):
+    # A first call with q and k the same array could not tell which
+    # argument came from which: no plan, so the next call with different
+    # arrays of the same layout is still right.
+    monkeypatch.setattr(rec.models, "_decode_plans", {})
+    rng = np.random.default_rng(6)
+    x, q, k, v = (rng.standard_normal((2, 4)) for _ in range(4))
+    S = rng.standard_normal((2, 4, 4))
+    rec.linear_attention_step(x, x, v, S, normalize=False,
+                              feature_map="identity")
+    y, _ = rec.linear_attention_step(q, k, v, S, normalize=False,
+                                     feature_map="identity")
+    close(y, np.einsum("bn,bnd->bd", q, S + k[:, :, None] * v[:, None, :]))
+    # That second call made the plan, and the plan tells q from k.
+    [(_, sources, _, _)] = rec.models._decode_plans.values()
+    assert [i for i, _ in sources] == [0, 1, 2, 3]
+    y, _ = rec.linear_attention_step(k, q, v, S, normalize=False,
+                                     feature_map="identity")
+    close(y, np.einsum("bn,bnd->bd", k, S + q[:, :, None] * v[:, None, :]))
+
+
 def test_planned_steps_check_their_outs():
     # The second call of a layout takes the plan; an out that overlaps the
     # state, or the wrong out dtype, is still refused.
@@ -188,6 +209,15 @@ def test_planned_steps_check_their_outs():
     with pytest.raises(ValueError, match="overlap"):
         rec.linear_attention_step(q, k, v, state, normalize=False,
                                   out=overlapping, state_out=state)
+    # A normalized state's two outs must not overlap either.
+    S2, c2 = rng.standard_normal((2, 4, 4)), rng.standard_normal((2, 4))
+    for _ in range(2):
+        rec.linear_attention_step(q, k, v, (S2, c2), out=y,
+                                  state_out=(S2, c2))
+    with pytest.raises(ValueError, match="overlap"):
+        rec.linear_attention_step(q, k, v, (S2, c2), out=y,
+                                  state_out=(S2, S2.reshape(-1)[:8].reshape(
+                                      2, 4)))
     with pytest.raises(TypeError, match="out: expected dtype float64"):
         rec.linear_attention_step(q, k, v, S, normalize=False,
                                   out=np.empty((2, 4), np.float32),

@@ -42,6 +42,7 @@
 // CHECK: host cache: live 0 cached 0
 // CHECK: bad model param: loc("hlru"): unknown model 'hlru' (or a parameter 0 below 1)
 // CHECK: bad schedule: scan spec: unknown schedule 'fast'
+// CHECK: gradient 2: recurrenceCompileScan: a second-order gradient is compiled for static sizes (recurrenceCompileScanAt)
 // CHECK: gradient 3: recurrenceCompileScan: gradient must be 0, 1 or 2, got 3
 // CHECK: no chunk: scan spec: schedule 'chunked' needs a chunk_size of at least 1, got 0
 // CHECK: bad type: scan spec: 'reverse' must be a boolean

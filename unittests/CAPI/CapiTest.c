@@ -267,6 +267,10 @@ int main(void) {
     printf("bad schedule: %s\n", error);
     recurrenceFree(error);
   }
+  if (!recurrenceCompileScan("{}", 2, &error)) {
+    printf("gradient 2: %s\n", error);
+    recurrenceFree(error);
+  }
   if (!recurrenceCompileScan("{}", 3, &error)) {
     printf("gradient 3: %s\n", error);
     recurrenceFree(error);

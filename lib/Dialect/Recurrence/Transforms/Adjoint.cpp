@@ -334,9 +334,10 @@ public:
   /// The same over packed sequences (a first-order state).
   SmallVector<Value> packed();
 
-  /// Whether every gradient is a readout of a scan: no transitions
-  /// (identity), a factored input and a readout with its cotangent, not
-  /// packed. Then no [T, N, D] tensor is built (see transposedReadouts).
+  /// Whether every gradient is a readout of a scan: no transition operands
+  /// (the only structure without any is the identity), a factored input and
+  /// a readout with its cotangent, not packed. Then no [T, N, D] tensor is
+  /// built (see transposedReadouts).
   bool readsOutOnly() const {
     return transitions.empty() && depth == 0 && key && readout && ybar &&
            !offsets;
