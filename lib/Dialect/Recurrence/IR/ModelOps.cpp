@@ -145,6 +145,14 @@ SmallVector<int64_t> perSequence(SmallVector<int64_t> state, Value offsets,
   return state;
 }
 
+/// A state's layout as perSequence shapes it: "[..., S, dk, dv]" for
+/// "[..., dk, dv]" under offsets.
+std::string perSequence(StringRef layout, Value offsets) {
+  if (!offsets || !layout.starts_with("[..., "))
+    return layout.str();
+  return ("[..., S, " + layout.drop_front(6)).str();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -303,7 +311,8 @@ LogicalResult BdlruOp::verify() {
   state.push_back(known.back());
   return checkStates(*this, tensorType(getGates()).getElementType(),
                      {{"init", getInit()}, {"final state", getFinalState()}},
-                     perSequence(state, getOffsets(), 1), "[..., H*m]");
+                     perSequence(state, getOffsets(), 1),
+                     perSequence("[..., H*m]", getOffsets()));
 }
 
 FailureOr<SmallVector<Value>> BdlruOp::decomposeOperation(OpBuilder &b) {
@@ -417,14 +426,14 @@ LogicalResult LinearAttentionOp::verify() {
           *this, element,
           {{"init", getInit()}, {"final state", getFinalState()}},
           perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets()),
-          "[..., dk, dv]")))
+          perSequence("[..., dk, dv]", getOffsets()))))
     return failure();
   return checkStates(
       *this, element,
       {{"normalizer_init", getNormalizerInit()},
        {"final normalizer", getFinalNormalizer()}},
       perSequence(prefixThen(getQuery(), 2, {dk}), getOffsets(), 1),
-      "[..., dk]");
+      perSequence("[..., dk]", getOffsets()));
 }
 
 FailureOr<SmallVector<Value>>
@@ -497,7 +506,7 @@ LogicalResult DeltaRuleOp::verify() {
       *this, tensorType(getQuery()).getElementType(),
       {{"init", getInit()}, {"final state", getFinalState()}},
       perSequence(prefixThen(getQuery(), 2, {dk, dv}), getOffsets()),
-      "[..., dk, dv]");
+      perSequence("[..., dk, dv]", getOffsets()));
 }
 
 FailureOr<SmallVector<Value>> DeltaRuleOp::decomposeOperation(OpBuilder &b) {
@@ -561,7 +570,7 @@ LogicalResult SelectiveSsmOp::verify() {
   return checkStates(*this, x.getElementType(),
                      {{"init", getInit()}, {"final state", getFinalState()}},
                      perSequence(prefixThen(getX(), 2, {n, dm}), getOffsets()),
-                     "[..., N, Dm]");
+                     perSequence("[..., N, Dm]", getOffsets()));
 }
 
 FailureOr<SmallVector<Value>> SelectiveSsmOp::decomposeOperation(OpBuilder &b) {

@@ -195,7 +195,7 @@ func.func @attention_state_shapes(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32
 // -----
 
 func.func @attention_packed_state(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %s0: tensor<2x8x16xf32>, %o: tensor<4xi64>) {
-  // expected-error @+1 {{'recurrence.linear_attention' op expected init of shape [2, 3, 8, 16] ([..., dk, dv]), got [2, 8, 16]}}
+  // expected-error @+1 {{'recurrence.linear_attention' op expected init of shape [2, 3, 8, 16] ([..., S, dk, dv]), got [2, 8, 16]}}
   %y = recurrence.linear_attention identity q(%q : tensor<2x64x8xf32>) k(%q : tensor<2x64x8xf32>) v(%v : tensor<2x64x16xf32>) init(%s0 : tensor<2x8x16xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x64x16xf32>
   return
 }
@@ -203,7 +203,7 @@ func.func @attention_packed_state(%q: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32
 // -----
 
 func.func @bdlru_packed_state(%g: tensor<2x16x3x4x5xf32>, %v: tensor<2x16x12xf32>, %h0: tensor<2x12xf32>, %o: tensor<4xi64>) {
-  // expected-error @+1 {{'recurrence.bdlru' op expected init of shape [2, 3, 12] ([..., H*m]), got [2, 12]}}
+  // expected-error @+1 {{'recurrence.bdlru' op expected init of shape [2, 3, 12] ([..., S, H*m]), got [2, 12]}}
   %h = recurrence.bdlru gates(%g : tensor<2x16x3x4x5xf32>) input(%v : tensor<2x16x12xf32>) init(%h0 : tensor<2x12xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x16x12xf32>
   return
 }
