@@ -733,6 +733,33 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
                 schedule=schedule, chunk_size=chunk_size, offsets=offsets)
 
 
+class _SelectiveGates(_torch.autograd.Function):
+    """a[..., t, n, d] = exp(delta[..., t, d] A[d, n]), contiguous. The
+    product, the exp and their gradients through torch's autograd build five
+    [..., T, N, Dm] tensors; this builds the gates once and, in a backward
+    that is not differentiated again, one temporary (da a) besides a
+    product it reduces."""
+
+    @staticmethod
+    def forward(ctx, delta, A):
+        a = (delta[..., None, :] * A.transpose(0, 1).contiguous()).exp_()
+        ctx.save_for_backward(delta, A, a)
+        return a
+
+    @staticmethod
+    def backward(ctx, da):
+        delta, A, a = ctx.saved_tensors
+        g = da * a
+        batch = tuple(range(g.dim() - 2))
+        dA = (g * delta[..., None, :]).sum(batch).transpose(0, 1)
+        if _torch.is_grad_enabled():
+            # (create_graph: out of place, so that this is differentiable.)
+            ddelta = (g * A.transpose(0, 1)).sum(-2)
+        else:
+            ddelta = g.mul_(A.transpose(0, 1)).sum(-2)
+        return ddelta, dA
+
+
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
                   return_final_state=False, schedule="auto",
                   chunk_size=None, offsets=None):
@@ -750,10 +777,10 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     _check_shape("A", A, (dm, n))
     _check_shape("B", B, x.shape[:-1] + (n,))
     _check_shape("C", C, x.shape[:-1] + (n,))
-    # a[..., t, n, d] = exp(delta[..., t, d] A[d, n]): per-element gates,
-    # contiguous (torch lays out a broadcast result like its strided
-    # operand, which would cost a transposing copy into the kernel).
-    a = _torch.exp(delta[..., None, :] * A.transpose(0, 1).contiguous())
+    # Per-element gates, contiguous: torch lays out a broadcast result like
+    # its strided operand, which would cost a transposing copy into the
+    # kernel.
+    a = _SelectiveGates.apply(delta, A)
     [structure] = _model_structures("selective_ssm")
     out = scan(a, (B, delta * x), structure=structure, init=init, readout=C,
                return_final_state=return_final_state, schedule=schedule,
