@@ -392,7 +392,35 @@ def packed_torch():
         failures += cuda_against_cpu(
             f"packed torch {structure} forward and backward, lengths "
             f"{lengths}", grads)
-    return failures
+    return failures + checked_offsets_changed_in_place()
+
+
+def checked_offsets_changed_in_place():
+    """CUDA offsets are read back once per tensor and version: the same
+    tensor, then changed in place to bounds that do not end at T, must be
+    checked anew and refused."""
+    name = "packed torch: CUDA offsets changed in place are checked anew"
+    a = torch.full((1, 6, 4), 0.5, device="cuda")
+    b = torch.ones(1, 6, 4, device="cuda")
+    bounds = torch.tensor([0, 2, 6], dtype=torch.int64, device="cuda")
+    try:
+        first = rt.scan(a, b, offsets=bounds)
+        again = rt.scan(a, b, offsets=bounds)
+        torch.cuda.synchronize()
+        same = torch.equal(first, again)
+        bounds[2] = 5
+        try:
+            rt.scan(a, b, offsets=bounds)
+        except ValueError as error:
+            refused = "from 0 to T = 6" in str(error)
+        else:
+            refused = False
+    except Exception as error:  # reported, counted
+        return report_failure(name, error)
+    ok = same and refused
+    print(f"{'PASS' if ok else 'FAIL'} {name}: repeated call equal {same}, "
+          f"refused after the change {refused}", flush=True)
+    return 0 if ok else 1
 
 
 def cuda_against_cpu(name, run):

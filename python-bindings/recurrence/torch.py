@@ -159,9 +159,17 @@ def _operands(transition, b, init, readout, offsets=None):
 
 def _check_offsets(offsets, out_shape, spec):
     """The values of `offsets` (an int64 tensor) checked against T: read
-    back from the GPU for CUDA tensors."""
-    api._offsets(offsets.detach().cpu().numpy(),
-                 out_shape[spec["batch_rank"]])
+    back from the GPU for CUDA tensors, once per tensor and version (a
+    model's layers share one cu_seqlens tensor, so the read-back, a
+    synchronization, happens once rather than per layer)."""
+    steps = out_shape[spec["batch_rank"]]
+    checked = (offsets._version, steps)
+    if offsets.is_cuda and getattr(offsets, "_recurrence_checked",
+                                   None) == checked:
+        return
+    api._offsets(offsets.detach().cpu().numpy(), steps)
+    if offsets.is_cuda:
+        offsets._recurrence_checked = checked
 
 
 def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
