@@ -308,14 +308,26 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
         return _scan_backward_cuda(
             spec, sizes, operands, grad_out, grad_final, out_shape,
             last_shape)[:differentiable]
-    dtype = api.spec_dtypes(spec)[0]
-    gout = (np.zeros(out_shape, dtype) if grad_out is None else
-            _numpy(grad_out.to(b[0].dtype)))
-    gfinal = (_numpy(grad_final) if spec["final_state"] and
-              grad_final is not None else None)
-    grads = api._gradients(spec, [_numpy(t) for t in operands], gout, gfinal,
-                           last_shape)
+    cotangents = _host_cotangents(spec, b[0].dtype, grad_out, grad_final,
+                                  out_shape, last_shape)
+    grads = api._gradients(spec, [_numpy(t) for t in operands],
+                           *(cotangents + [None])[:2], last_shape)
     return [_tensor(g) for g in grads[:differentiable]]
+
+
+def _host_cotangents(spec, dtype, grad_out, grad_final, out_shape,
+                     last_shape):
+    """The cotangents the gradient function takes, as arrays: the output's
+    (in the operands' dtype `dtype`), then with a final state the final
+    state's (in the state's); zeros for None."""
+    out_dtype, state_dtype = api.spec_dtypes(spec)[:2]
+    cotangents = [np.zeros(out_shape, out_dtype) if grad_out is None else
+                  _numpy(grad_out.to(dtype))]
+    if spec["final_state"]:
+        cotangents.append(
+            np.zeros(last_shape, state_dtype) if grad_final is None else
+            _numpy(grad_final.to(_state_dtype(dtype))))
+    return cotangents
 
 
 def _scan_second_backward(transition, b, init, readout, grad_out,
@@ -335,14 +347,9 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
             "recurrence: the double backward of a scan runs on CPU tensors, "
             "not over packed sequences (offsets)")
     operands = _operands(transition, b, init, readout)
-    dtype, state_dtype = api.spec_dtypes(spec)[:2]
-    cotangents = [np.zeros(out_shape, dtype) if grad_out is None else
-                  _numpy(grad_out.to(b[0].dtype))]
-    if spec["final_state"]:
-        cotangents.append(
-            np.zeros(last_shape, state_dtype) if grad_final is None else
-            _numpy(grad_final.to(_state_dtype(b[0].dtype))))
-    arguments = [_numpy(t) for t in operands] + cotangents
+    dtype = api.spec_dtypes(spec)[0]
+    arguments = [_numpy(t) for t in operands] + _host_cotangents(
+        spec, b[0].dtype, grad_out, grad_final, out_shape, last_shape)
     gbars = [np.zeros(tuple(t.shape), dtype) if g is None else
              _numpy(g.to(t.dtype)) for g, t in zip(gbars, operands)]
     if 0 in (sizes["steps"], sizes["size"], sizes["columns"]) or \

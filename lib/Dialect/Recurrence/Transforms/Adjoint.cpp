@@ -397,17 +397,6 @@ private:
     return scan;
   }
 
-  /// A state [B, N, D] as [B, D, N].
-  Value transposeState(Value state) {
-    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, state, 0),
-                                       tensor::getMixedSize(b, loc, state, 2),
-                                       tensor::getMixedSize(b, loc, state, 1)};
-    Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
-    return linalg::TransposeOp::create(b, loc, state, empty,
-                                       ArrayRef<int64_t>{0, 2, 1})
-        .getResult()[0];
-  }
-
   /// The adjoint's transitions over T + max(1, m) steps: the structure's
   /// over T + m, a first-order one with a zero step behind.
   SmallVector<Value> adjointTransitions() {
@@ -608,14 +597,15 @@ SmallVector<Value> AdjointBuilder::transposedReadouts() {
   g.value = mu.getOutput();
   // dk_t = mu_t v_t reads mu_t along D: it is the readout by v_t of the
   // transposed adjoint, sum_{s >= t} ybar_s c_s^T + F^T.
-  g.key = readoutScan(true, ybar, readout, last ? transposeState(last) : last,
-                      value, false)
+  g.key = readoutScan(true, ybar, readout,
+                      last ? transposeInner(b, loc, last) : last, value, false)
               .getOutput();
   // dc_t = h_t ybar_t likewise: the readout by ybar_t of the transposed
   // states, sum_{s <= t} v_s k_s^T + init^T.
-  g.readout = readoutScan(false, value, key, init ? transposeState(init) : init,
-                          ybar, false)
-                  .getOutput();
+  g.readout =
+      readoutScan(false, value, key, init ? transposeInner(b, loc, init) : init,
+                  ybar, false)
+          .getOutput();
   return finish(g, init ? mu.getFinalState() : Value());
 }
 
