@@ -89,7 +89,12 @@ RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 
 /* The same, specialized to static sizes when `sizes` is not NULL: {"batch":
- * [..], "steps": T, "size": N, "columns": D} as recurrenceScanIR takes them.
+ * [..], "steps": T, "size": N, "columns": D} as recurrenceScanIR takes them,
+ * and optionally "arg_strides" and "result_strides": one list of strides
+ * (in elements) or null (contiguous) per argument and result, the layout of
+ * the caller's buffers, read and written in place (a time-contiguous
+ * [B, N, T] array passed as its [B, T, N] view); the call then refuses
+ * buffers of other strides.
  * The function then accepts only operands of those shapes; the GPU's
  * kernels are faster at static sizes (strides and trip counts are
  * constants), and compile in under a second. Every size must be at least
@@ -114,8 +119,11 @@ RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompileModelGradient(const char *spec, char **error);
 
 /* The compiled entry's signature: {"args": [[sizes]], "arg_types": ["f32",
- * "bf16", ..], "results": [[sizes]], "result_types": [..]}, -1 for a dynamic
- * size. */
+ * "bf16", ..], "arg_strides": [[strides] or null], "results": [[sizes]],
+ * "result_types": [..], "result_strides": [..]}, -1 for a dynamic size or
+ * stride. Strides are those of a layout the entry states for the caller's
+ * buffer (`bufferization.buffer_layout` on an argument or result), null
+ * where it states none. */
 RECURRENCE_EXPORT char *recurrenceSignature(const RecurrenceCompiled *compiled,
                                             char **error);
 
@@ -128,7 +136,7 @@ RECURRENCE_EXPORT int recurrenceCall(RecurrenceCompiled *compiled,
                                      int32_t numResults, char **error);
 
 /* The same on `stream` (a CUstream) for a function compiled for cuda, whose
- * buffers are contiguous device memory: the kernels are queued on the
+ * buffers are device memory, contiguous or in the layout the entry states: the kernels are queued on the
  * stream and the call returns without waiting for them. A null stream runs
  * them on a stream of the library's own and waits. */
 RECURRENCE_EXPORT int recurrenceCallOnStream(RecurrenceCompiled *compiled,

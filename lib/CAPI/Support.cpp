@@ -114,24 +114,49 @@ struct Reader {
     wrong(key, "a string");
     return fallback.str();
   }
-  std::vector<int64_t> integers(llvm::StringRef key) {
+  /// The integers of a JSON list, or none when it is not one.
+  static std::optional<std::vector<int64_t>>
+  integersOf(const llvm::json::Value &value) {
+    const llvm::json::Array *array = value.getAsArray();
+    if (!array)
+      return std::nullopt;
     std::vector<int64_t> result;
+    for (const llvm::json::Value &element : *array) {
+      std::optional<int64_t> i = element.getAsInteger();
+      if (!i)
+        return std::nullopt;
+      result.push_back(*i);
+    }
+    return result;
+  }
+  std::vector<int64_t> integers(llvm::StringRef key) {
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return {};
+    std::optional<std::vector<int64_t>> result = integersOf(*value);
+    if (!result)
+      wrong(key, "a list of integers");
+    return result.value_or(std::vector<int64_t>());
+  }
+  /// A list whose elements are lists of integers or null (read as empty).
+  std::vector<std::vector<int64_t>> integerLists(llvm::StringRef key) {
+    std::vector<std::vector<int64_t>> result;
     const llvm::json::Value *value = object.get(key);
     if (!value)
       return result;
     const llvm::json::Array *array = value->getAsArray();
-    if (!array) {
-      wrong(key, "a list of integers");
-      return result;
-    }
-    for (const llvm::json::Value &element : *array) {
-      std::optional<int64_t> i = element.getAsInteger();
-      if (!i) {
-        wrong(key, "a list of integers");
-        return {};
+    for (const llvm::json::Value &element :
+         array ? *array : llvm::json::Array()) {
+      std::optional<std::vector<int64_t>> list =
+          element.getAsNull() ? std::vector<int64_t>() : integersOf(element);
+      if (!list) {
+        array = nullptr;
+        break;
       }
-      result.push_back(*i);
+      result.push_back(*list);
     }
+    if (!array)
+      wrong(key, "a list of lists of integers (or nulls)");
     return result;
   }
   ScheduleKind schedule() {
@@ -218,6 +243,8 @@ static llvm::Expected<ScanSizes> scanSizesFrom(const Object &object) {
   sizes.size = read.integer("size", sizes.size);
   sizes.columns = read.integer("columns", sizes.columns);
   sizes.sequences = read.integer("sequences", sizes.sequences);
+  sizes.argStrides = read.integerLists("arg_strides");
+  sizes.resultStrides = read.integerLists("result_strides");
   // Sizes become tensor dims, where a negative one is no type at all.
   for (int64_t size : sizes.batch)
     if (size < 0)

@@ -125,23 +125,40 @@ static std::string wrapperName(StringRef entry) {
   return ("_recurrence_dps_" + entry).str();
 }
 
-/// Adds `func @_recurrence_dps_<entry>(args..., results...)` on contiguous
-/// memrefs that reads the arguments in place and materializes the results
-/// in the caller's buffers. (Contiguous layouts let the compiled loops use
-/// unit strides and vectorize; call() stages strided views.)
+/// The layout that an argument (or result) of `entry` states for the
+/// caller's buffer with `bufferization.buffer_layout`, or null (contiguous).
+/// Upstream's bufferization reads the attribute on arguments; the wrapper
+/// below gives it the same meaning on results.
+static MemRefLayoutAttrInterface bufferLayout(func::FuncOp entry,
+                                              unsigned index, bool result) {
+  StringRef name = bufferization::BufferizationDialect::kBufferLayoutAttrName;
+  return result
+             ? entry.getResultAttrOfType<MemRefLayoutAttrInterface>(index, name)
+             : entry.getArgAttrOfType<MemRefLayoutAttrInterface>(index, name);
+}
+
+/// Adds `func @_recurrence_dps_<entry>(args..., results...)` on memrefs
+/// that reads the arguments in place and materializes the results in the
+/// caller's buffers. They are contiguous unless the entry states a layout
+/// (`bufferization.buffer_layout`): contiguous layouts let the compiled
+/// loops use unit strides and vectorize, and call() stages other strided
+/// views; a stated layout is the one the caller's buffers have, read and
+/// written in place (a transposed view, say, where the kernel that suits it
+/// differs).
 static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
   OpBuilder b(module.getContext());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = entry.getLoc();
-  auto memrefOf = [&](Type type) -> MemRefType {
+  auto memrefOf = [&](Type type, unsigned index, bool result) -> MemRefType {
     auto tensor = cast<RankedTensorType>(type);
-    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+    return MemRefType::get(tensor.getShape(), tensor.getElementType(),
+                           bufferLayout(entry, index, result));
   };
   SmallVector<Type> memrefs;
-  for (Type type : entry.getArgumentTypes())
-    memrefs.push_back(memrefOf(type));
-  for (Type type : entry.getResultTypes())
-    memrefs.push_back(memrefOf(type));
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes()))
+    memrefs.push_back(memrefOf(type, i, /*result=*/false));
+  for (auto [i, type] : llvm::enumerate(entry.getResultTypes()))
+    memrefs.push_back(memrefOf(type, i, /*result=*/true));
   auto wrapper = func::FuncOp::create(b, loc, wrapperName(entry.getName()),
                                       b.getFunctionType(memrefs, {}));
   wrapper->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
@@ -171,8 +188,10 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
   JitModule::Signature signature;
   auto add = [&](TypeRange types, std::vector<std::vector<int64_t>> &shapes,
                  std::vector<ElementType> &elements,
-                 StringRef what) -> llvm::Error {
-    for (Type type : types) {
+                 std::vector<std::vector<int64_t>> &allStrides,
+                 bool result) -> llvm::Error {
+    StringRef what = result ? "result" : "argument";
+    for (auto [i, type] : llvm::enumerate(types)) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       std::optional<ElementType> element =
           tensor ? elementTypeOf(tensor.getElementType()) : std::nullopt;
@@ -182,14 +201,32 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
                          "bf16");
       shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
       elements.push_back(*element);
+      std::vector<int64_t> &strides = allStrides.emplace_back();
+      MemRefLayoutAttrInterface layout = bufferLayout(entry, i, result);
+      if (!layout)
+        continue;
+      SmallVector<int64_t> layoutStrides;
+      int64_t offset;
+      if (failed(layout.getStridesAndOffset(tensor.getShape(), layoutStrides,
+                                            offset)) ||
+          offset != 0 || llvm::any_of(layoutStrides, [](int64_t s) {
+            return s <= 0 && !ShapedType::isDynamic(s);
+          }))
+        return makeError("entry '" + entry.getName() + "': the layout of " +
+                         what + " #" + Twine(i) +
+                         " must be strided, with positive (or dynamic) "
+                         "strides and offset 0");
+      strides.assign(layoutStrides.begin(), layoutStrides.end());
     }
     return llvm::Error::success();
   };
-  if (llvm::Error error = add(entry.getArgumentTypes(), signature.args,
-                              signature.argTypes, "argument"))
+  if (llvm::Error error =
+          add(entry.getArgumentTypes(), signature.args, signature.argTypes,
+              signature.argStrides, /*result=*/false))
     return std::move(error);
-  if (llvm::Error error = add(entry.getResultTypes(), signature.results,
-                              signature.resultTypes, "result"))
+  if (llvm::Error error =
+          add(entry.getResultTypes(), signature.results, signature.resultTypes,
+              signature.resultStrides, /*result=*/true))
     return std::move(error);
   return signature;
 }
@@ -243,10 +280,20 @@ llvm::json::Value JitModule::Signature::toJson() const {
       list.push_back(elementTypeName(type));
     return list;
   };
+  // A contiguous buffer's strides are null.
+  auto layouts = [&](const std::vector<std::vector<int64_t>> &all) {
+    llvm::json::Array list;
+    for (const std::vector<int64_t> &strides : all)
+      list.push_back(strides.empty() ? llvm::json::Value(nullptr)
+                                     : llvm::json::Value(shapes({strides})[0]));
+    return list;
+  };
   return llvm::json::Object{{"args", shapes(args)},
                             {"arg_types", names(argTypes)},
+                            {"arg_strides", layouts(argStrides)},
                             {"results", shapes(results)},
-                            {"result_types", names(resultTypes)}};
+                            {"result_types", names(resultTypes)},
+                            {"result_strides", layouts(resultStrides)}};
 }
 
 std::optional<JitModule::Signature>
@@ -255,10 +302,19 @@ JitModule::Signature::fromJson(const llvm::json::Value &value) {
   std::vector<std::string> argNames, resultNames;
   llvm::json::Path::Root root;
   llvm::json::ObjectMapper mapper(value, root);
+  std::vector<std::optional<std::vector<int64_t>>> argStrides, resultStrides;
   if (!mapper || !mapper.map("args", s.args) ||
       !mapper.map("results", s.results) || !mapper.map("arg_types", argNames) ||
-      !mapper.map("result_types", resultNames))
+      !mapper.map("result_types", resultNames) ||
+      !mapper.map("arg_strides", argStrides) ||
+      !mapper.map("result_strides", resultStrides) ||
+      argStrides.size() != s.args.size() ||
+      resultStrides.size() != s.results.size())
     return std::nullopt;
+  for (auto [from, to] : {std::pair(&argStrides, &s.argStrides),
+                          std::pair(&resultStrides, &s.resultStrides)})
+    for (const std::optional<std::vector<int64_t>> &strides : *from)
+      to->push_back(strides.value_or(std::vector<int64_t>()));
   auto read = [](ArrayRef<std::string> names, std::vector<ElementType> &types) {
     for (const std::string &name : names) {
       std::optional<ElementType> type = elementTypeNamed(name);
@@ -272,7 +328,7 @@ JitModule::Signature::fromJson(const llvm::json::Value &value) {
       s.argTypes.size() != s.args.size() ||
       s.resultTypes.size() != s.results.size())
     return std::nullopt;
-  for (auto *shapes : {&s.args, &s.results})
+  for (auto *shapes : {&s.args, &s.results, &s.argStrides, &s.resultStrides})
     for (std::vector<int64_t> &shape : *shapes)
       for (int64_t &size : shape)
         if (size == -1)
@@ -639,8 +695,11 @@ const JitModule::Signature *JitModule::getSignature(StringRef entry) const {
 
 /// Checks one buffer against the signature and packs its memref descriptor:
 /// {allocated, aligned, offset, sizes..., strides...}.
+/// A buffer with a stated layout (`strides` not empty) must have those
+/// strides, wherever they are static and the size is more than 1.
 static llvm::Error packDescriptor(const BufferView &view,
-                                  ArrayRef<int64_t> shape, ElementType dtype,
+                                  ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> strides, ElementType dtype,
                                   const Twine &what,
                                   std::vector<int64_t> &descriptor) {
   if (view.sizes.size() != shape.size() || view.strides.size() != shape.size())
@@ -652,6 +711,11 @@ static llvm::Error packDescriptor(const BufferView &view,
   if (view.dtype != dtype)
     return makeError(what + ": expected " + elementTypeName(dtype) +
                      " elements, got " + elementTypeName(view.dtype));
+  for (auto [size, stride, got] : llvm::zip(view.sizes, strides, view.strides))
+    if (size > 1 && !ShapedType::isDynamic(stride) && stride != got)
+      return makeError(what + ": expected strides " + formatShape(strides) +
+                       " (the entry's layout), got " +
+                       formatShape(view.strides));
   auto address = reinterpret_cast<intptr_t>(view.data);
   descriptor = {address, address, 0};
   llvm::append_range(descriptor, view.sizes);
@@ -731,8 +795,9 @@ struct StagedView {
   std::unique_ptr<char[]> packed; // not zeroed: every element is written
   BufferView view;
 
-  StagedView(const BufferView &original, bool copyIn) : original(original) {
-    if (original.isContiguous()) {
+  StagedView(const BufferView &original, bool copyIn, bool inPlace)
+      : original(original) {
+    if (inPlace || original.isContiguous()) {
       view = original;
       return;
     }
@@ -779,38 +844,46 @@ llvm::Error JitModule::call(StringRef entry, ArrayRef<BufferView> args,
                      Twine(results.size()));
   std::vector<std::vector<int64_t>> descriptors(args.size() + results.size());
   for (auto [i, view] : llvm::enumerate(args))
-    if (llvm::Error error =
-            packDescriptor(view, signature->args[i], signature->argTypes[i],
-                           "argument #" + Twine(i), descriptors[i]))
+    if (llvm::Error error = packDescriptor(
+            view, signature->args[i], signature->argStrides[i],
+            signature->argTypes[i], "argument #" + Twine(i), descriptors[i]))
       return error;
   for (auto [i, view] : llvm::enumerate(results))
     if (llvm::Error error = packDescriptor(
-            view, signature->results[i], signature->resultTypes[i],
-            "result #" + Twine(i), descriptors[args.size() + i]))
+            view, signature->results[i], signature->resultStrides[i],
+            signature->resultTypes[i], "result #" + Twine(i),
+            descriptors[args.size() + i]))
       return error;
   if (!cuda && stream)
     return makeError("'" + entry +
                      "' runs on the CPU: it takes host buffers and no stream");
+  // Buffers of a stated layout are used as they are; others must be
+  // contiguous, or are staged.
+  auto stated = [&](size_t i) {
+    return i < args.size() ? !signature->argStrides[i].empty()
+                           : !signature->resultStrides[i - args.size()].empty();
+  };
   if (cuda) {
     // Device memory cannot be staged on the host.
     for (auto [i, view] :
          llvm::enumerate(llvm::concat<const BufferView>(args, results)))
-      if (!view.isContiguous())
+      if (!stated(i) && !view.isContiguous())
         return makeError((i < args.size()
                               ? "argument #" + Twine(i)
                               : "result #" + Twine(i - args.size())) +
-                         ": a GPU kernel takes contiguous device buffers");
+                         ": a GPU kernel takes contiguous device buffers, "
+                         "or the layout its entry states");
     cuda::CallerStream onStream(stream);
     invokePacked(*signature, descriptors);
     return cuda::takeError();
   }
-  // Strided views go through contiguous copies.
+  // Other strided views go through contiguous copies.
   std::vector<StagedView> staged;
   staged.reserve(args.size() + results.size());
-  for (const BufferView &view : args)
-    staged.emplace_back(view, /*copyIn=*/true);
-  for (const BufferView &view : results)
-    staged.emplace_back(view, /*copyIn=*/false);
+  for (auto [i, view] : llvm::enumerate(args))
+    staged.emplace_back(view, /*copyIn=*/true, stated(i));
+  for (auto [i, view] : llvm::enumerate(results))
+    staged.emplace_back(view, /*copyIn=*/false, stated(args.size() + i));
   for (auto [descriptor, stage] : llvm::zip(descriptors, staged)) {
     auto address = reinterpret_cast<intptr_t>(stage.view.data);
     descriptor[0] = descriptor[1] = address;

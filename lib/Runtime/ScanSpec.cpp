@@ -10,6 +10,7 @@
 #include "recurrence/Dialect/Recurrence/IR/ScanShapes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/raw_ostream.h"
@@ -189,6 +190,39 @@ mlir::recurrence::scanFinalStateShape(RecurrenceStructureInterface structure,
   return {shape.begin(), shape.end()};
 }
 
+/// States the caller's layouts of `sizes` on the function's arguments and
+/// results (`bufferization.buffer_layout`), after checking that each has
+/// the rank of its buffer and positive strides.
+static LogicalResult setBufferLayouts(func::FuncOp func,
+                                      const ScanSizes &sizes) {
+  StringRef name = bufferization::BufferizationDialect::kBufferLayoutAttrName;
+  for (bool result : {false, true}) {
+    const auto &all = result ? sizes.resultStrides : sizes.argStrides;
+    TypeRange types = result ? func.getResultTypes() : func.getArgumentTypes();
+    StringRef what = result ? "result" : "argument";
+    if (all.size() > types.size())
+      return emitError(func.getLoc())
+             << "sizes: " << all.size() << " " << what << " layouts for "
+             << types.size() << " " << what << "s";
+    for (auto [i, strides] : llvm::enumerate(all)) {
+      if (strides.empty())
+        continue;
+      auto type = cast<RankedTensorType>(types[i]);
+      if (static_cast<int64_t>(strides.size()) != type.getRank() ||
+          llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+        return emitError(func.getLoc())
+               << "sizes: the strides of " << what << " #" << i << " must be "
+               << type.getRank() << " positive integers";
+      auto layout = StridedLayoutAttr::get(func.getContext(), 0, strides);
+      if (result)
+        func.setResultAttr(i, name, layout);
+      else
+        func.setArgAttr(i, name, layout);
+    }
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp>
 mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
                                   StringRef name, const ScanSizes *sizes) {
@@ -230,6 +264,8 @@ mlir::recurrence::buildScanModule(MLIRContext *context, const ScanSpec &spec,
 
   auto func = func::FuncOp::create(b, loc, name,
                                    b.getFunctionType(argTypes, resultTypes));
+  if (sizes && failed(setBufferLayouts(func, *sizes)))
+    return nullptr;
   Block *body = func.addEntryBlock();
   b.setInsertionPointToEnd(body);
   OperandsByRole<Value> in;

@@ -183,6 +183,9 @@ class Compiled:
                            [DTYPES[t] for t in s["arg_types"]],
                            [tuple(x) for x in s["results"]],
                            [DTYPES[t] for t in s["result_types"]])
+        self._strides = tuple(
+            [None if x is None else tuple(x) for x in s[key]]
+            for key in ("arg_strides", "result_strides"))
         self._result_dtypes = self._signature[3]
         self._plans = {}
 
@@ -196,6 +199,13 @@ class Compiled:
         dtypes), with -1 for a dynamic size."""
         return self._signature
 
+    def strides(self):
+        """(argument strides, result strides) in elements: the layout each
+        buffer must have, as the entry states it, or None (contiguous, or
+        staged through a contiguous copy on the CPU); -1 for a dynamic
+        stride."""
+        return self._strides
+
     def __call__(self, args, result_shapes, outs=()):
         """Calls the entry on `args`; results have `result_shapes` and are
         written into `outs` where given (checked by the caller), else into
@@ -207,7 +217,9 @@ class Compiled:
         for index, (shape, dtype) in enumerate(zip(result_shapes,
                                                    self._result_dtypes)):
             out = outs[index] if index < len(outs) else None
-            results.append(np.empty(shape, dtype) if out is None else out)
+            if out is None:
+                out = empty_strided(shape, self._strides[1][index], dtype)
+            results.append(out)
         arrays = list(args) + results
         buffers = []
         for array in arrays:
@@ -278,6 +290,29 @@ class Compiled:
         del meta  # alive until the call returned
         if status:
             raise ValueError(_message(error.value))
+
+
+def stated_strides(shape, layout):
+    """The strides (in elements) of a new buffer of `shape` for a `layout`
+    that an entry states: its strides, contiguous ones where it has none
+    (None) or a stride is dynamic (-1)."""
+    dense = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+    if layout is None:
+        return tuple(dense)
+    return tuple(d if s < 0 else s for s, d in zip(layout, dense))
+
+
+def empty_strided(shape, layout, dtype):
+    """A new array of `shape` with stated_strides(shape, layout)."""
+    if layout is None:
+        return np.empty(shape, dtype)
+    strides = stated_strides(shape, layout)
+    extent = 0 if 0 in shape else 1 + sum(
+        (size - 1) * stride for size, stride in zip(shape, strides))
+    itemsize = np.dtype(dtype).itemsize
+    return np.lib.stride_tricks.as_strided(
+        np.empty(extent, dtype), shape,
+        [stride * itemsize for stride in strides])
 
 
 def _compiled(pointer, error):
@@ -388,4 +423,8 @@ def _sizes(sizes):
     return dict(batch=[int(x) for x in sizes["batch"]],
                 steps=int(sizes["steps"]), size=int(sizes["size"]),
                 columns=int(sizes["columns"]),
-                sequences=int(sizes.get("sequences", 1)))
+                sequences=int(sizes.get("sequences", 1)),
+                **{key: [None if x is None else [int(y) for y in x]
+                         for x in sizes[key]]
+                   for key in ("arg_strides", "result_strides")
+                   if key in sizes})

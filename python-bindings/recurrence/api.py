@@ -393,12 +393,20 @@ def compiled_scan(spec, gradient=False, sizes=None):
     key = ((gradient,) + tuple(sorted(spec.items())) +
            ((None,) if sizes is None else
             (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
-             sizes["columns"])))
+             sizes["columns"]) + _layouts_key(sizes)))
     compiled = _scan_cache.get(key)
     if compiled is None:
         compiled = _recurrence.compile_scan(spec, gradient, sizes)
         _scan_cache[key] = compiled
     return compiled
+
+
+def _layouts_key(sizes):
+    """The stated layouts of `sizes` (arg_strides, result_strides), as a
+    key."""
+    return tuple(tuple(None if x is None else tuple(x)
+                       for x in sizes.get(key, ()))
+                 for key in ("arg_strides", "result_strides"))
 
 
 def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
@@ -564,17 +572,22 @@ class CudaCompiled:
         self.entry = entry
         (self.arg_shapes, self.arg_dtypes, self.result_shapes,
          self.result_dtypes) = native.signature()
+        self.arg_strides, self.result_strides = native.strides()
 
-    def _check(self, name, view, shape, dtype):
+    def _check(self, name, view, shape, dtype, layout):
+        """A view of `dtype` and `shape`, contiguous unless the entry
+        states its `layout` (strides in elements)."""
         _, got_dtype, got_shape, strides = view
         if got_dtype != dtype:
             raise TypeError(f"{name}: expected {dtype}, got {got_dtype}")
         check_signature_shape(name, got_shape, shape)
-        dense = tuple(int(np.prod(got_shape[i + 1:]))
-                      for i in range(len(got_shape)))
-        if any(size > 1 and stride != want for size, stride, want in
-               zip(got_shape, strides, dense)):
-            raise ValueError(f"{name}: expected a contiguous array")
+        want = layout or tuple(int(np.prod(got_shape[i + 1:]))
+                               for i in range(len(got_shape)))
+        if any(size > 1 and 0 <= expected != stride for size, stride, expected
+               in zip(got_shape, strides, want)):
+            raise ValueError(f"{name}: expected " + (
+                f"strides {tuple(want)} (the entry's layout), got "
+                f"{tuple(strides)}" if layout else "a contiguous array"))
 
     def __call__(self, *args, result_shapes=None, outs=None):
         """Runs the function on CUDA arrays; returns its results, new torch
@@ -583,9 +596,10 @@ class CudaCompiled:
             raise TypeError(f"{self.entry}: expected {len(self.arg_shapes)} "
                             f"arguments, got {len(args)}")
         views = [_device_array(f"argument {i}", x) for i, x in enumerate(args)]
-        for i, (view, shape, dtype) in enumerate(
-                zip(views, self.arg_shapes, self.arg_dtypes)):
-            self._check(f"argument {i}", view, shape, dtype)
+        for i, (view, shape, dtype, layout) in enumerate(
+                zip(views, self.arg_shapes, self.arg_dtypes,
+                    self.arg_strides)):
+            self._check(f"argument {i}", view, shape, dtype, layout)
         shapes = result_shapes or self.result_shapes
         if any(size < 0 for shape in shapes for size in shape):
             raise ValueError(f"{self.entry}: results have dynamic sizes; pass "
@@ -595,16 +609,19 @@ class CudaCompiled:
             if torch is None:
                 raise ValueError(f"{self.entry}: pass outs= (CUDA arrays for "
                                  f"the results) or import torch")
-            outs = [torch.empty(tuple(shape), dtype=torch_dtype(torch, dtype),
-                                device="cuda")
-                    for shape, dtype in zip(shapes, self.result_dtypes)]
+            outs = [torch.empty_strided(
+                        tuple(shape), _recurrence.stated_strides(shape, layout),
+                        dtype=torch_dtype(torch, dtype), device="cuda")
+                    for shape, dtype, layout in zip(
+                        shapes, self.result_dtypes, self.result_strides)]
         if len(outs) != len(shapes):
             raise ValueError(f"{self.entry}: expected {len(shapes)} outs, got "
                              f"{len(outs)}")
         results = [_device_array(f"outs[{i}]", x) for i, x in enumerate(outs)]
-        for i, (view, shape, dtype) in enumerate(
-                zip(results, shapes, self.result_dtypes)):
-            self._check(f"outs[{i}]", view, tuple(shape), dtype)
+        for i, (view, shape, dtype, layout) in enumerate(
+                zip(results, shapes, self.result_dtypes,
+                    self.result_strides)):
+            self._check(f"outs[{i}]", view, tuple(shape), dtype, layout)
         self._native.call_device(views, results, _current_stream())
         return outs[0] if len(outs) == 1 else tuple(outs)
 

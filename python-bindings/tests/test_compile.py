@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 import recurrence as rec
 
+import reference
+
 SOURCE = """
 func.func @f(%a: tensor<3x4xf64>, %b: tensor<3x4xf64>) -> tensor<3x4xf64> {
   %h_dest = tensor.empty() : tensor<3x4xf64>
@@ -96,3 +98,90 @@ def test_gradient_at_static_sizes(structure, a_shapes, steps, init):
     got = api._gradients(spec, operands, gout, None, last_shape, sizes)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def _time_major(rng, B, T, N, low=None):
+    """A [B, T, N] view of a time-contiguous [B, N, T] array."""
+    x = (rng.uniform(low, 1.0, (B, N, T)) if low is not None else
+         rng.standard_normal((B, N, T)))
+    return x.transpose(0, 2, 1)
+
+
+def test_stated_layouts_are_read_and_written_in_place():
+    """Arguments and results whose layout the entry states (upstream's
+    `bufferization.buffer_layout`) are used as the caller's strided
+    buffers: a time-contiguous [B, N, T] array through its [B, T, N] view,
+    and the states written back time-contiguous."""
+    B, T, N = 3, 37, 5
+    tensor = f"tensor<{B}x{T}x{N}xf64>"
+    layout = (f"{{bufferization.buffer_layout = "
+              f"strided<[{N * T}, 1, {T}]>}}")
+    source = f"""
+    func.func @f(%a: {tensor} {layout}, %b: {tensor} {layout})
+        -> ({tensor} {layout}) {{
+      %e = tensor.empty() : {tensor}
+      %h = recurrence.scan diagonal transition(%a : {tensor})
+          input(%b : {tensor}) outs(%e : {tensor}) -> {tensor}
+      return %h : {tensor}
+    }}"""
+    f = rec.compile(source, "f")
+    rng = np.random.default_rng(21)
+    a, b = _time_major(rng, B, T, N, -0.9), _time_major(rng, B, T, N)
+    h = f(a, b)
+    assert h.strides == (N * T * 8, 8, T * 8)
+    want, _ = reference.scan("diagonal", a, b)
+    np.testing.assert_allclose(h, want, rtol=1e-13, atol=1e-14)
+    # A buffer of another layout is refused, not misread.
+    with pytest.raises(ValueError, match="expected strides"):
+        f(np.ascontiguousarray(a), b)
+    with pytest.raises(ValueError, match="expected strides"):
+        f(a, b, outs=[np.empty((B, T, N))])
+
+
+@pytest.mark.parametrize("schedule, chunk", [("sequential", 0),
+                                             ("chunked", 8), ("scan", 0)])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_sizes_state_layouts(schedule, chunk, reverse):
+    """recurrenceCompileScanAt's sizes state the layout of each argument
+    and result: here the input and the output are time-contiguous, the
+    transition and init contiguous."""
+    from recurrence import _recurrence
+    B, T, N = 2, 19, 3
+    spec = dict(structure="diagonal", final_state=True, batch_rank=1,
+                f64=True, init=True, reverse=reverse, schedule=schedule,
+                chunk_size=chunk)
+    time_major = [N * T, 1, T]
+    sizes = dict(batch=[B], steps=T, size=N, columns=1,
+                 arg_strides=[None, time_major],
+                 result_strides=[time_major])
+    compiled = _recurrence.compile_scan(spec, sizes=sizes)
+    assert compiled.strides() == ([None, tuple(time_major), None],
+                                  [tuple(time_major), None])
+    rng = np.random.default_rng(22)
+    a = rng.uniform(-0.9, 0.9, (B, T, N))
+    b = _time_major(rng, B, T, N)
+    init = rng.standard_normal((B, N))
+    h, last = compiled([a, b, init], [[B, T, N], [B, N]])
+    assert h.strides == (N * T * 8, 8, T * 8)
+    want, want_last = reference.scan("diagonal", a, b, init, reverse)
+    np.testing.assert_allclose(h, want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(last, want_last, rtol=1e-13, atol=1e-14)
+
+
+def test_layout_errors():
+    """Layouts that cannot be stated get a clear error."""
+    from recurrence import _recurrence
+    source = SOURCE.replace(
+        "%a: tensor<3x4xf64>",
+        "%a: tensor<3x4xf64> {bufferization.buffer_layout = "
+        "strided<[1, 3], offset: 2>}")
+    with pytest.raises(ValueError, match="offset 0"):
+        rec.compile(source, "f")
+    spec = dict(structure="diagonal", final_state=False, batch_rank=1)
+    for strides, message in [([[1, 2]], "3 positive integers"),
+                             ([None, [0, 1, 1]], "3 positive integers"),
+                             ([None, None, None], "3 argument layouts")]:
+        sizes = dict(batch=[2], steps=5, size=3, columns=1,
+                     arg_strides=strides)
+        with pytest.raises(ValueError, match=message):
+            _recurrence.compile_scan(spec, sizes=sizes)

@@ -97,6 +97,61 @@ TEST_F(JitModuleTest, StagesRowsOfTransposedBuffers) {
   EXPECT_EQ(h, (std::vector<float>{1, 2.5f, 4.25f, 4, 6, 7.5f}));
 }
 
+TEST_F(JitModuleTest, ReadsAndWritesStatedLayoutsInPlace) {
+  // The transposed [N, T] buffers of the test above, through layouts the
+  // entry states: static for the transition and the result, dynamic for
+  // the input. The signature comes back from the compile cache the same.
+  constexpr const char *kStatedLayouts = R"mlir(
+func.func @scan(
+    %a: tensor<3x2xf32> {bufferization.buffer_layout = strided<[1, 3]>},
+    %b: tensor<3x2xf32> {bufferization.buffer_layout = strided<[?, ?]>})
+    -> (tensor<3x2xf32> {bufferization.buffer_layout = strided<[1, 3]>}) {
+  %h_dest = tensor.empty() : tensor<3x2xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<3x2xf32>)
+      input(%b : tensor<3x2xf32>)
+      outs(%h_dest : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %h : tensor<3x2xf32>
+}
+)mlir";
+
+  llvm::SmallString<128> cache;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("recurrence-cache", cache));
+  JitOptions options;
+  options.cacheDirectory = cache.str().str();
+  for (int round = 0; round < 2; ++round) {
+    auto jit = JitModule::compileSource(context.get(), kStatedLayouts, {"scan"},
+                                        options);
+    ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+    EXPECT_EQ((*jit)->isCached(), round == 1);
+    const JitModule::Signature *signature = (*jit)->getSignature("scan");
+    EXPECT_EQ(signature->argStrides,
+              (std::vector<std::vector<int64_t>>{
+                  {1, 3}, {ShapedType::kDynamic, ShapedType::kDynamic}}));
+    EXPECT_EQ(signature->resultStrides,
+              (std::vector<std::vector<int64_t>>{{1, 3}}));
+    std::vector<float> a = {0.5f, 0.5f, 0.5f, 0.25f, 0.25f, 0.25f};
+    std::vector<float> b = {1, 2, 3, 4, 5, 6};
+    std::vector<float> h(6, 0.0f);
+    BufferView aView{a.data(), ElementType::F32, {3, 2}, {1, 3}};
+    BufferView bView{b.data(), ElementType::F32, {3, 2}, {1, 3}};
+    BufferView hView{h.data(), ElementType::F32, {3, 2}, {1, 3}};
+    ASSERT_EQ(errorOf((*jit)->call("scan", {aView, bView}, {hView})), "");
+    EXPECT_EQ(h, (std::vector<float>{1, 2.5f, 4.25f, 4, 6, 7.5f}));
+    // A dynamic stride takes any; a static one only its own.
+    std::vector<float> bRows = {1, 4, 2, 5, 3, 6};
+    BufferView bRowMajor =
+        BufferView::contiguous(bRows.data(), ElementType::F32, {3, 2});
+    ASSERT_EQ(errorOf((*jit)->call("scan", {aView, bRowMajor}, {hView})), "");
+    EXPECT_EQ(h, (std::vector<float>{1, 2.5f, 4.25f, 4, 6, 7.5f}));
+    BufferView aRowMajor =
+        BufferView::contiguous(a.data(), ElementType::F32, {3, 2});
+    EXPECT_EQ(errorOf((*jit)->call("scan", {aRowMajor, bView}, {hView})),
+              "argument #0: expected strides [1, 3] (the entry's layout), "
+              "got [2, 1]");
+  }
+  llvm::sys::fs::remove_directories(cache);
+}
+
 TEST_F(JitModuleTest, ComputesElementwiseGatesInsideTheSteps) {
   // a = exp(-softplus(raw)) computed per step inside the scan's loop
   // (-recurrence-fuse-step-producers), reversed, from an initial state:

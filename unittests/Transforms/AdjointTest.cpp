@@ -56,7 +56,9 @@ protected:
     OwningOpRef<ModuleOp> module = buildScanModule(context, spec);
     ASSERT_TRUE(module);
     PassManager pm(context);
-    pm.addPass(createDifferentiatePass(DifferentiatePassOptions{checkpoint}));
+    DifferentiatePassOptions options;
+    options.checkpoint = checkpoint;
+    pm.addPass(createDifferentiatePass(options));
     ASSERT_TRUE(succeeded(pm.run(*module)));
     // Only the gradient is compiled (it recomputes the forward scan).
     module->lookupSymbol<func::FuncOp>("scan").erase();

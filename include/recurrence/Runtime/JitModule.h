@@ -101,10 +101,12 @@ public:
   /// Calls `entry` on `args`, writing its results into `results`. Sizes,
   /// ranks and element types are checked against the function's signature;
   /// result buffers must not overlap any other buffer. Contiguous views are
-  /// used in place; strided ones are staged through contiguous copies.
-  /// A module compiled for cuda takes device buffers, which must be
-  /// contiguous, and runs on `stream` (a CUstream; null: a stream of its
-  /// own, waited for); errors of the launch come back here.
+  /// used in place, and so are those of a layout the entry states
+  /// (`bufferization.buffer_layout`), which must have its strides; other
+  /// strided views are staged through contiguous copies. A module compiled
+  /// for cuda takes device buffers, which cannot be staged, and runs on
+  /// `stream` (a CUstream; null: a stream of its own, waited for); errors
+  /// of the launch come back here.
   llvm::Error call(StringRef entry, ArrayRef<BufferView> args,
                    ArrayRef<BufferView> results, void *stream = nullptr);
 
@@ -117,8 +119,11 @@ public:
   struct Signature {
     std::vector<std::vector<int64_t>> args, results;
     std::vector<ElementType> argTypes, resultTypes;
-    /// {"args": [[sizes]], "arg_types": ["f32", ...], "results": [[sizes]],
-    /// "result_types": [...]}, -1 for a dynamic size; and back.
+    /// The strides of each buffer's stated layout (empty: contiguous).
+    std::vector<std::vector<int64_t>> argStrides, resultStrides;
+    /// {"args": [[sizes]], "arg_types": ["f32", ...], "arg_strides":
+    /// [[strides] or null], "results": [[sizes]], "result_types": [...],
+    /// "result_strides": [...]}, -1 for a dynamic size or stride; and back.
     llvm::json::Value toJson() const;
     static std::optional<Signature> fromJson(const llvm::json::Value &value);
     /// The packed entry point, looked up once at compile time.

@@ -120,6 +120,11 @@ struct ScanSizes {
   std::vector<int64_t> batch;
   int64_t steps = 1, size = 1, columns = 1;
   int64_t sequences = 1; // S, with ScanSpec::offsets
+  /// The layouts of the caller's buffers, in elements: one list of strides
+  /// per argument (and per result), empty (or absent at the end) for a
+  /// contiguous one. The function reads and writes them in place: a scan
+  /// over a time-contiguous [B, N, T] tensor is given as its [B, T, N] view.
+  std::vector<std::vector<int64_t>> argStrides = {}, resultStrides = {};
 };
 
 /// The sizes of a verified op, or std::nullopt if any is dynamic.
