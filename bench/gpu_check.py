@@ -440,6 +440,72 @@ def cuda_against_cpu(name, run):
     return 0 if ok else 1
 
 
+def time_contiguous():
+    """Scans on time-contiguous operands (Mamba's [B, N, T], passed as
+    their transposed [B, T, N] views), read in place by kernels compiled
+    for that layout, with the output written in it: every schedule, forward
+    and reverse with init and the final state, bf16 operands too, and the
+    backward through them; against the float64 CPU run of the same values.
+    The output's layout is part of the check."""
+    failures = 0
+    cases = [((2, 1000, 33), "sequential", None),
+             ((2, 1000, 33), "chunked", 64),
+             ((3, 1, 5), "auto", None),
+             ((1, 4097, 64), "auto", None)]
+    os.environ["RECURRENCE_IN_PLACE_LAYOUTS"] = "1"
+    for (B, T, N), schedule, chunk in cases:
+        for reverse in (False, True):
+            for dtype in (torch.float32, torch.bfloat16):
+                rng = np.random.default_rng(B * T * N + reverse)
+                a64 = torch.tensor(rng.uniform(0.5, 1.0, (B, N, T)))
+                b64 = torch.tensor(rng.uniform(-1, 1, (B, N, T)))
+                init64 = torch.tensor(rng.uniform(-1, 1, (B, N)))
+                layouts = []
+
+                def run(device, precision):
+                    narrow = dtype if device == "cuda" else precision
+                    state = (torch.float32 if device == "cuda"
+                             else precision)
+                    a, b = (x.to(narrow).to(device).requires_grad_()
+                            for x in (rounded(a64, dtype),
+                                      rounded(b64, dtype)))
+                    init = init64.to(state).to(device)
+                    h, last = rt.scan(
+                        a.transpose(1, 2), b.transpose(1, 2), init=init,
+                        reverse=reverse, return_final_state=True,
+                        schedule=schedule, chunk_size=chunk)
+                    if device == "cuda":
+                        layouts.append(h.stride())
+                    weight = torch.cos(torch.arange(
+                        h.numel(), device=device,
+                        dtype=state)).reshape(h.shape)
+                    grads = torch.autograd.grad(
+                        (h.to(state) * weight).sum() + last.sum(), (a, b))
+                    return [h.detach(), last.detach(), *grads]
+                name = (f"time-contiguous {schedule}"
+                        f"{f'<{chunk}>' if chunk else ''} (B,N,T)="
+                        f"({B},{N},{T}) {str(dtype)[6:]}"
+                        f"{' reverse' if reverse else ''}: output layout "
+                        f"and gradients")
+                try:
+                    got = run("cuda", dtype)
+                    torch.cuda.synchronize()
+                except Exception as error:  # reported, counted
+                    failures += report_failure(name, error)
+                    continue
+                want = run("cpu", torch.float64)
+                error = max(relative_error(g, w) for g, w in zip(got, want))
+                tolerance = 1e-4 if dtype == torch.float32 else 2e-2
+                in_layout = layouts[0] == (N * T, 1, T) or T == 1
+                ok = error <= tolerance and in_layout
+                print(f"{'PASS' if ok else 'FAIL'} {name}: vs float64 CPU "
+                      f"{error:.2e}, output strides {layouts[0]}",
+                      flush=True)
+                failures += 0 if ok else 1
+    os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
+    return failures
+
+
 def decode_torch():
     """Each model's decode steps (recurrence.torch.<model>_step) on CUDA
     tensors in float32, a prefix decoded token by token from an init, and
@@ -616,6 +682,54 @@ def bench(baselines=None):
                      f"speedup_vs_accelerated_scan={theirs / ours:.2f} "
                      f"agree={relative_error(got, want):.1e}")
         print(line, flush=True)
+        if m is None:
+            bench_time_contiguous(a, b, copy, moved, accelerated)
+
+
+def bench_layouts(baselines=None):
+    """The diagonal shapes of bench() in the time-contiguous layout only."""
+    accelerated = baseline_scan(baselines)
+    for structure, (B, T, N), m in BENCH_CASES:
+        if m is None:
+            a, b = bench_inputs(B, T, N, m)
+            moved = a.numel() * 4 + 2 * b.numel() * 4
+            source = torch.empty(moved // 8, device="cuda")
+            target = torch.empty_like(source)
+            copy = seconds(lambda: target.copy_(source))
+            bench_time_contiguous(a, b, copy, moved, accelerated)
+
+
+def bench_time_contiguous(a, b, copy, moved, accelerated):
+    """The diagonal scan of the same values stored time-contiguous
+    ([B, N, T], Mamba's layout), passed as [B, T, N] views: copied to
+    [B, T, N] by the front door (its default), and read in place by every
+    schedule; accelerated_scan takes that layout as it is."""
+    B, T, N = b.shape
+    gates = a.transpose(1, 2).contiguous()
+    tokens = b.transpose(1, 2).contiguous()
+    views = gates.transpose(1, 2), tokens.transpose(1, 2)
+    ours = seconds(lambda: rt.scan(*views))
+    got = rt.scan(*views)
+    line = (f"BENCH-GPU diagonal (B,T,N)=({B},{T},{N}) layout=[B,N,T] "
+            f"ms={ours * 1e3:.3f} GB/s={moved / ours / 1e9:.0f} "
+            f"copy_GB/s={moved / copy / 1e9:.0f} vs_copy={copy / ours:.3f} "
+            f"(copied to [B,T,N] first); read in place:")
+    os.environ["RECURRENCE_IN_PLACE_LAYOUTS"] = "1"
+    line += f" output_strides={rt.scan(*views).stride()}"
+    for schedule, chunk in (("sequential", None), ("chunked", 64),
+                            ("chunked", 256), ("chunked", 1024)):
+        took = seconds(lambda: rt.scan(*views, schedule=schedule,
+                                       chunk_size=chunk), reps=5)
+        line += (f" {schedule}{f'<{chunk}>' if chunk else ''}="
+                 f"{took * 1e3:.3f}ms")
+    os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
+    if accelerated is not None:
+        want = accelerated(gates, tokens).transpose(1, 2)
+        theirs = seconds(lambda: accelerated(gates, tokens))
+        line += (f" accelerated_scan_ms={theirs * 1e3:.3f} "
+                 f"speedup_vs_accelerated_scan={theirs / ours:.2f} "
+                 f"agree={relative_error(got, want):.1e}")
+    print(line, flush=True)
 
 
 def bench_frameworks():
@@ -700,8 +814,8 @@ def overhead():
           f"(small diagonal scan, on torch's stream)", flush=True)
 
 
-SECTIONS = ["forward", "backward", "user_ir", "overhead", "bench",
-            "bench_backward", "frameworks"]
+SECTIONS = ["forward", "backward", "user_ir", "layouts", "overhead", "bench",
+            "bench_layouts", "bench_backward", "frameworks"]
 
 
 def main():
@@ -746,6 +860,8 @@ def main():
         failures += packed_sequences()
         failures += packed_torch()
         failures += decode_torch()
+    if "layouts" in only:
+        failures += time_contiguous()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
     if not args.quick:
@@ -753,6 +869,8 @@ def main():
             overhead()
         if "bench" in only:
             bench(args.baselines)
+        elif "bench_layouts" in only:
+            bench_layouts(args.baselines)
         if "bench_backward" in only:
             bench_backward(args.baselines)
         if "frameworks" in only:

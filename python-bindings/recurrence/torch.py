@@ -182,8 +182,8 @@ def _scan_forward(transition, b, init, readout, structure, reverse, matrix,
         _check_offsets(offsets, out_shape, spec)
     operands = _operands(transition, b, init, readout, offsets)
     if b[0].is_cuda:
-        return _scan_forward_cuda(spec, sizes, operands, b[0].dtype,
-                                  out_shape, last_shape)
+        return _scan_forward_cuda(spec, sizes, operands, len(transition),
+                                  b[0].dtype, out_shape, last_shape)
     results = api._run(spec, [_numpy(t) for t in operands], out_shape,
                        last_shape)
     return [_tensor(r) for r in results]
@@ -197,14 +197,14 @@ def _cuda_compiled(spec, sizes, gradient=False):
     for up to $RECURRENCE_STATIC_SHAPES (8) shapes of one scan; after that,
     once for any shape, as torch.compile makes a size dynamic once it
     changes."""
-    key = (id(spec), gradient)
+    key = (id(spec), gradient) + api._layouts_key(sizes)
     entry = _CUDA_COMPILED.get(key)
     if entry is not None and entry[0] is spec:
         return entry[1]
     shapes = _STATIC_SHAPES.setdefault(
         (gradient,) + tuple(sorted(spec.items())), set())
     shape = (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
-             sizes["columns"])
+             sizes["columns"]) + api._layouts_key(sizes)
     empty = 0 in shape[0] or 0 in shape[1:]  # nothing to gain
     if empty or (shape not in shapes and
                  len(shapes) >= _static_shape_limit()):
@@ -231,17 +231,64 @@ def _static_shape_limit():
                          f"shapes, got {value!r}") from None
 
 
-def _scan_forward_cuda(spec, sizes, operands, dtype, out_shape, last_shape):
+def _permuted_strides(tensor):
+    """The strides of a tensor that is a permutation of a contiguous one (a
+    transposed view, say), or None when it is contiguous or not such a
+    permutation."""
+    if tensor.is_contiguous():
+        return None
+    order = sorted(range(tensor.dim()),
+                   key=lambda d: (tensor.stride(d), tensor.shape[d]))
+    expected = 1
+    for d in order:
+        if tensor.shape[d] > 1 and tensor.stride(d) != expected:
+            return None
+        expected *= tensor.shape[d]
+    # A dim of size 1 is never stepped over; a layout needs a positive
+    # stride for it all the same.
+    return tuple(max(stride, 1) for stride in tensor.stride())
+
+
+def _in_place_layouts():
+    """Whether CUDA operands in another layout are read in place rather
+    than copied to a contiguous one first. Off by default: the kernels
+    that read a time-contiguous layout in place stride across lanes, and
+    measured slower on the H200 than a transposing copy and the contiguous
+    kernels (docs/Rationale.md); on, the copies' memory is saved."""
+    return os.environ.get("RECURRENCE_IN_PLACE_LAYOUTS", "0") == "1"
+
+
+def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
+                       last_shape):
     """The scan compiled for the GPU, run on torch's current stream: the
-    output in the operands' `dtype`, the final state in the state's."""
+    output in the operands' `dtype`, the final state in the state's.
+
+    With $RECURRENCE_IN_PLACE_LAYOUTS=1, operands that are permutations of
+    contiguous tensors (Mamba's [B, N, T] passed as its transposed
+    [B, T, N] view) are read in place, through the kernels compiled for
+    their layout, and the output takes the layout of the input it is shaped
+    like (`source`: the input, or the key of a factored one); that holds
+    where the kernels are compiled for the call's sizes. Other operands are
+    made contiguous."""
+    shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
+    arg_strides = [_permuted_strides(t) if _in_place_layouts() else None
+                   for t in operands]
+    out_strides = (arg_strides[source]
+                   if tuple(operands[source].shape) == tuple(out_shape)
+                   else None)
+    if any(arg_strides):
+        sizes = dict(sizes, arg_strides=arg_strides,
+                     result_strides=[out_strides])
     compiled = _cuda_compiled(spec, sizes)
     device = operands[0].device
-    operands = [t.detach().contiguous() for t in operands]
+    operands = [t.detach() if layout else t.detach().contiguous()
+                for t, layout in zip(operands, compiled.strides()[0])]
     dtypes = [dtype, _state_dtype(dtype)]
-    results = [_torch.empty(tuple(shape), dtype=dtype, device=device)
-               for shape, dtype in zip(
-                   [out_shape] + ([last_shape] if spec["final_state"] else []),
-                   dtypes)]
+    results = [_torch.empty_strided(
+                   tuple(shape), _recurrence.stated_strides(shape, layout),
+                   dtype=dtype, device=device)
+               for shape, dtype, layout in zip(shapes, dtypes,
+                                               compiled.strides()[1])]
     return _call_cuda(compiled, operands, results)
 
 
