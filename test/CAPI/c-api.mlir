@@ -20,11 +20,11 @@
 // CHECK-NEXT: loc("-":1:13): expected
 // A scan from a JSON spec (reversed, f64, no batch dim): its signature and
 // the same states run backwards.
-// CHECK: signature: {"arg_types":["f64","f64"],"args":{{\[\[}}-1,-1],[-1,-1]],"result_types":["f64"],"results":{{\[\[}}-1,-1]]}
+// CHECK: signature: {"arg_strides":[null,null],"arg_types":["f64","f64"],"args":{{\[\[}}-1,-1],[-1,-1]],"result_strides":[null],"result_types":["f64"],"results":{{\[\[}}-1,-1]]}
 // CHECK: reversed: 1.75 1.3125 1.5 1.25 1 1
 // The same specialized to T = 3, N = 2 (recurrenceCompileScanAt): static
 // signature, the same states, and a call at other shapes refused.
-// CHECK: sized signature: {"arg_types":["f64","f64"],"args":{{\[\[}}3,2],[3,2]],"result_types":["f64"],"results":{{\[\[}}3,2]]}
+// CHECK: sized signature: {"arg_strides":[null,null],"arg_types":["f64","f64"],"args":{{\[\[}}3,2],[3,2]],"result_strides":[null],"result_types":["f64"],"results":{{\[\[}}3,2]]}
 // CHECK: sized reversed: 1.75 1.3125 1.5 1.25 1 1
 // CHECK: sized wrong shape: {{.*}}
 // CHECK: bad sizes: sizes: 'steps' must be a size >= 0
