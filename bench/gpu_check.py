@@ -237,6 +237,30 @@ def backward(shapes, dtypes, structures):
     return failures
 
 
+def long_backward():
+    """The gradients of long sequences in bf16 and f32, chunked (what the
+    cost model picks for them): each chunk's kernel widens only the steps
+    it reads, so thousands of threads each reading thousands of steps fit
+    (a widened [T] column per thread once overflowed the device heap)."""
+    rounding = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
+    failures = 0
+    for shape in (((1,), 4097, 64, 1), ((2,), 65536, 48, 1)):
+        for dtype in (torch.float32, torch.bfloat16):
+            rng = np.random.default_rng([shape[1], shape[2]])
+            a, b, kwargs = problem("diagonal", "reverse_init_final", shape,
+                                   dtype, rng)
+            kwargs.update(schedule="chunked", chunk_size=64)
+            weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
+                       for o in run(a, b, kwargs, torch.float64, "cpu")]
+            failures += compare(
+                f"long backward diagonal.reverse_init_final."
+                f"{str(dtype)[6:]} chunked<64> (B,T,N)="
+                f"{shape[0] + shape[1:3]}",
+                lambda *args: gradients_of(*args, weights), a, b, kwargs,
+                dtype, rounding[dtype])
+    return failures
+
+
 USER_IR = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                             "python-bindings", "tests",
                             "gated_diagonal.mlir")).read()
@@ -271,6 +295,17 @@ def user_ir():
     print(f"{'PASS' if ok else 'FAIL'} compile(target='cuda') user IR (scan, "
           f"then an elementwise op) {shape}: vs cpu {vs_cpu:.2e}, vs float64 "
           f"{vs_exact:.2e}", flush=True)
+    # A buffer of other strides than the entry's (contiguous) is refused.
+    try:
+        gpu(torch.zeros(shape[::-1], device="cuda").transpose(0, 2),
+            torch.zeros(shape, device="cuda"), result_shapes=[shape])
+        refused = "nothing"
+    except ValueError as error:
+        refused = str(error)
+    ok_refused = "argument #0" in refused and "contiguous" in refused
+    print(f"{'PASS' if ok_refused else 'FAIL'} compile(target='cuda') user "
+          f"IR on a transposed view: {refused}", flush=True)
+    ok = ok and ok_refused
     # Freeing a freshly compiled cuda module once corrupted the heap (its
     # unwind tables unregistered wrongly): the allocations after it crashed.
     del gpu
@@ -814,7 +849,7 @@ def overhead():
           f"(small diagonal scan, on torch's stream)", flush=True)
 
 
-SECTIONS = ["forward", "backward", "user_ir", "layouts", "overhead", "bench",
+SECTIONS = ["forward", "backward", "long", "user_ir", "layouts", "overhead", "bench",
             "bench_layouts", "bench_backward", "frameworks"]
 
 
@@ -851,10 +886,11 @@ def main():
     failures = 0
     if "forward" in only:
         failures += correctness(shapes, dtypes, structures)
-        if not args.quick:
-            failures += long_sequence()
     if "backward" in only:
         failures += backward(shapes, dtypes, structures)
+    if "long" in only and not args.quick:
+        failures += long_sequence()
+        failures += long_backward()
     if "user_ir" in only:
         failures += user_ir()
         failures += packed_sequences()

@@ -7,8 +7,9 @@
 #   scripts/gpu-check.sh dist/recurrence-*.whl [gpu_check.py options]
 #
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
-# the whole run takes over 10 minutes on the H200, so split it in two calls:
-# --only forward,backward and --only user_ir,overhead,bench,bench_backward;
+# the whole run takes over 10 minutes on the H200, so split it in calls:
+# --only forward, --only backward, --only long,layouts,user_ir and
+# --only overhead,bench,bench_backward;
 # --only frameworks runs torch's and JAX's associative scans on the bench
 # shapes, slow to compile);
 # --structures dplr,dense limits the correctness checks to some structures;

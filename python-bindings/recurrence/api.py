@@ -574,20 +574,14 @@ class CudaCompiled:
          self.result_dtypes) = native.signature()
         self.arg_strides, self.result_strides = native.strides()
 
-    def _check(self, name, view, shape, dtype, layout):
-        """A view of `dtype` and `shape`, contiguous unless the entry
-        states its `layout` (strides in elements)."""
-        _, got_dtype, got_shape, strides = view
+    @staticmethod
+    def _check(name, view, shape, dtype):
+        """A view of `dtype` and `shape`. (Its strides are checked by the
+        call: contiguous unless the entry states a layout.)"""
+        _, got_dtype, got_shape, _ = view
         if got_dtype != dtype:
             raise TypeError(f"{name}: expected {dtype}, got {got_dtype}")
         check_signature_shape(name, got_shape, shape)
-        want = layout or tuple(int(np.prod(got_shape[i + 1:]))
-                               for i in range(len(got_shape)))
-        if any(size > 1 and 0 <= expected != stride for size, stride, expected
-               in zip(got_shape, strides, want)):
-            raise ValueError(f"{name}: expected " + (
-                f"strides {tuple(want)} (the entry's layout), got "
-                f"{tuple(strides)}" if layout else "a contiguous array"))
 
     def __call__(self, *args, result_shapes=None, outs=None):
         """Runs the function on CUDA arrays; returns its results, new torch
@@ -596,10 +590,9 @@ class CudaCompiled:
             raise TypeError(f"{self.entry}: expected {len(self.arg_shapes)} "
                             f"arguments, got {len(args)}")
         views = [_device_array(f"argument {i}", x) for i, x in enumerate(args)]
-        for i, (view, shape, dtype, layout) in enumerate(
-                zip(views, self.arg_shapes, self.arg_dtypes,
-                    self.arg_strides)):
-            self._check(f"argument {i}", view, shape, dtype, layout)
+        for i, (view, shape, dtype) in enumerate(
+                zip(views, self.arg_shapes, self.arg_dtypes)):
+            self._check(f"argument {i}", view, shape, dtype)
         shapes = result_shapes or self.result_shapes
         if any(size < 0 for shape in shapes for size in shape):
             raise ValueError(f"{self.entry}: results have dynamic sizes; pass "
@@ -618,10 +611,9 @@ class CudaCompiled:
             raise ValueError(f"{self.entry}: expected {len(shapes)} outs, got "
                              f"{len(outs)}")
         results = [_device_array(f"outs[{i}]", x) for i, x in enumerate(outs)]
-        for i, (view, shape, dtype, layout) in enumerate(
-                zip(results, shapes, self.result_dtypes,
-                    self.result_strides)):
-            self._check(f"outs[{i}]", view, tuple(shape), dtype, layout)
+        for i, (view, shape, dtype) in enumerate(
+                zip(results, shapes, self.result_dtypes)):
+            self._check(f"outs[{i}]", view, tuple(shape), dtype)
         self._native.call_device(views, results, _current_stream())
         return outs[0] if len(outs) == 1 else tuple(outs)
 

@@ -30,9 +30,20 @@ namespace mlir::recurrence {
 using namespace mlir;
 
 namespace {
-/// Replaces `extract_slice(producer(x...))` inside a loop that does not hold
-/// the producer, a linalg op, by `producer(extract_slice(x)...)`, when every
-/// use of that result is such a slice (so that the whole result dies).
+/// Whether `slice` reads a static tile that is smaller than `whole`, or
+/// may be: `whole` is dynamic. (A tile fused into such a slice is static,
+/// so that fusing into its own slices again needs them strictly smaller.)
+bool readsAStaticPart(tensor::ExtractSliceOp slice, Value whole) {
+  auto wholeType = cast<RankedTensorType>(whole.getType());
+  RankedTensorType sliceType = slice.getResultType();
+  return sliceType.hasStaticShape() &&
+         (!wholeType.hasStaticShape() ||
+          sliceType.getNumElements() < wholeType.getNumElements());
+}
+
+/// Replaces `extract_slice(producer(x...))` inside a loop, a linalg op, by
+/// `producer(extract_slice(x)...)`, when every use of that result is such a
+/// slice (so that the whole result dies).
 struct FuseElementwiseIntoSlice : OpRewritePattern<tensor::ExtractSliceOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -47,8 +58,15 @@ struct FuseElementwiseIntoSlice : OpRewritePattern<tensor::ExtractSliceOp> {
         !isa<TilingInterface>(producer.getOperation()))
       return rewriter.notifyMatchFailure(slice, "not a tileable producer");
     auto loop = slice->getParentOfType<LoopLikeOpInterface>();
-    if (!loop || loop->isAncestor(producer))
+    if (!loop)
       return rewriter.notifyMatchFailure(slice, "not read inside a loop");
+    // A producer in the same loop (a tile of a parallel loop that a chunk's
+    // first step reads before its time loop) is fused only into a static
+    // slice smaller than it, so that each rewrite shrinks the work and a
+    // slice the size of its producer (a rank-reducing view of a step's
+    // tile) is left alone.
+    if (loop->isAncestor(producer) && !readsAStaticPart(slice, result))
+      return rewriter.notifyMatchFailure(slice, "a view of a local tile");
     // Its sizes (tensor.dim) are resolved from its operands meanwhile.
     if (!llvm::all_of(result.getUsers(),
                       llvm::IsaPred<tensor::ExtractSliceOp, tensor::DimOp>))

@@ -46,3 +46,65 @@ func.func @gates_also_returned(%raw: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>)
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<4x16x8xf32>) input(%b : tensor<4x16x8xf32>) outs(%h_dest : tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
   return %h, %a : tensor<4x16x8xf32>, tensor<4x16x8xf32>
 }
+
+// A producer tiled into the parallel loop (a sequence's widened transitions)
+// whose first step is read before the time loop: both the first step and the
+// steps in the loop read their own slice, and no tile of the whole sequence
+// is materialized (on the GPU, a per-thread buffer of [T] elements).
+// CHECK-LABEL: func.func @first_step_of_a_local_tile(
+// CHECK-NOT:     tensor<100x8xf32>
+// CHECK:         scf.forall
+// CHECK:           %[[FIRST:.*]] = tensor.extract_slice {{.*}} to tensor<1x8xbf16>
+// CHECK:           linalg.copy ins(%[[FIRST]] : tensor<1x8xbf16>)
+// CHECK:           scf.for
+// CHECK:             %[[STEP:.*]] = tensor.extract_slice {{.*}} to tensor<1x8xbf16>
+// CHECK:             linalg.copy ins(%[[STEP]] : tensor<1x8xbf16>)
+// CHECK-NOT:     tensor<100x8xf32>
+// CHECK:         return
+func.func @first_step_of_a_local_tile(%a: tensor<2x100x8xbf16>, %init: tensor<2x1x8xf32>) -> tensor<2x1x8xf32> {
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %r = scf.forall (%i) in (2) shared_outs(%o = %init) -> (tensor<2x1x8xf32>) {
+    %x = tensor.extract_slice %a[%i, 0, 0] [1, 100, 8] [1, 1, 1] : tensor<2x100x8xbf16> to tensor<100x8xbf16>
+    %e = tensor.empty() : tensor<100x8xf32>
+    %w = linalg.copy ins(%x : tensor<100x8xbf16>) outs(%e : tensor<100x8xf32>) -> tensor<100x8xf32>
+    %first = tensor.extract_slice %w[0, 0] [1, 8] [1, 1] : tensor<100x8xf32> to tensor<1x8xf32>
+    %sum = scf.for %t = %c1 to %c100 step %c1 iter_args(%acc = %first) -> (tensor<1x8xf32>) {
+      %s = tensor.extract_slice %w[%t, 0] [1, 8] [1, 1] : tensor<100x8xf32> to tensor<1x8xf32>
+      %n = linalg.add ins(%acc, %s : tensor<1x8xf32>, tensor<1x8xf32>) outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+      scf.yield %n : tensor<1x8xf32>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %sum into %o[%i, 0, 0] [1, 1, 8] [1, 1, 1] : tensor<1x8xf32> into tensor<2x1x8xf32>
+    }
+  }
+  return %r : tensor<2x1x8xf32>
+}
+
+// The same with a dynamic number of steps: a step is a static tile of it.
+// CHECK-LABEL: func.func @first_step_of_a_dynamic_tile(
+// CHECK-NOT:     tensor<?x8xf32>
+// CHECK:         linalg.copy ins(%{{.*}} : tensor<1x8xbf16>)
+// CHECK:         scf.for
+// CHECK:           linalg.copy ins(%{{.*}} : tensor<1x8xbf16>)
+// CHECK-NOT:     tensor<?x8xf32>
+// CHECK:         return
+func.func @first_step_of_a_dynamic_tile(%a: tensor<2x?x8xbf16>, %init: tensor<2x1x8xf32>) -> tensor<2x1x8xf32> {
+  %c1 = arith.constant 1 : index
+  %steps = tensor.dim %a, %c1 : tensor<2x?x8xbf16>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %init) -> (tensor<2x1x8xf32>) {
+    %x = tensor.extract_slice %a[%i, 0, 0] [1, %steps, 8] [1, 1, 1] : tensor<2x?x8xbf16> to tensor<?x8xbf16>
+    %e = tensor.empty(%steps) : tensor<?x8xf32>
+    %w = linalg.copy ins(%x : tensor<?x8xbf16>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+    %first = tensor.extract_slice %w[0, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<1x8xf32>
+    %sum = scf.for %t = %c1 to %steps step %c1 iter_args(%acc = %first) -> (tensor<1x8xf32>) {
+      %s = tensor.extract_slice %w[%t, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<1x8xf32>
+      %n = linalg.add ins(%acc, %s : tensor<1x8xf32>, tensor<1x8xf32>) outs(%acc : tensor<1x8xf32>) -> tensor<1x8xf32>
+      scf.yield %n : tensor<1x8xf32>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %sum into %o[%i, 0, 0] [1, 1, 8] [1, 1, 1] : tensor<1x8xf32> into tensor<2x1x8xf32>
+    }
+  }
+  return %r : tensor<2x1x8xf32>
+}
