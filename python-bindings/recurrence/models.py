@@ -155,6 +155,19 @@ def _model(model, dtype, **options):
     return compiled
 
 
+def _model_gradient(model, dtype, **options):
+    """The compiled gradient of a model op (cached): (operands..., one
+    cotangent per result) -> one gradient per operand."""
+    spec = _model_spec(model, dtype, **options)
+    key = ("gradient",) + tuple(sorted(spec.items()))
+    compiled = _cache.get(key)
+    if compiled is None:
+        compiled = api.Compiled(
+            _recurrence.compile_model(spec, gradient=True), "model_grad")
+        _cache[key] = compiled
+    return compiled
+
+
 def model_structures(model, **options):
     """The structure of each scan that model op `model` decomposes into, in
     order (the block-diagonal one for ``bdlru``), as the compiler's
@@ -380,6 +393,47 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
     restarts from its own init, and init and h_T are [..., S, N, Dm].
     """
+    args, flat, shapes, options = _selective_ssm_operands(
+        x, delta, A, B, C, D, init, offsets)
+    compiled = _model("selective_ssm", args[0].dtype,
+                      final_state=return_final_state, schedule=schedule,
+                      chunk_size=chunk_size, **options)
+    return _outputs(compiled, args, flat, shapes,
+                    _final_outs(out, final_state_out, return_final_state))
+
+
+def selective_ssm_gradient(x, delta, A, B, C, D=None, *, init=None,
+                           y_bar, final_state_bar=None, schedule="auto",
+                           chunk_size=None, offsets=None):
+    """The gradient of sum(y_bar * y) + sum(final_state_bar * h_T) for
+    ``selective_ssm`` (the compiler's derivation of the model op): the
+    gradients of x, delta, A, B, C, then D and init where given, in their
+    shapes. The states are recomputed, not kept from a forward call."""
+    args, flat, shapes, options = _selective_ssm_operands(
+        x, delta, A, B, C, D, init, offsets)
+    dtype = args[0].dtype
+    cotangents = [as_float_array("y_bar", y_bar, dtype)]
+    check_shape("y_bar", cotangents[0], shapes[0])
+    if final_state_bar is not None:
+        cotangents.append(as_float_array("final_state_bar", final_state_bar,
+                                         dtype))
+        check_shape("final_state_bar", cotangents[1], shapes[1])
+    compiled = _model_gradient(
+        "selective_ssm", dtype, final_state=final_state_bar is not None,
+        schedule=schedule, chunk_size=chunk_size, **options)
+    cotangents = [c.reshape(f) for c, f in zip(cotangents, flat)]
+    operands = [a for a in args if a.dtype == dtype]  # (not the offsets)
+    grads = compiled(*args, *cotangents,
+                     result_shapes=[a.shape for a in args])
+    names = [x, delta, A, B, C] + [v for v in (D, init) if v is not None]
+    return tuple(g.reshape(np.shape(v))
+                 for g, v in zip(grads[:len(operands)], names))
+
+
+def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets):
+    """The selective SSM's operands checked and flattened to one batch dim
+    as the compiled op takes them, the results' flat shapes and shapes, and
+    the spec options they imply."""
     x = as_float_array("x", x)
     delta = as_float_array("delta", delta, x.dtype)
     A = as_float_array("A", A, x.dtype)
@@ -397,22 +451,14 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
         check_shape("D", D, (dm,))
     state, offsets = _state_shape((n, dm), offsets, x.shape[-2])
     init = _init("init", init, x.dtype, x.shape[:-2], state)
-    compiled = _model("selective_ssm", x.dtype, init=init is not None,
-                      schedule=schedule, chunk_size=chunk_size,
-                      skip=D is not None, final_state=return_final_state,
-                      offsets=offsets is not None)
     xf, batch = _flatten_batch("x", x, 2)
     args = [xf, delta.reshape(xf.shape), A, B.reshape(xf.shape[:2] + (n,)),
             C.reshape(xf.shape[:2] + (n,))]
-    if D is not None:
-        args.append(D)
-    if init is not None:
-        args.append(init)
-    if offsets is not None:
-        args.append(offsets)
-    return _outputs(compiled, args, [xf.shape, (xf.shape[0],) + state],
-                    [x.shape, batch + state],
-                    _final_outs(out, final_state_out, return_final_state))
+    args += [v for v in (D, init, offsets) if v is not None]
+    options = dict(init=init is not None, skip=D is not None,
+                   offsets=offsets is not None)
+    return (args, [xf.shape, (xf.shape[0],) + state],
+            [x.shape, batch + state], options)
 
 
 #===------------------------------------------------------------------------===#

@@ -822,6 +822,79 @@ class _SelectiveGates(_torch.autograd.Function):
         return ddelta, dA
 
 
+def _runs_compiled_model(tensors, offsets):
+    """Whether a model op runs as the compiler's model op and its derived
+    gradient rather than composed of scans and torch ops: eagerly (not
+    while torch.compile traces), on CPU tensors of f32 or f64."""
+    compiler = getattr(_torch, "compiler", None)
+    if compiler is not None and compiler.is_compiling():
+        return False
+    given = [t for t in tensors if t is not None]
+    if offsets is not None:
+        given.append(offsets)
+    return all(type(t) in (_torch.Tensor, _torch.nn.Parameter) and
+               t.device.type == "cpu" for t in given) and given[0].dtype in (_torch.float32,
+                                                      _torch.float64)
+
+
+class _SelectiveSSMModel(_torch.autograd.Function):
+    """The selective SSM as one compiled model op, forward, and its
+    gradient as the compiler derives it (gates and states recomputed inside,
+    never held between the two). A backward that is itself differentiated
+    (create_graph) goes through the composed form instead."""
+
+    @staticmethod
+    def forward(ctx, options, return_final_state, given, *operands):
+        ctx.options, ctx.given = options, given
+        ctx.save_for_backward(*operands)
+        named = _named_operands(given, operands)
+        out = models.selective_ssm(
+            *(_maybe_numpy(v) for v in named[:6]), init=_maybe_numpy(named[6]),
+            return_final_state=return_final_state, **options)
+        outs = out if return_final_state else (out,)
+        return tuple(_torch.from_numpy(np.ascontiguousarray(o))
+                     for o in outs)
+
+    @staticmethod
+    def backward(ctx, *cotangents):
+        operands = ctx.saved_tensors
+        named = _named_operands(ctx.given, operands)
+        if _torch.is_grad_enabled():
+            # Differentiated again: the composed form's gradient, a
+            # function of the operands themselves (saved inputs keep their
+            # history).
+            with _torch.enable_grad():
+                offsets = ctx.options["offsets"]
+                outs = _composed_selective_ssm(
+                    *named, return_final_state=len(cotangents) > 1,
+                    **dict(ctx.options, offsets=None if offsets is None
+                           else _torch.from_numpy(offsets)))
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            wanted = [v for v in operands if v.requires_grad]
+            grads = iter(_torch.autograd.grad(
+                outs, wanted, cotangents, create_graph=True,
+                allow_unused=True))
+            return (None, None, None) + tuple(
+                next(grads) if v.requires_grad else None for v in operands)
+        bars = [_numpy(c) for c in cotangents]  # (zeros, not None)
+        grads = models.selective_ssm_gradient(
+            *(_maybe_numpy(v) for v in named[:6]), init=_maybe_numpy(named[6]),
+            y_bar=bars[0], final_state_bar=bars[1] if len(bars) > 1 else None,
+            **ctx.options)
+        return (None, None, None) + tuple(
+            _torch.from_numpy(np.ascontiguousarray(g)) for g in grads)
+
+
+def _maybe_numpy(tensor):
+    return None if tensor is None else _numpy(tensor)
+
+
+def _named_operands(given, operands):
+    """x, delta, A, B, C, D, init: None where not given."""
+    it = iter(operands)
+    return [next(it) if g else None for g in given]
+
+
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
                   return_final_state=False, schedule="auto",
                   chunk_size=None, offsets=None):
@@ -839,6 +912,29 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     _check_shape("A", A, (dm, n))
     _check_shape("B", B, x.shape[:-1] + (n,))
     _check_shape("C", C, x.shape[:-1] + (n,))
+    if D is not None:
+        _check_tensor("D", D, x.dtype)
+        _check_shape("D", D, (dm,))
+    operands = (x, delta, A, B, C, D, init)
+    if _runs_compiled_model(operands, offsets):
+        options = dict(schedule=schedule, chunk_size=chunk_size,
+                       offsets=None if offsets is None else
+                       offsets.detach().cpu().numpy())
+        given = [v is not None for v in operands]
+        out = _SelectiveSSMModel.apply(options, return_final_state, given,
+                                       *(v for v in operands
+                                         if v is not None))
+        return out if return_final_state else out[0]
+    return _composed_selective_ssm(
+        x, delta, A, B, C, D, init, return_final_state=return_final_state,
+        schedule=schedule, chunk_size=chunk_size, offsets=offsets)
+
+
+def _composed_selective_ssm(x, delta, A, B, C, D, init, *,
+                            return_final_state, schedule, chunk_size,
+                            offsets):
+    """The selective SSM composed of a scan and torch ops (differentiable
+    to any order, traceable by torch.compile, on any device)."""
     # Per-element gates, contiguous: torch lays out a broadcast result like
     # its strided operand, which would cost a transposing copy into the
     # kernel.
@@ -849,8 +945,6 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
                chunk_size=chunk_size, offsets=offsets)
     y, last = out if return_final_state else (out, None)
     if D is not None:
-        _check_tensor("D", D, x.dtype)
-        _check_shape("D", D, (dm,))
         y = y + D * x
     return (y, last) if return_final_state else y
 
