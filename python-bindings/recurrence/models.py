@@ -348,6 +348,31 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     [..., T]; init: [..., dk, dv]. Returns y [..., T, dv] (and S_T).
     offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
     restarts from its own init, and init and S_T are [..., S, dk, dv]."""
+    args, flat, shapes, options = _delta_rule_operands(q, k, v, beta, gate,
+                                                       init, offsets)
+    compiled = _model("delta_rule", args[0].dtype,
+                      final_state=return_final_state, schedule=schedule,
+                      chunk_size=chunk_size, **options)
+    return _outputs(compiled, args, flat, shapes,
+                    _final_outs(out, final_state_out, return_final_state))
+
+
+def delta_rule_gradient(q, k, v, beta, *, gate=None, init=None, y_bar,
+                        final_state_bar=None, schedule="auto",
+                        chunk_size=None, offsets=None):
+    """The gradient of sum(y_bar * y) + sum(final_state_bar * S_T) for
+    ``delta_rule``, as the compiler derives it for the model op: the
+    gradients of q, k, v, beta, then gate and init where given."""
+    return _gradient("delta_rule",
+                     _delta_rule_operands(q, k, v, beta, gate, init,
+                                          offsets),
+                     (q, k, v, beta, gate, init), y_bar, final_state_bar,
+                     schedule, chunk_size)
+
+
+def _delta_rule_operands(q, k, v, beta, gate, init, offsets):
+    """The delta rule's operands as its compiled op takes them (see
+    `_selective_ssm_operands`)."""
     q = as_float_array("q", q)
     k = as_float_array("k", k, q.dtype)
     v = as_float_array("v", v, q.dtype)
@@ -362,24 +387,16 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     dk, dv = q.shape[-1], v.shape[-1]
     state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
     init = _init("init", init, q.dtype, q.shape[:-2], state)
-    gated = gate is not None
-    compiled = _model("delta_rule", q.dtype, init=init is not None,
-                      schedule=schedule, chunk_size=chunk_size, gated=gated,
-                      final_state=return_final_state,
-                      offsets=offsets is not None)
     qf, batch = _flatten_batch("q", q, 2)
-    kf = k.reshape(qf.shape)
     vf = v.reshape(qf.shape[:2] + (dv,))
-    args = [qf, kf, vf, beta.reshape(qf.shape[:2])]
-    if gated:
+    args = [qf, k.reshape(qf.shape), vf, beta.reshape(qf.shape[:2])]
+    if gate is not None:
         args.append(gate.reshape(qf.shape[:2]))
-    if init is not None:
-        args.append(init)
-    if offsets is not None:
-        args.append(offsets)
-    return _outputs(compiled, args, [vf.shape, (qf.shape[0],) + state],
-                    [v.shape, batch + state],
-                    _final_outs(out, final_state_out, return_final_state))
+    args += [x for x in (init, offsets) if x is not None]
+    options = dict(init=init is not None, gated=gate is not None,
+                   offsets=offsets is not None)
+    return (args, [vf.shape, (qf.shape[0],) + state],
+            [v.shape, batch + state], options)
 
 
 def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
@@ -409,8 +426,20 @@ def selective_ssm_gradient(x, delta, A, B, C, D=None, *, init=None,
     ``selective_ssm`` (the compiler's derivation of the model op): the
     gradients of x, delta, A, B, C, then D and init where given, in their
     shapes. The states are recomputed, not kept from a forward call."""
-    args, flat, shapes, options = _selective_ssm_operands(
-        x, delta, A, B, C, D, init, offsets)
+    return _gradient("selective_ssm",
+                     _selective_ssm_operands(x, delta, A, B, C, D, init,
+                                             offsets),
+                     (x, delta, A, B, C, D, init), y_bar, final_state_bar,
+                     schedule, chunk_size)
+
+
+def _gradient(model, operands, originals, y_bar, final_state_bar,
+              schedule, chunk_size):
+    """Calls the compiled gradient of `model` on its `operands` (args,
+    their results' flat shapes and shapes, spec options) and the
+    cotangents; returns one gradient per given operand of `originals`, in
+    its shape."""
+    args, flat, shapes, options = operands
     dtype = args[0].dtype
     cotangents = [as_float_array("y_bar", y_bar, dtype)]
     check_shape("y_bar", cotangents[0], shapes[0])
@@ -419,15 +448,13 @@ def selective_ssm_gradient(x, delta, A, B, C, D=None, *, init=None,
                                          dtype))
         check_shape("final_state_bar", cotangents[1], shapes[1])
     compiled = _model_gradient(
-        "selective_ssm", dtype, final_state=final_state_bar is not None,
+        model, dtype, final_state=final_state_bar is not None,
         schedule=schedule, chunk_size=chunk_size, **options)
-    cotangents = [c.reshape(f) for c, f in zip(cotangents, flat)]
-    operands = [a for a in args if a.dtype == dtype]  # (not the offsets)
-    grads = compiled(*args, *cotangents,
+    grads = compiled(*args, *(c.reshape(f) for c, f in zip(cotangents, flat)),
                      result_shapes=[a.shape for a in args])
-    names = [x, delta, A, B, C] + [v for v in (D, init) if v is not None]
-    return tuple(g.reshape(np.shape(v))
-                 for g, v in zip(grads[:len(operands)], names))
+    # (The offsets' entry, last, has no operand of its own.)
+    given = [v for v in originals if v is not None]
+    return tuple(g.reshape(np.shape(v)) for g, v in zip(grads, given))
 
 
 def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets):

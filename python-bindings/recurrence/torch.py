@@ -781,10 +781,23 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     _check_shape("k", k, q.shape)
     _check_shape("v", v, q.shape[:-1] + v.shape[-1:])
     _check_shape("beta", beta, q.shape[:-1])
-    g = _torch.ones_like(beta) if gate is None else gate
     if gate is not None:
         _check_tensor("gate", gate, q.dtype)
         _check_shape("gate", gate, q.shape[:-1])
+    out = _compiled_model("delta_rule", (q, k, v, beta, gate, init), offsets,
+                          return_final_state, schedule, chunk_size)
+    if out is not None:
+        return out
+    return _composed_delta_rule(
+        q, k, v, beta, gate, init, return_final_state=return_final_state,
+        schedule=schedule, chunk_size=chunk_size, offsets=offsets)
+
+
+def _composed_delta_rule(q, k, v, beta, gate, init, *, return_final_state,
+                         schedule, chunk_size, offsets):
+    """The delta rule composed of a scan and torch ops (differentiable to
+    any order, traceable by torch.compile, on any device)."""
+    g = _torch.ones_like(beta) if gate is None else gate
     d = g[..., None].expand(k.shape)
     U = -(g * beta)[..., None, None] * k[..., None]
     V = k[..., None]
@@ -837,20 +850,44 @@ def _runs_compiled_model(tensors, offsets):
                                                       _torch.float64)
 
 
-class _SelectiveSSMModel(_torch.autograd.Function):
-    """The selective SSM as one compiled model op, forward, and its
-    gradient as the compiler derives it (gates and states recomputed inside,
-    never held between the two). A backward that is itself differentiated
-    (create_graph) goes through the composed form instead."""
+# The models that run compiled on CPU tensors: the names of their operands
+# as models.<model> takes them, positional, then keywords.
+_COMPILED_MODELS = {
+    "selective_ssm": (("x", "delta", "A", "B", "C", "D"), ("init",)),
+    "delta_rule": (("q", "k", "v", "beta"), ("gate", "init")),
+}
+
+
+def _compiled_model(model, named, offsets, return_final_state, schedule,
+                    chunk_size):
+    """`model` on its operands `named` (None where not given) as the
+    compiler's model op with its derived gradient, when it can run so
+    (`_runs_compiled_model`); else None."""
+    if not _runs_compiled_model(named, offsets):
+        return None
+    options = dict(schedule=schedule, chunk_size=chunk_size,
+                   offsets=None if offsets is None else
+                   offsets.detach().cpu().numpy())
+    given = [v is not None for v in named]
+    out = _CompiledModel.apply(model, options, return_final_state, given,
+                               *(v for v in named if v is not None))
+    return out if return_final_state else out[0]
+
+
+class _CompiledModel(_torch.autograd.Function):
+    """A model as one compiled model op, forward, and its gradient as the
+    compiler derives it (gates and states recomputed inside, nothing held
+    between the two). A backward that is itself differentiated
+    (create_graph) goes through the model's composed form instead."""
 
     @staticmethod
-    def forward(ctx, options, return_final_state, given, *operands):
-        ctx.options, ctx.given = options, given
+    def forward(ctx, model, options, return_final_state, given, *operands):
+        ctx.model, ctx.options, ctx.given = model, options, given
         ctx.save_for_backward(*operands)
-        named = _named_operands(given, operands)
-        out = models.selective_ssm(
-            *(_maybe_numpy(v) for v in named[:6]), init=_maybe_numpy(named[6]),
-            return_final_state=return_final_state, **options)
+        positional, keywords = _model_arguments(model, given, operands)
+        out = getattr(models, model)(
+            *positional, **keywords, return_final_state=return_final_state,
+            **options)
         outs = out if return_final_state else (out,)
         return tuple(_torch.from_numpy(np.ascontiguousarray(o))
                      for o in outs)
@@ -858,15 +895,15 @@ class _SelectiveSSMModel(_torch.autograd.Function):
     @staticmethod
     def backward(ctx, *cotangents):
         operands = ctx.saved_tensors
-        named = _named_operands(ctx.given, operands)
         if _torch.is_grad_enabled():
             # Differentiated again: the composed form's gradient, a
             # function of the operands themselves (saved inputs keep their
             # history).
+            offsets = ctx.options["offsets"]
             with _torch.enable_grad():
-                offsets = ctx.options["offsets"]
-                outs = _composed_selective_ssm(
-                    *named, return_final_state=len(cotangents) > 1,
+                outs = globals()["_composed_" + ctx.model](
+                    *_named_operands(ctx.given, operands),
+                    return_final_state=len(cotangents) > 1,
                     **dict(ctx.options, offsets=None if offsets is None
                            else _torch.from_numpy(offsets)))
             outs = outs if isinstance(outs, tuple) else (outs,)
@@ -874,15 +911,26 @@ class _SelectiveSSMModel(_torch.autograd.Function):
             grads = iter(_torch.autograd.grad(
                 outs, wanted, cotangents, create_graph=True,
                 allow_unused=True))
-            return (None, None, None) + tuple(
+            return (None,) * 4 + tuple(
                 next(grads) if v.requires_grad else None for v in operands)
+        positional, keywords = _model_arguments(ctx.model, ctx.given,
+                                                operands)
         bars = [_numpy(c) for c in cotangents]  # (zeros, not None)
-        grads = models.selective_ssm_gradient(
-            *(_maybe_numpy(v) for v in named[:6]), init=_maybe_numpy(named[6]),
-            y_bar=bars[0], final_state_bar=bars[1] if len(bars) > 1 else None,
+        grads = getattr(models, ctx.model + "_gradient")(
+            *positional, **keywords, y_bar=bars[0],
+            final_state_bar=bars[1] if len(bars) > 1 else None,
             **ctx.options)
-        return (None, None, None) + tuple(
+        return (None,) * 4 + tuple(
             _torch.from_numpy(np.ascontiguousarray(g)) for g in grads)
+
+
+def _model_arguments(model, given, operands):
+    """The given operands as NumPy arrays, (positional, keywords) as
+    models.<model> takes them."""
+    positional, keywords = _COMPILED_MODELS[model]
+    named = [_maybe_numpy(v) for v in _named_operands(given, operands)]
+    return (named[:len(positional)],
+            dict(zip(keywords, named[len(positional):])))
 
 
 def _maybe_numpy(tensor):
@@ -915,16 +963,10 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if D is not None:
         _check_tensor("D", D, x.dtype)
         _check_shape("D", D, (dm,))
-    operands = (x, delta, A, B, C, D, init)
-    if _runs_compiled_model(operands, offsets):
-        options = dict(schedule=schedule, chunk_size=chunk_size,
-                       offsets=None if offsets is None else
-                       offsets.detach().cpu().numpy())
-        given = [v is not None for v in operands]
-        out = _SelectiveSSMModel.apply(options, return_final_state, given,
-                                       *(v for v in operands
-                                         if v is not None))
-        return out if return_final_state else out[0]
+    out = _compiled_model("selective_ssm", (x, delta, A, B, C, D, init),
+                          offsets, return_final_state, schedule, chunk_size)
+    if out is not None:
+        return out
     return _composed_selective_ssm(
         x, delta, A, B, C, D, init, return_final_state=return_final_state,
         schedule=schedule, chunk_size=chunk_size, offsets=offsets)

@@ -1,10 +1,11 @@
-"""recurrence.torch.selective_ssm on CPU tensors runs as the compiler's
-model op, forward, and its derived gradient, backward. Its outputs are
-checked against a float64 loop over time written from the model's
-equations, and its gradients against the composed form (a scan and torch
-ops, itself checked by gradcheck in test_torch.py), over batch dims (none,
-several, 0), T = 1 and T not a multiple of the chunk, with and without D,
-init and the final state, float64 and float32."""
+"""recurrence.torch's selective_ssm and delta_rule on CPU tensors run as
+the compiler's model op, forward, and its derived gradient, backward.
+Their outputs are checked against float64 loops over time written from
+the models' equations, and their gradients against the composed forms (a
+scan and torch ops, themselves checked by gradcheck in test_torch.py),
+over batch dims (none, several, 0), T = 1 and T not a multiple of the
+chunk, with and without the optional operand (D, gate), init and the final
+state, float64 and float32."""
 
 import zlib
 
@@ -15,14 +16,13 @@ import torch
 import recurrence
 import recurrence.torch as rt
 
+from test_models import delta_reference
 
-def loop(x, delta, A, B, C, D, init):
+
+def ssm_loop(x, delta, A, B, C, D, init):
     """y and h_T of the selective SSM, float64, step by step."""
-    x, delta, A, B, C = (np.asarray(v, np.float64) for v in (x, delta, A, B,
-                                                             C))
     batch, (T, dm), n = x.shape[:-2], x.shape[-2:], A.shape[-1]
-    h = (np.zeros(batch + (n, dm)) if init is None
-         else np.asarray(init, np.float64))
+    h = np.zeros(batch + (n, dm)) if init is None else init
     ys = []
     for t in range(T):
         a = np.exp(delta[..., t, None, :] * A.T)
@@ -33,8 +33,47 @@ def loop(x, delta, A, B, C, D, init):
     return np.stack(ys, -2) if ys else np.zeros(x.shape), h
 
 
+def ssm_operands(batch, T, dm, n, optional, with_init, rng):
+    x = rng.standard_normal(batch + (T, dm))
+    delta = rng.uniform(0.05, 0.5, batch + (T, dm))
+    A = -rng.uniform(0.5, 1.5, (dm, n))
+    B, C = (rng.standard_normal(batch + (T, n)) for _ in range(2))
+    D = rng.standard_normal(dm) if optional else None
+    init = rng.standard_normal(batch + (n, dm)) if with_init else None
+    return [x, delta, A, B, C, D, init]
+
+
+def delta_operands(batch, T, dk, dv, optional, with_init, rng):
+    q = rng.standard_normal(batch + (T, dk))
+    k = rng.standard_normal(batch + (T, dk))
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    v = rng.standard_normal(batch + (T, dv))
+    beta = rng.uniform(0.1, 0.9, batch + (T,))
+    gate = rng.uniform(0.5, 1.0, batch + (T,)) if optional else None
+    init = rng.standard_normal(batch + (dk, dv)) if with_init else None
+    return [q, k, v, beta, gate, init]
+
+
+def delta_loop(q, k, v, beta, gate, init):
+    y, S = delta_reference(q, k, v, beta, gate, init)
+    return (y, S) if q.shape[-2] else (np.zeros(v.shape), S)
+
+
+# name: (operands, loop, the op on the named operands, the composed form)
+MODELS = {
+    "selective_ssm": (ssm_operands, ssm_loop,
+                      lambda o, **kw: rt.selective_ssm(*o[:6], init=o[6],
+                                                       **kw),
+                      rt._composed_selective_ssm),
+    "delta_rule": (delta_operands, delta_loop,
+                   lambda o, **kw: rt.delta_rule(*o[:4], gate=o[4],
+                                                 init=o[5], **kw),
+                   rt._composed_delta_rule),
+}
+
 CASES = [
-    # batch dims, T, Dm, N, D, init, final state, schedule
+    # batch dims, T, two sizes, optional operand, init, final state,
+    # schedule
     ((2,), 7, 5, 3, True, True, True, "auto"),
     ((), 1, 4, 2, False, False, False, "sequential"),
     ((2, 3), 37, 3, 4, True, False, True, ("chunked", 8)),
@@ -43,62 +82,52 @@ CASES = [
 ]
 
 
-def case_tensors(case, dtype, seed):
-    batch, T, dm, n, with_d, with_init, _, _ = case
-    rng = np.random.default_rng(seed)
-    t = lambda v: torch.tensor(v, dtype=dtype, requires_grad=True)
-    x = t(rng.standard_normal(batch + (T, dm)))
-    delta = t(rng.uniform(0.05, 0.5, batch + (T, dm)))
-    A = t(-rng.uniform(0.5, 1.5, (dm, n)))
-    B = t(rng.standard_normal(batch + (T, n)))
-    C = t(rng.standard_normal(batch + (T, n)))
-    D = t(rng.standard_normal(dm)) if with_d else None
-    init = t(rng.standard_normal(batch + (n, dm))) if with_init else None
-    return x, delta, A, B, C, D, init
+def tensors(model, case, dtype):
+    rng = np.random.default_rng(zlib.crc32(str((model, case)).encode()))
+    values = MODELS[model][0](*case[:6], rng)
+    return [None if v is None else
+            torch.tensor(v, dtype=dtype, requires_grad=True) for v in values]
 
 
-def run(case, operands, composed=False):
-    *_, final, schedule = case
-    kwargs = dict(return_final_state=final, chunk_size=None)
+def schedule_of(schedule):
     if isinstance(schedule, tuple):
-        kwargs.update(schedule=schedule[0], chunk_size=schedule[1])
-    else:
-        kwargs.update(schedule=schedule)
-    if composed:
-        x, delta, A, B, C, D, init = operands
-        out = rt._composed_selective_ssm(x, delta, A, B, C, D, init,
-                                         offsets=None, **kwargs)
-    else:
-        *ops, D, init = operands
-        out = rt.selective_ssm(*ops, D, init=init, **kwargs)
+        return dict(schedule=schedule[0], chunk_size=schedule[1])
+    return dict(schedule=schedule, chunk_size=None)
+
+
+def run(model, named, final, schedule, composed=False):
+    _, _, op, composed_op = MODELS[model]
+    kwargs = dict(return_final_state=final, **schedule_of(schedule))
+    out = (composed_op(*named, offsets=None, **kwargs) if composed
+           else op(named, **kwargs))
     return out if final else (out,)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
-def test_compiled_model_matches_loop_and_composed_gradients(case, dtype):
-    operands = case_tensors(case, dtype, zlib.crc32(str(case).encode()))
-    outs = run(case, operands)
-    assert outs[0].grad_fn is not None
-    assert type(outs[0].grad_fn).__name__ == "_SelectiveSSMModelBackward"
-    y, h = loop(*(None if v is None else v.detach().numpy()
-                  for v in operands))
+@pytest.mark.parametrize("model", MODELS)
+def test_compiled_model_matches_loop_and_composed_gradients(model, dtype,
+                                                             case):
+    named = tensors(model, case, dtype)
+    final, schedule = case[6:]
+    outs = run(model, named, final, schedule)
+    assert type(outs[0].grad_fn).__name__ == "_CompiledModelBackward"
+    y, last = MODELS[model][1](*(None if v is None else
+                                 v.detach().double().numpy() for v in named))
     # float32: the state's rounding over T steps, relative to the values.
     tol = 1e-12 if dtype == torch.float64 else 2e-6
-    scale = max(1.0, float(np.abs(y).max(initial=0)))
-    np.testing.assert_allclose(outs[0].detach().numpy(), y, rtol=tol,
-                               atol=tol * scale)
-    if len(outs) > 1:
-        np.testing.assert_allclose(outs[1].detach().numpy(), h, rtol=tol,
+    for got, want in zip(outs, (y, last)):
+        scale = max(1.0, float(np.abs(want).max(initial=0)))
+        np.testing.assert_allclose(got.detach().numpy(), want, rtol=tol,
                                    atol=tol * scale)
     rng = np.random.default_rng(5)
     weights = [torch.tensor(rng.uniform(-1, 1, o.shape), dtype=dtype)
                for o in outs]
-    leaves = [v for v in operands if v is not None]
+    leaves = [v for v in named if v is not None]
     loss = lambda outs: sum((o * w).sum() for o, w in zip(outs, weights))
     got = torch.autograd.grad(loss(outs), leaves)
-    want = torch.autograd.grad(loss(run(case, operands, composed=True)),
-                               leaves)
+    want = torch.autograd.grad(
+        loss(run(model, named, final, schedule, composed=True)), leaves)
     for i, (g, w) in enumerate(zip(got, want)):
         scale = max(1.0, float(w.abs().max())) if w.numel() else 1.0
         torch.testing.assert_close(g, w, rtol=tol, atol=tol * scale,
@@ -106,34 +135,32 @@ def test_compiled_model_matches_loop_and_composed_gradients(case, dtype):
 
 
 @pytest.mark.parametrize("packed", [True, False])
-def test_packed_sequences_and_double_backward(packed):
+@pytest.mark.parametrize("model", MODELS)
+def test_packed_sequences_and_double_backward(model, packed):
     """Offsets go to the model op; a backward under create_graph goes
     through the composed form, so the second order is its own (which
     packed sequences do not have yet: that is refused the same way)."""
     rng = np.random.default_rng(9)
-    t = lambda v: torch.tensor(v, requires_grad=True)
-    x, B, C = (t(rng.standard_normal(s)) for s in ((2, 9, 3), (2, 9, 2),
-                                                     (2, 9, 2)))
-    delta = t(rng.uniform(0.1, 0.5, (2, 9, 3)))
-    A = t(-rng.uniform(0.5, 1.5, (3, 2)))
+    named = MODELS[model][0]((2,), 9, 3, 2, True, True, rng)
     offsets = torch.tensor([0, 4, 4, 9]) if packed else None
-    init = t(rng.standard_normal((2, 3, 2, 3) if packed else (2, 2, 3)))
-    leaves = [x, delta, A, B, C, init]
+    if packed:  # one init per sequence
+        named[-1] = np.stack([named[-1]] * 3, 1)
+    named = [torch.tensor(v, requires_grad=True) for v in named]
 
     def grads(composed, order):
-        model = (rt._composed_selective_ssm if composed else
-                 lambda *a, **k: rt.selective_ssm(*a[:6], init=a[6], **k))
-        y, last = model(x, delta, A, B, C, None, init,
-                        return_final_state=True, schedule="auto",
-                        chunk_size=None, offsets=offsets)
+        _, _, op, composed_op = MODELS[model]
+        kwargs = dict(return_final_state=True, schedule="auto",
+                      chunk_size=None, offsets=offsets)
+        y, last = (composed_op(*named, **kwargs) if composed
+                   else op(named, **kwargs))
         assert composed or (type(y.grad_fn).__name__ ==
-                            "_SelectiveSSMModelBackward")
+                            "_CompiledModelBackward")
         first = torch.autograd.grad((y * y).sum() + (last * last).sum(),
-                                    leaves, create_graph=order > 1)
+                                    named, create_graph=order > 1)
         if order == 1:
             return first
         return first + torch.autograd.grad(sum((g * g).sum() for g in first),
-                                           leaves)
+                                           named)
 
     for got, want in zip(grads(False, 1), grads(True, 1)):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
@@ -145,41 +172,44 @@ def test_packed_sequences_and_double_backward(packed):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
 
 
-def test_numpy_gradient_of_the_model_op():
-    """recurrence.selective_ssm_gradient: the model op's derived gradient,
-    against the torch composed form's."""
+def test_numpy_gradients_of_the_model_ops():
+    """recurrence.selective_ssm_gradient and delta_rule_gradient: the model
+    ops' derived gradients, against the torch composed forms'."""
     case = ((3,), 11, 4, 3, True, True, True, "auto")
-    operands = case_tensors(case, torch.float64, 3)
-    outs = run(case, operands, composed=True)
-    rng = np.random.default_rng(4)
-    bars = [rng.uniform(-1, 1, o.shape) for o in outs]
-    leaves = [v for v in operands if v is not None]
-    want = torch.autograd.grad(outs, leaves,
-                               [torch.tensor(b) for b in bars])
-    x, delta, A, B, C, D, init = (v.detach().numpy() for v in operands)
-    got = recurrence.selective_ssm_gradient(
-        x, delta, A, B, C, D, init=init, y_bar=bars[0],
-        final_state_bar=bars[1])
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w.numpy(), rtol=1e-10, atol=1e-12)
-    with pytest.raises(ValueError, match="y_bar: expected shape"):
-        recurrence.selective_ssm_gradient(x, delta, A, B, C, y_bar=bars[0][:, 1:])
+    for model, gradient, keywords in (
+            ("selective_ssm", recurrence.selective_ssm_gradient, ["init"]),
+            ("delta_rule", recurrence.delta_rule_gradient,
+             ["gate", "init"])):
+        named = tensors(model, case, torch.float64)
+        outs = run(model, named, True, "auto", composed=True)
+        rng = np.random.default_rng(4)
+        bars = [rng.uniform(-1, 1, o.shape) for o in outs]
+        want = torch.autograd.grad(outs, named,
+                                   [torch.tensor(b) for b in bars])
+        arrays = [v.detach().numpy() for v in named]
+        split = len(arrays) - len(keywords)
+        got = gradient(*arrays[:split], **dict(zip(keywords, arrays[split:])),
+                       y_bar=bars[0], final_state_bar=bars[1])
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w.numpy(), rtol=1e-10, atol=1e-12)
+        with pytest.raises(ValueError, match="y_bar: expected shape"):
+            gradient(*arrays[:split], y_bar=bars[0][:, 1:])
 
 
 def test_parameters_and_inference():
     """Module parameters (Mamba's A, D) take the compiled path too, and so
     does a call that needs no gradient."""
     case = ((2,), 6, 3, 2, True, False, False, "auto")
-    x, delta, A, B, C, D, _ = case_tensors(case, torch.float64, 8)
-    A, D = torch.nn.Parameter(A.detach()), torch.nn.Parameter(D.detach())
-    y = rt.selective_ssm(x, delta, A, B, C, D)
-    assert type(y.grad_fn).__name__ == "_SelectiveSSMModelBackward"
+    named = tensors("selective_ssm", case, torch.float64)
+    named[2] = torch.nn.Parameter(named[2].detach())
+    named[5] = torch.nn.Parameter(named[5].detach())
+    (y,) = run("selective_ssm", named, False, "auto")
+    assert type(y.grad_fn).__name__ == "_CompiledModelBackward"
     with torch.no_grad():
-        y0 = rt.selective_ssm(x, delta, A, B, C, D)
-    want, _ = loop(*(v.detach().numpy() for v in (x, delta, A, B, C, D)),
-                   None)
+        (y0,) = run("selective_ssm", named, False, "auto")
+    want, _ = ssm_loop(*(None if v is None else v.detach().numpy()
+                         for v in named))
     for got in (y, y0):
         np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12,
                                    atol=1e-12)
-
