@@ -541,6 +541,49 @@ def time_contiguous():
     return failures
 
 
+def model_ops_user_ir():
+    """Every model op as user IR (test_model_gradients.py's functions,
+    float64), compiled for cuda: the op and the gradient that
+    -recurrence-differentiate derives for it, against the CPU compile of
+    the same IR on the same values."""
+    import recurrence
+    from test_model_gradients import MODELS, operands, source
+    failures = 0
+    for model in sorted(MODELS):
+        name = f"model op {model} as user IR, forward and derived gradient"
+        text = source(model)
+        module = recurrence.Module.parse(text)
+        module.run_pipeline("builtin.module(recurrence-differentiate)")
+        rng = np.random.default_rng(sum(map(ord, model)))
+        args = operands(model, rng)
+        cpu_forward = recurrence.compile(text, "f")
+        outs = cpu_forward(*args)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        bars = [rng.uniform(-1, 1, o.shape) for o in outs]
+        cpu = list(outs) + list(recurrence.compile(str(module), "f_grad")(
+            *args, *bars))
+        try:
+            device = [torch.tensor(x, device="cuda") for x in args + bars]
+            forward = recurrence.compile(text, "f", target="cuda")(
+                *device[:len(args)], result_shapes=[o.shape for o in outs])
+            forward = forward if isinstance(forward, tuple) else (forward,)
+            grads = recurrence.compile(str(module), "f_grad",
+                                       target="cuda")(
+                *device, result_shapes=[x.shape for x in args])
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            torch.cuda.synchronize()
+        except Exception as error:  # reported, counted
+            failures += report_failure(name, error)
+            continue
+        error = max(relative_error(g, torch.tensor(c))
+                    for g, c in zip(list(forward) + list(grads), cpu))
+        ok = error <= 1e-10
+        print(f"{'PASS' if ok else 'FAIL'} {name}: vs cpu {error:.2e}",
+              flush=True)
+        failures += 0 if ok else 1
+    return failures
+
+
 def decode_torch():
     """Each model's decode steps (recurrence.torch.<model>_step) on CUDA
     tensors in float32, a prefix decoded token by token from an init, and
@@ -896,6 +939,7 @@ def main():
         failures += packed_sequences()
         failures += packed_torch()
         failures += decode_torch()
+        failures += model_ops_user_ir()
     if "layouts" in only:
         failures += time_contiguous()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "

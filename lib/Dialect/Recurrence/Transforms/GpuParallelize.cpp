@@ -57,6 +57,37 @@ void copiesToLinalg(RewriterBase &rewriter, Operation *root) {
   }
 }
 
+/// Orders `op`'s parallel dims before its reductions (generalizing a named
+/// op, in place of it), so that its loops are a kernel over the parallel
+/// dims with the reductions sequential in each thread. In the given order
+/// a leading reduction (the gradient of a shared transition sums over
+/// batch and time first) became a host loop around the kernels.
+LogicalResult parallelDimsFirst(RewriterBase &rewriter, linalg::LinalgOp &op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> order;
+  for (bool parallel : {true, false})
+    for (auto [dim, iterator] : llvm::enumerate(iterators))
+      if ((iterator == utils::IteratorType::parallel) == parallel)
+        order.push_back(dim);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return success();
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> general =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(general))
+      return failure();
+    generic = *general;
+  }
+  FailureOr<linalg::GenericOp> ordered =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(ordered))
+    return failure();
+  op = cast<linalg::LinalgOp>(ordered->getOperation());
+  return success();
+}
+
 /// Linalg ops as loops: parallel ones at the host level (kernels to be),
 /// sequential ones inside a thread. Returns the parallel loops made.
 FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
@@ -84,11 +115,17 @@ FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
         return op->emitError("could not lower to loops");
       made.push_back(single);
     } else {
+      if (failed(parallelDimsFirst(rewriter, op)))
+        return op->emitError("could not order its parallel dims first");
+      rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgLoops> loops =
           linalg::linalgOpToParallelLoops(rewriter, op);
       if (failed(loops))
         return op->emitError("could not lower to parallel loops");
-      made.push_back(cast<scf::ParallelOp>(loops->front()));
+      auto kernel = dyn_cast<scf::ParallelOp>(loops->front());
+      if (!kernel)
+        return op->emitError("expected a parallel loop outermost");
+      made.push_back(kernel);
     }
     rewriter.eraseOp(op);
   }

@@ -90,3 +90,32 @@ func.func @scan_loop(%a: memref<?x?xf32>) {
   }
   return
 }
+
+// -----
+
+// A reduction over leading dims (the gradient of a transition shared by
+// the batch and the steps, summed over both): its parallel dims become the
+// kernel, and each thread sums its reductions in sequence. (In the op's
+// own order the reductions came first, as host loops, and the pass
+// crashed.)
+// CHECK-LABEL: func.func @leading_reduction
+// CHECK-NOT: scf.for
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load %arg0
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK: return
+func.func @leading_reduction(%g: memref<?x?x?x?xf32>, %dA: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, t, d, n) -> (b, t, n, d)>,
+                                   affine_map<(b, t, d, n) -> (d, n)>],
+                  iterator_types = ["reduction", "reduction", "parallel", "parallel"]}
+      ins(%g : memref<?x?x?x?xf32>) outs(%dA : memref<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
