@@ -34,8 +34,8 @@ def report_failure(name, error):
 
 def relative_error(got, want):
     """The tests' relative error (reference.py) of two tensors."""
-    return reference.relative_error(got.double().cpu().numpy(),
-                                    want.double().cpu().numpy())
+    return reference.relative_error(got.detach().double().cpu().numpy(),
+                                    want.detach().double().cpu().numpy())
 
 
 def problem(structure, variant, shape, dtype, rng):
@@ -584,6 +584,113 @@ def model_ops_user_ir():
     return failures
 
 
+def models_torch_cuda():
+    """recurrence.torch.selective_ssm and delta_rule on CUDA tensors, which
+    run as the model ops compiled for cuda and their derived gradients
+    (test_torch_compiled_model.py's cases): outputs and the gradients of a
+    random weighting against the float64 CPU run of the same values, and
+    the composed form's gradients on the GPU under create_graph (the
+    double backward goes through it)."""
+    from test_torch_compiled_model import CASES, MODELS, run, tensors
+    failures = 0
+    os.environ["RECURRENCE_CUDA_MODELS"] = "1"
+    for model in MODELS:
+        for case in CASES:
+            for dtype in (torch.float32, torch.float64):
+                final, schedule = case[6:]
+                name = (f"torch {model} on cuda, compiled model op "
+                        f"{str(dtype)[6:]} {case}")
+                cpu = tensors(model, case, torch.float64)
+                rng = np.random.default_rng(5)
+                outs = run(model, cpu, final, schedule)
+                weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
+                           for o in outs]
+                leaves = [v for v in cpu if v is not None]
+                want = list(outs) + list(torch.autograd.grad(
+                    sum((o * w).sum() for o, w in zip(outs, weights)),
+                    leaves))
+                try:
+                    gpu = [None if v is None else
+                           v.detach().to(dtype).cuda().requires_grad_()
+                           for v in cpu]
+                    outs = run(model, gpu, final, schedule)
+                    compiled = (type(outs[0].grad_fn).__name__ ==
+                                "_CompiledModelBackward")
+                    got = list(outs) + list(torch.autograd.grad(
+                        sum((o * w.to(o)).sum()
+                            for o, w in zip(outs, weights)),
+                        [v for v in gpu if v is not None]))
+                    torch.cuda.synchronize()
+                except Exception as error:  # reported, counted
+                    failures += report_failure(name, error)
+                    continue
+                error = max(relative_error(g, w) for g, w in zip(got, want))
+                tolerance = 1e-10 if dtype == torch.float64 else 1e-4
+                empty = 0 in case[0]
+                ok = (error <= tolerance and all(g.is_cuda for g in got)
+                      and (compiled or empty))
+                print(f"{'PASS' if ok else 'FAIL'} {name}: vs float64 CPU "
+                      f"{error:.2e}, {'compiled' if compiled else 'composed'}",
+                      flush=True)
+                failures += 0 if ok else 1
+    os.environ.pop("RECURRENCE_CUDA_MODELS")
+    return failures
+
+
+def bench_models():
+    """The selective SSM (Mamba's shapes) and the delta rule on the GPU,
+    forward and forward + backward: the compiled model op against the
+    composed form (torch ops around the scan, which builds the gates
+    exp(delta A) as a [B, T, N, Dm] tensor), and against a copy of the
+    bytes the op must move at least."""
+    B, T, Dm, N = 4, 2048, 768, 16
+    x, delta = torch.randn(B, T, Dm, device="cuda"), torch.rand(
+        B, T, Dm, device="cuda") * 0.1
+    A = -torch.rand(Dm, N, device="cuda")
+    Bm, C = torch.randn(B, T, N, device="cuda"), torch.randn(
+        B, T, N, device="cuda")
+    ssm = (x, delta, A, Bm, C)
+    q, k = torch.randn(8, 2048, 64, device="cuda"), torch.nn.functional.\
+        normalize(torch.randn(8, 2048, 64, device="cuda"), dim=-1)
+    v, beta = torch.randn(8, 2048, 64, device="cuda"), torch.rand(
+        8, 2048, device="cuda")
+    delta_rule = (q, k, v, beta)
+    for name, fn, inputs, shape in (
+            ("selective_ssm", rt.selective_ssm, ssm,
+             f"(B,T,Dm,N)=({B},{T},{Dm},{N})"),
+            ("delta_rule", rt.delta_rule, delta_rule,
+             "(B,T,dk,dv)=(8,2048,64,64)")):
+        leaves = [t.detach().requires_grad_() for t in inputs]
+        # x, delta, B, C (or q, k, v, beta) read, y written.
+        moved = sum(t.numel() for t in inputs) * 4 + inputs[0].numel() * 4
+        source = torch.empty(moved // 8, device="cuda")
+        target = torch.empty_like(source)
+        copy = seconds(lambda: target.copy_(source))
+        times = {}
+        for form in ("compiled", "composed"):
+            os.environ["RECURRENCE_CUDA_MODELS"] = (
+                "1" if form == "compiled" else "0")
+
+            def forward_backward():
+                for t in leaves:
+                    t.grad = None
+                fn(*leaves).sum().backward()
+
+            with torch.no_grad():
+                forward = seconds(lambda: fn(*inputs), reps=3)
+            times[form] = (forward, seconds(forward_backward, reps=2))
+            print(f"BENCH-GPU-MODEL-PART {name} {shape} {form}: forward_ms="
+                  f"{forward * 1e3:.3f} forward_backward_ms="
+                  f"{times[form][1] * 1e3:.3f}", flush=True)
+        os.environ.pop("RECURRENCE_CUDA_MODELS")
+        (f1, b1), (f2, b2) = times["compiled"], times["composed"]
+        print(f"BENCH-GPU-MODEL {name} {shape} float32 forward_ms="
+              f"{f1 * 1e3:.3f} vs_copy={copy / f1:.3f} composed_ms="
+              f"{f2 * 1e3:.3f} speedup={f2 / f1:.2f} "
+              f"forward_backward_ms={b1 * 1e3:.3f} composed_ms="
+              f"{b2 * 1e3:.3f} speedup={b2 / b1:.2f}", flush=True)
+
+
 def decode_torch():
     """Each model's decode steps (recurrence.torch.<model>_step) on CUDA
     tensors in float32, a prefix decoded token by token from an init, and
@@ -892,8 +999,9 @@ def overhead():
           f"(small diagonal scan, on torch's stream)", flush=True)
 
 
-SECTIONS = ["forward", "backward", "long", "user_ir", "layouts", "overhead", "bench",
-            "bench_layouts", "bench_backward", "frameworks"]
+SECTIONS = ["forward", "backward", "long", "user_ir", "layouts", "overhead",
+            "bench", "bench_layouts", "bench_backward", "bench_models",
+            "frameworks"]
 
 
 def main():
@@ -940,6 +1048,7 @@ def main():
         failures += packed_torch()
         failures += decode_torch()
         failures += model_ops_user_ir()
+        failures += models_torch_cuda()
     if "layouts" in only:
         failures += time_contiguous()
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
@@ -953,6 +1062,8 @@ def main():
             bench_layouts(args.baselines)
         if "bench_backward" in only:
             bench_backward(args.baselines)
+        if "bench_models" in only:
+            bench_models()
         if "frameworks" in only:
             bench_frameworks()
     return 1 if failures else 0

@@ -107,8 +107,9 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
 /* Builds and compiles one model op from a model spec: {"model":
  * "normalize_gates" | "hlru" | "bdlru" | "linear_attention" | "delta_rule" |
  * "selective_ssm", "function", "param", "init", "f64", "feature_map",
- * "normalize", "eps", "gated", "skip", "final_state", "schedule",
- * "chunk_size"}. */
+ * "normalize", "eps", "gated", "skip", "final_state", "offsets", "schedule",
+ * "chunk_size", "target"}; "target" is "cpu" (the default) or "cuda", whose
+ * compiled model is called on device buffers like a scan's. */
 RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileModel(const char *spec,
                                                              char **error);
 

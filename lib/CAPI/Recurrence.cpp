@@ -163,8 +163,10 @@ RecurrenceCompiled *recurrenceCompileModel(const char *specText, char **error) {
   OwningOpRef<ModuleOp> module = buildVerifiedModel(specText, error);
   if (!module)
     return nullptr;
-  return compiled(JitModule::compile(*module, {"model"}, jitOptions()), "model",
-                  error);
+  // The spec has been read once already: it is valid.
+  std::string target = llvm::cantFail(readModelSpec(specText)).target;
+  return compiled(JitModule::compile(*module, {"model"}, jitOptions(target)),
+                  "model", error);
 }
 
 RecurrenceCompiled *recurrenceCompileModelGradient(const char *specText,
@@ -176,8 +178,9 @@ RecurrenceCompiled *recurrenceCompileModelGradient(const char *specText,
   std::optional<std::string> entry = differentiate(*module, "model", 1, error);
   if (!entry)
     return nullptr;
-  return compiled(JitModule::compile(*module, {*entry}, jitOptions()), *entry,
-                  error);
+  std::string target = llvm::cantFail(readModelSpec(specText)).target;
+  return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),
+                  *entry, error);
 }
 
 char *recurrenceSignature(const RecurrenceCompiled *compiled, char **error) {

@@ -177,6 +177,13 @@ struct Reader {
                   .str();
     return size;
   }
+  /// What the spec is compiled for: `cpu` or `cuda`.
+  std::string target(llvm::StringRef fallback) {
+    std::string name = string("target", fallback);
+    if (name != "cpu" && name != "cuda" && error.empty())
+      error = (what + ": unknown target '" + name + "' (cpu or cuda)").str();
+    return name;
+  }
   template <typename T> llvm::Expected<T> done(T result) {
     if (!error.empty())
       return makeError(error);
@@ -208,10 +215,7 @@ static llvm::Expected<ScanSpec> scanSpecFrom(const Object &object) {
     read.error = "scan spec: unknown operand type '" + spec.operandType +
                  "' (bf16, f16, or none)";
   spec.batchRank = read.integer("batch_rank", spec.batchRank);
-  spec.target = read.string("target", spec.target);
-  if (spec.target != "cpu" && spec.target != "cuda" && read.error.empty())
-    read.error =
-        "scan spec: unknown target '" + spec.target + "' (cpu or cuda)";
+  spec.target = read.target(spec.target);
   return read.done(spec);
 }
 
@@ -232,6 +236,7 @@ static llvm::Expected<ModelSpec> modelSpecFrom(const Object &object) {
   spec.offsets = read.boolean("offsets", spec.offsets);
   spec.schedule = read.schedule();
   spec.chunkSize = read.chunkSize(spec.schedule, spec.chunkSize);
+  spec.target = read.target(spec.target);
   return read.done(spec);
 }
 

@@ -724,10 +724,12 @@ static llvm::Error packDescriptor(const BufferView &view,
 }
 
 bool BufferView::isContiguous() const {
+  // An empty buffer has no element out of place, whatever its strides
+  // (torch gives empty tensors arbitrary ones).
+  if (llvm::is_contained(sizes, 0))
+    return true;
   int64_t expected = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    if (sizes[i] == 0)
-      return true;
     if (sizes[i] != 1 && strides[i] != expected)
       return false;
     expected *= sizes[i];

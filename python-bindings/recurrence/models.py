@@ -80,12 +80,12 @@ def _final_outs(out, final_state_out, return_final_state):
     return [out, final_state_out] if return_final_state else [out]
 
 
-def _init(name, init, dtype, batch, state):
+def _init(name, init, dtype, batch, state, as_array=as_float_array):
     """A model's init named `name`, checked against its shape `batch` +
     `state` and flattened to [B, *state]; None stays None."""
     if init is None:
         return None
-    init = as_float_array(name, init, dtype)
+    init = as_array(name, init, dtype)
     check_shape(name, init, tuple(batch) + tuple(state))
     return _batch_first(init, len(state))
 
@@ -133,10 +133,11 @@ def _schedule_of(schedule, chunk_size):
 def _model_spec(model, dtype, function="exp", param=0, init=False,
                 schedule="auto", chunk_size=None, feature_map="elu1",
                 normalize=True, eps=1e-8, gated=False, skip=False,
-                final_state=False, offsets=False):
+                final_state=False, offsets=False, target="cpu"):
     """The spec of a model op, as the compiler's ModelSpec reads it."""
     schedule, chunk = _schedule_of(schedule, chunk_size)
-    return dict(model=model, function=function, param=int(param),
+    return dict(model=model, target=target, function=function,
+                param=int(param),
                 init=bool(init), f64=dtype == np.float64, schedule=schedule,
                 chunk_size=int(chunk), feature_map=feature_map,
                 normalize=bool(normalize), eps=float(eps), gated=bool(gated),
@@ -150,9 +151,16 @@ def _model(model, dtype, **options):
     key = tuple(sorted(spec.items()))
     compiled = _cache.get(key)
     if compiled is None:
-        compiled = api.Compiled(_recurrence.compile_model(spec), "model")
+        compiled = _wrapped(spec, _recurrence.compile_model(spec), "model")
         _cache[key] = compiled
     return compiled
+
+
+def _wrapped(spec, native, entry):
+    """A compiled model for its target's arrays: NumPy's, or CUDA's."""
+    if spec["target"] == "cuda":
+        return api.CudaCompiled(native, entry)
+    return api.Compiled(native, entry)
 
 
 def _model_gradient(model, dtype, **options):
@@ -162,8 +170,9 @@ def _model_gradient(model, dtype, **options):
     key = ("gradient",) + tuple(sorted(spec.items()))
     compiled = _cache.get(key)
     if compiled is None:
-        compiled = api.Compiled(
-            _recurrence.compile_model(spec, gradient=True), "model_grad")
+        compiled = _wrapped(
+            spec, _recurrence.compile_model(spec, gradient=True),
+            "model_grad")
         _cache[key] = compiled
     return compiled
 
@@ -370,23 +379,25 @@ def delta_rule_gradient(q, k, v, beta, *, gate=None, init=None, y_bar,
                      schedule, chunk_size)
 
 
-def _delta_rule_operands(q, k, v, beta, gate, init, offsets):
+def _delta_rule_operands(q, k, v, beta, gate, init, offsets,
+                         as_array=as_float_array):
     """The delta rule's operands as its compiled op takes them (see
     `_selective_ssm_operands`)."""
-    q = as_float_array("q", q)
-    k = as_float_array("k", k, q.dtype)
-    v = as_float_array("v", v, q.dtype)
-    beta = as_float_array("beta", beta, q.dtype)
+    q = as_array("q", q)
+    k = as_array("k", k, q.dtype)
+    v = as_array("v", v, q.dtype)
+    beta = as_array("beta", beta, q.dtype)
     check_rank("q", q, 2, "[..., T, dk]")
     check_shape("k", k, q.shape)
     check_shape("v", v, q.shape[:-1] + v.shape[-1:])
     check_shape("beta", beta, q.shape[:-1])
     if gate is not None:
-        gate = as_float_array("gate", gate, q.dtype)
+        gate = as_array("gate", gate, q.dtype)
         check_shape("gate", gate, q.shape[:-1])
     dk, dv = q.shape[-1], v.shape[-1]
     state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
-    init = _init("init", init, q.dtype, q.shape[:-2], state)
+    init = _init("init", init, q.dtype, q.shape[:-2], state,
+                 as_array)
     qf, batch = _flatten_batch("q", q, 2)
     vf = v.reshape(qf.shape[:2] + (dv,))
     args = [qf, k.reshape(qf.shape), vf, beta.reshape(qf.shape[:2])]
@@ -434,22 +445,23 @@ def selective_ssm_gradient(x, delta, A, B, C, D=None, *, init=None,
 
 
 def _gradient(model, operands, originals, y_bar, final_state_bar,
-              schedule, chunk_size):
+              schedule, chunk_size, as_array=as_float_array, dtype=None,
+              target="cpu"):
     """Calls the compiled gradient of `model` on its `operands` (args,
     their results' flat shapes and shapes, spec options) and the
     cotangents; returns one gradient per given operand of `originals`, in
-    its shape."""
+    its shape. (`as_array`, `dtype` and `target`: as `_compiled_model`.)"""
     args, flat, shapes, options = operands
-    dtype = args[0].dtype
-    cotangents = [as_float_array("y_bar", y_bar, dtype)]
+    dtype = dtype or args[0].dtype
+    cotangents = [as_array("y_bar", y_bar, args[0].dtype)]
     check_shape("y_bar", cotangents[0], shapes[0])
     if final_state_bar is not None:
-        cotangents.append(as_float_array("final_state_bar", final_state_bar,
-                                         dtype))
+        cotangents.append(as_array("final_state_bar", final_state_bar,
+                                   args[0].dtype))
         check_shape("final_state_bar", cotangents[1], shapes[1])
     compiled = _model_gradient(
         model, dtype, final_state=final_state_bar is not None,
-        schedule=schedule, chunk_size=chunk_size, **options)
+        schedule=schedule, chunk_size=chunk_size, target=target, **options)
     grads = compiled(*args, *(c.reshape(f) for c, f in zip(cotangents, flat)),
                      result_shapes=[a.shape for a in args])
     # (The offsets' entry, last, has no operand of its own.)
@@ -457,15 +469,16 @@ def _gradient(model, operands, originals, y_bar, final_state_bar,
     return tuple(g.reshape(np.shape(v)) for g, v in zip(grads, given))
 
 
-def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets):
+def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets,
+                            as_array=as_float_array):
     """The selective SSM's operands checked and flattened to one batch dim
     as the compiled op takes them, the results' flat shapes and shapes, and
     the spec options they imply."""
-    x = as_float_array("x", x)
-    delta = as_float_array("delta", delta, x.dtype)
-    A = as_float_array("A", A, x.dtype)
-    B = as_float_array("B", B, x.dtype)
-    C = as_float_array("C", C, x.dtype)
+    x = as_array("x", x)
+    delta = as_array("delta", delta, x.dtype)
+    A = as_array("A", A, x.dtype)
+    B = as_array("B", B, x.dtype)
+    C = as_array("C", C, x.dtype)
     check_rank("x", x, 2, "[..., T, Dm]")
     check_shape("delta", delta, x.shape)
     check_rank("A", A, 2, "[Dm, N]")
@@ -474,10 +487,11 @@ def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets):
     check_shape("B", B, x.shape[:-1] + (n,))
     check_shape("C", C, x.shape[:-1] + (n,))
     if D is not None:
-        D = as_float_array("D", D, x.dtype)
+        D = as_array("D", D, x.dtype)
         check_shape("D", D, (dm,))
     state, offsets = _state_shape((n, dm), offsets, x.shape[-2])
-    init = _init("init", init, x.dtype, x.shape[:-2], state)
+    init = _init("init", init, x.dtype, x.shape[:-2], state,
+                 as_array)
     xf, batch = _flatten_batch("x", x, 2)
     args = [xf, delta.reshape(xf.shape), A, B.reshape(xf.shape[:2] + (n,)),
             C.reshape(xf.shape[:2] + (n,))]
@@ -486,6 +500,13 @@ def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets):
                    offsets=offsets is not None)
     return (args, [xf.shape, (xf.shape[0],) + state],
             [x.shape, batch + state], options)
+
+
+# The model ops that the torch front door calls compiled, by name: how each
+# checks its operands and flattens their batch dims into one, as its
+# compiled op and gradient take them.
+_OPERANDS = {"selective_ssm": _selective_ssm_operands,
+             "delta_rule": _delta_rule_operands}
 
 
 #===------------------------------------------------------------------------===#

@@ -838,16 +838,30 @@ class _SelectiveGates(_torch.autograd.Function):
 def _runs_compiled_model(tensors, offsets):
     """Whether a model op runs as the compiler's model op and its derived
     gradient rather than composed of scans and torch ops: eagerly (not
-    while torch.compile traces), on CPU tensors of f32 or f64."""
+    while torch.compile traces), on f32 or f64 tensors, all on the CPU or,
+    with $RECURRENCE_CUDA_MODELS=1, all on one CUDA device (there, not over
+    packed sequences, and not empty)."""
     compiler = getattr(_torch, "compiler", None)
     if compiler is not None and compiler.is_compiling():
         return False
     given = [t for t in tensors if t is not None]
-    if offsets is not None:
-        given.append(offsets)
-    return all(type(t) in (_torch.Tensor, _torch.nn.Parameter) and
-               t.device.type == "cpu" for t in given) and given[0].dtype in (_torch.float32,
-                                                      _torch.float64)
+    if not all(type(t) in (_torch.Tensor, _torch.nn.Parameter)
+               for t in given + ([] if offsets is None else [offsets])):
+        return False
+    if given[0].dtype not in (_torch.float32, _torch.float64):
+        return False
+    if all(t.device.type == "cpu" for t in given):
+        return offsets is None or offsets.device.type == "cpu"
+    return (offsets is None and all(t.device == given[0].device and
+                                    t.numel() > 0 for t in given) and
+            given[0].is_cuda and _cuda_models())
+
+
+def _cuda_models():
+    """$RECURRENCE_CUDA_MODELS=1 runs model ops on CUDA tensors compiled
+    (checked on the H200, not yet timed there); by default they stay
+    composed of scans and torch ops."""
+    return os.environ.get("RECURRENCE_CUDA_MODELS", "0") == "1"
 
 
 # The models that run compiled on CPU tensors: the names of their operands
@@ -884,6 +898,9 @@ class _CompiledModel(_torch.autograd.Function):
     def forward(ctx, model, options, return_final_state, given, *operands):
         ctx.model, ctx.options, ctx.given = model, options, given
         ctx.save_for_backward(*operands)
+        if operands[0].is_cuda:
+            return _device_model(model, _named_operands(given, operands),
+                                 return_final_state, options)
         positional, keywords = _model_arguments(model, given, operands)
         out = getattr(models, model)(
             *positional, **keywords, return_final_state=return_final_state,
@@ -913,6 +930,10 @@ class _CompiledModel(_torch.autograd.Function):
                 allow_unused=True))
             return (None,) * 4 + tuple(
                 next(grads) if v.requires_grad else None for v in operands)
+        if operands[0].is_cuda:
+            return (None,) * 4 + _device_model_gradient(
+                ctx.model, _named_operands(ctx.given, operands), cotangents,
+                ctx.options)
         positional, keywords = _model_arguments(ctx.model, ctx.given,
                                                 operands)
         bars = [_numpy(c) for c in cotangents]  # (zeros, not None)
@@ -922,6 +943,46 @@ class _CompiledModel(_torch.autograd.Function):
             **ctx.options)
         return (None,) * 4 + tuple(
             _torch.from_numpy(np.ascontiguousarray(g)) for g in grads)
+
+
+def _device_model(model, named, return_final_state, options):
+    """The model op compiled for cuda on the operands' device, on torch's
+    current stream: its outputs."""
+    args, flat, shapes, spec = _device_operands(model, named)
+    compiled = models._model(model, _numpy_dtype(args[0]), target="cuda",
+                             final_state=return_final_state,
+                             schedule=options["schedule"],
+                             chunk_size=options["chunk_size"], **spec)
+    count = 2 if return_final_state else 1
+    outs = compiled(*args, result_shapes=[tuple(f) for f in flat[:count]])
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    return tuple(o.reshape(shape) for o, shape in zip(outs, shapes))
+
+
+def _device_model_gradient(model, named, cotangents, options):
+    """The model op's derived gradient compiled for cuda: one gradient per
+    given operand."""
+    bars = [c.contiguous() for c in cotangents]
+    return models._gradient(
+        model, _device_operands(model, named), named, bars[0],
+        bars[1] if len(bars) > 1 else None, options["schedule"],
+        options["chunk_size"], as_array=_checked,
+        dtype=_numpy_dtype(named[0]), target="cuda")
+
+
+def _device_operands(model, named):
+    """models._OPERANDS on contiguous device tensors (checked already)."""
+    named = [None if v is None else v.detach().contiguous() for v in named]
+    return models._OPERANDS[model](*named, None, as_array=_checked)
+
+
+def _checked(name, value, dtype=None):
+    """A tensor that the torch function has checked, as it is."""
+    return value
+
+
+def _numpy_dtype(tensor):
+    return np.float64 if tensor.dtype == _torch.float64 else np.float32
 
 
 def _model_arguments(model, given, operands):

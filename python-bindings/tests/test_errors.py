@@ -154,6 +154,17 @@ def test_targets():
             _recurrence.compile_scan(dict(spec, target="cuda"))
         with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
             _recurrence.compile_scan(dict(spec, target="cuda"), gradient=True)
+    # A model op likewise, and its derived gradient.
+    from recurrence import models
+    model = models._model_spec("selective_ssm", np.float32)
+    for gradient in (False, True):
+        with pytest.raises(ValueError, match="model spec: unknown target "
+                                             "'tpu' \\(cpu or cuda\\)"):
+            _recurrence.compile_model(dict(model, target="tpu"), gradient)
+        if ctypes.util.find_library("cuda") is None:
+            with pytest.raises(ValueError, match="cannot load libcuda.so.1"):
+                _recurrence.compile_model(dict(model, target="cuda"),
+                                          gradient)
 
 
 def test_compile_targets():

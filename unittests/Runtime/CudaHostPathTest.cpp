@@ -136,6 +136,28 @@ TEST_F(CudaHostPathTest, LoadsKernelsAndReleasesWhatItTakes) {
   EXPECT_EQ(c.moduleUnloads, c.moduleLoads);
 }
 
+// Device buffers are not staged: a strided view is refused, but an empty
+// one has no element out of place and is taken whatever its strides (torch
+// gives empty tensors arbitrary ones).
+TEST_F(CudaHostPathTest, RefusesStridedViewsButNotEmptyOnes) {
+  auto jit = compile();
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  BufferView a = BufferView::contiguous(a_.data(), ElementType::F32, {5, 3});
+  BufferView b = BufferView::contiguous(b_.data(), ElementType::F32, {5, 3});
+  BufferView y = BufferView::contiguous(y_.data(), ElementType::F32, {5, 3});
+  BufferView transposed = a;
+  transposed.strides = {1, 5};
+  EXPECT_NE(errorOf((*jit)->call("gated", {transposed, b}, {y}))
+                .find("argument #0: a GPU kernel takes contiguous device "
+                      "buffers"),
+            std::string::npos);
+  BufferView empty =
+      BufferView::contiguous(a_.data(), ElementType::F32, {0, 3});
+  BufferView oddlyStrided = empty;
+  oddlyStrided.strides = {1, 7};
+  EXPECT_EQ(errorOf((*jit)->call("gated", {oddlyStrided, empty}, {empty})), "");
+}
+
 TEST_F(CudaHostPathTest, RunsFromTheCompileCache) {
   llvm::SmallString<128> cache;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("recurrence-cache", cache));

@@ -49,6 +49,8 @@ struct ModelSpec {
   bool offsets = false;
   ScheduleKind schedule = ScheduleKind::Auto;
   int64_t chunkSize = 0;
+  /// What the model is compiled for: `cpu` or `cuda`.
+  std::string target = "cpu";
 };
 
 /// A module with `func.func @<name>` holding the op of `spec`:
