@@ -32,6 +32,12 @@ def report_failure(name, error):
     return 1
 
 
+def report(name, ok, detail):
+    """Prints a check's PASS or FAIL line; returns 1 if it failed."""
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", flush=True)
+    return 0 if ok else 1
+
+
 def relative_error(got, want):
     """The tests' relative error (reference.py) of two tensors."""
     return reference.relative_error(got.detach().double().cpu().numpy(),
@@ -532,11 +538,10 @@ def time_contiguous():
                 error = max(relative_error(g, w) for g, w in zip(got, want))
                 tolerance = 1e-4 if dtype == torch.float32 else 2e-2
                 in_layout = layouts[0] == (N * T, 1, T) or T == 1
-                ok = error <= tolerance and in_layout
-                print(f"{'PASS' if ok else 'FAIL'} {name}: vs float64 CPU "
-                      f"{error:.2e}, output strides {layouts[0]}",
-                      flush=True)
-                failures += 0 if ok else 1
+                failures += report(
+                    name, error <= tolerance and in_layout,
+                    f"vs float64 CPU {error:.2e}, output strides "
+                    f"{layouts[0]}")
     os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
     return failures
 
@@ -577,10 +582,7 @@ def model_ops_user_ir():
             continue
         error = max(relative_error(g, torch.tensor(c))
                     for g, c in zip(list(forward) + list(grads), cpu))
-        ok = error <= 1e-10
-        print(f"{'PASS' if ok else 'FAIL'} {name}: vs cpu {error:.2e}",
-              flush=True)
-        failures += 0 if ok else 1
+        failures += report(name, error <= 1e-10, f"vs cpu {error:.2e}")
     return failures
 
 
@@ -626,13 +628,11 @@ def models_torch_cuda():
                     continue
                 error = max(relative_error(g, w) for g, w in zip(got, want))
                 tolerance = 1e-10 if dtype == torch.float64 else 1e-4
-                empty = 0 in case[0]
-                ok = (error <= tolerance and all(g.is_cuda for g in got)
-                      and (compiled or empty))
-                print(f"{'PASS' if ok else 'FAIL'} {name}: vs float64 CPU "
-                      f"{error:.2e}, {'compiled' if compiled else 'composed'}",
-                      flush=True)
-                failures += 0 if ok else 1
+                failures += report(
+                    name, error <= tolerance and all(g.is_cuda for g in got)
+                    and (compiled or 0 in case[0]),
+                    f"vs float64 CPU {error:.2e}, "
+                    f"{'compiled' if compiled else 'composed'}")
     os.environ.pop("RECURRENCE_CUDA_MODELS")
     return failures
 
