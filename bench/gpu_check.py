@@ -590,9 +590,7 @@ def models_torch_cuda():
     """recurrence.torch.selective_ssm and delta_rule on CUDA tensors, which
     run as the model ops compiled for cuda and their derived gradients
     (test_torch_compiled_model.py's cases): outputs and the gradients of a
-    random weighting against the float64 CPU run of the same values, and
-    the composed form's gradients on the GPU under create_graph (the
-    double backward goes through it)."""
+    random weighting against the float64 CPU run of the same values."""
     from test_torch_compiled_model import CASES, MODELS, run, tensors
     failures = 0
     os.environ["RECURRENCE_CUDA_MODELS"] = "1"

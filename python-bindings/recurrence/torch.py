@@ -841,20 +841,33 @@ def _runs_compiled_model(tensors, offsets):
     while torch.compile traces), on f32 or f64 tensors, all on the CPU or,
     with $RECURRENCE_CUDA_MODELS=1, all on one CUDA device (there, not over
     packed sequences, and not empty)."""
-    compiler = getattr(_torch, "compiler", None)
-    if compiler is not None and compiler.is_compiling():
+    if _compiling():
         return False
     given = [t for t in tensors if t is not None]
     if not all(type(t) in (_torch.Tensor, _torch.nn.Parameter)
                for t in given + ([] if offsets is None else [offsets])):
         return False
-    if given[0].dtype not in (_torch.float32, _torch.float64):
+    # (Other dtypes, and an init of another dtype, get the composed form's
+    # errors.)
+    if given[0].dtype not in (_torch.float32, _torch.float64) or any(
+            t.dtype != given[0].dtype for t in given):
         return False
     if all(t.device.type == "cpu" for t in given):
         return offsets is None or offsets.device.type == "cpu"
-    return (offsets is None and all(t.device == given[0].device and
-                                    t.numel() > 0 for t in given) and
-            given[0].is_cuda and _cuda_models())
+    if not (offsets is None and given[0].is_cuda and _cuda_models() and
+            all(t.numel() > 0 for t in given)):
+        return False
+    _check_device(given)
+    return True
+
+
+def _compiling():
+    """Whether torch.compile is tracing (torch.compiler.is_compiling from
+    torch 2.3, torch._dynamo's before)."""
+    compiler = getattr(_torch, "compiler", None)
+    is_compiling = getattr(compiler, "is_compiling", None) or getattr(
+        getattr(_torch, "_dynamo", None), "is_compiling", None)
+    return bool(is_compiling and is_compiling())
 
 
 def _cuda_models():
@@ -917,6 +930,9 @@ class _CompiledModel(_torch.autograd.Function):
             # function of the operands themselves (saved inputs keep their
             # history).
             offsets = ctx.options["offsets"]
+            # A tensor passed twice (B and C the same) is differentiated
+            # once per use: through an alias each.
+            operands = [v.view_as(v) for v in operands]
             with _torch.enable_grad():
                 outs = globals()["_composed_" + ctx.model](
                     *_named_operands(ctx.given, operands),

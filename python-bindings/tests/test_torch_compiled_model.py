@@ -2,7 +2,8 @@
 the compiler's model op, forward, and its derived gradient, backward.
 Their outputs are checked against float64 loops over time written from
 the models' equations, and their gradients against the composed forms (a
-scan and torch ops, themselves checked by gradcheck in test_torch.py),
+scan and torch ops, whose second order test_torch.py's gradgradcheck
+checks),
 over batch dims (none, several, 0), T = 1 and T not a multiple of the
 chunk, with and without the optional operand (D, gate), init and the final
 state, float64 and float32."""
@@ -213,3 +214,22 @@ def test_parameters_and_inference():
     for got in (y, y0):
         np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12,
                                    atol=1e-12)
+
+
+def test_an_operand_passed_twice():
+    """B and C the same tensor: its gradient sums both uses, at first and
+    at second order (where the composed form differentiates each use)."""
+    case = ((2,), 6, 3, 2, False, False, False, "auto")
+    named = tensors("selective_ssm", case, torch.float64)
+    named[4] = named[3]  # C is B
+    leaves = [v for v in named[:4]]
+
+    def grads(composed):
+        (y,) = run("selective_ssm", named, False, "auto", composed=composed)
+        first = torch.autograd.grad((y * y).sum(), leaves, create_graph=True)
+        return first + torch.autograd.grad(sum((g * g).sum() for g in first),
+                                           leaves)
+
+    for got, want in zip(grads(False), grads(True)):
+        torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
+

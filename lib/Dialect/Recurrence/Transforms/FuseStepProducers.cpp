@@ -65,7 +65,12 @@ struct FuseElementwiseIntoSlice : OpRewritePattern<tensor::ExtractSliceOp> {
     // slice smaller than it, so that each rewrite shrinks the work and a
     // slice the size of its producer (a rank-reducing view of a step's
     // tile) is left alone.
-    if (loop->isAncestor(producer) && !readsAStaticPart(slice, result))
+    // Every slice of it must be such a part, or the whole stays computed.
+    if (loop->isAncestor(producer) &&
+        !llvm::all_of(result.getUsers(), [&](Operation *user) {
+          auto other = dyn_cast<tensor::ExtractSliceOp>(user);
+          return !other || readsAStaticPart(other, result);
+        }))
       return rewriter.notifyMatchFailure(slice, "a view of a local tile");
     // Its sizes (tensor.dim) are resolved from its operands meanwhile.
     if (!llvm::all_of(result.getUsers(),

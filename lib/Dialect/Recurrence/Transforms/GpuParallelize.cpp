@@ -79,6 +79,8 @@ LogicalResult parallelDimsFirst(RewriterBase &rewriter, linalg::LinalgOp &op) {
     if (failed(general))
       return failure();
     generic = *general;
+    // (The named op is gone.)
+    op = cast<linalg::LinalgOp>(generic.getOperation());
   }
   FailureOr<linalg::GenericOp> ordered =
       linalg::interchangeGenericOp(rewriter, generic, order);

@@ -54,10 +54,15 @@ func.func @gates_also_returned(%raw: tensor<4x16x8xf32>, %b: tensor<4x16x8xf32>)
 // CHECK-LABEL: func.func @first_step_of_a_local_tile(
 // CHECK-NOT:     tensor<100x8xf32>
 // CHECK:         scf.forall
+// CHECK-NOT:     tensor<100x8xf32>
 // CHECK:           %[[FIRST:.*]] = tensor.extract_slice {{.*}} to tensor<1x8xbf16>
+// CHECK-NOT:     tensor<100x8xf32>
 // CHECK:           linalg.copy ins(%[[FIRST]] : tensor<1x8xbf16>)
+// CHECK-NOT:     tensor<100x8xf32>
 // CHECK:           scf.for
+// CHECK-NOT:     tensor<100x8xf32>
 // CHECK:             %[[STEP:.*]] = tensor.extract_slice {{.*}} to tensor<1x8xbf16>
+// CHECK-NOT:     tensor<100x8xf32>
 // CHECK:             linalg.copy ins(%[[STEP]] : tensor<1x8xbf16>)
 // CHECK-NOT:     tensor<100x8xf32>
 // CHECK:         return
@@ -85,7 +90,9 @@ func.func @first_step_of_a_local_tile(%a: tensor<2x100x8xbf16>, %init: tensor<2x
 // CHECK-LABEL: func.func @first_step_of_a_dynamic_tile(
 // CHECK-NOT:     tensor<?x8xf32>
 // CHECK:         linalg.copy ins(%{{.*}} : tensor<1x8xbf16>)
+// CHECK-NOT:     tensor<?x8xf32>
 // CHECK:         scf.for
+// CHECK-NOT:     tensor<?x8xf32>
 // CHECK:           linalg.copy ins(%{{.*}} : tensor<1x8xbf16>)
 // CHECK-NOT:     tensor<?x8xf32>
 // CHECK:         return

@@ -95,23 +95,30 @@ func.func @scan_loop(%a: memref<?x?xf32>) {
 
 // A reduction over leading dims (the gradient of a transition shared by
 // the batch and the steps, summed over both): its parallel dims become the
-// kernel, and each thread sums its reductions in sequence. (In the op's
-// own order the reductions came first, as host loops, and the pass
-// crashed.)
+// kernel, and each thread sums its reductions in sequence, over b, then t,
+// reading g[b, t, n, d] for its (d, n). (In the op's own order a reduction
+// came first, as a host loop, and the pass crashed.)
 // CHECK-LABEL: func.func @leading_reduction
+// CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[T:.*]] = memref.dim %arg0, %c1
 // CHECK-NOT: scf.for
 // CHECK: scf.parallel
 // CHECK: scf.parallel
-// CHECK: scf.for
-// CHECK: scf.for
-// CHECK: memref.load %arg0
-// CHECK: arith.addf
-// CHECK: memref.store
+// CHECK: scf.for %[[IB:.*]] = %c0 to %[[B]] step %c1
+// CHECK-NEXT: scf.for %[[IT:.*]] = %c0 to %[[T]] step %c1
+// CHECK-NEXT: %[[XB:.*]] = affine.apply #{{.*}}(%[[IB]])
+// CHECK-NEXT: %[[XT:.*]] = affine.apply #{{.*}}(%[[IT]])
+// CHECK-NEXT: %[[N:.*]] = affine.apply
+// CHECK-NEXT: %[[D:.*]] = affine.apply
+// CHECK-NEXT: %[[G:.*]] = memref.load %arg0[%[[XB]], %[[XT]], %[[N]], %[[D]]]
+// CHECK-NEXT: %[[ACC:.*]] = memref.load %arg1[%[[D]], %[[N]]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[G]]
+// CHECK: memref.store %[[SUM]], %arg1[%[[D]], %[[N]]]
 // CHECK: return
 func.func @leading_reduction(%g: memref<?x?x?x?xf32>, %dA: memref<?x?xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(b, t, d, n) -> (b, t, n, d)>,
-                                   affine_map<(b, t, d, n) -> (d, n)>],
-                  iterator_types = ["reduction", "reduction", "parallel", "parallel"]}
+  linalg.generic {indexing_maps = [affine_map<(b, d, t, n) -> (b, t, n, d)>,
+                                   affine_map<(b, d, t, n) -> (d, n)>],
+                  iterator_types = ["reduction", "parallel", "reduction", "parallel"]}
       ins(%g : memref<?x?x?x?xf32>) outs(%dA : memref<?x?xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %out, %in : f32
