@@ -877,8 +877,8 @@ def _cuda_models():
     return os.environ.get("RECURRENCE_CUDA_MODELS", "0") == "1"
 
 
-# The models that run compiled on CPU tensors: the names of their operands
-# as models.<model> takes them, positional, then keywords.
+# The models that run compiled (`_runs_compiled_model`): the names of their
+# operands as models.<model> takes them, positional, then keywords.
 _COMPILED_MODELS = {
     "selective_ssm": (("x", "delta", "A", "B", "C", "D"), ("init",)),
     "delta_rule": (("q", "k", "v", "beta"), ("gate", "init")),
