@@ -145,34 +145,19 @@ def _model_spec(model, dtype, function="exp", param=0, init=False,
                 offsets=bool(offsets))
 
 
-def _model(model, dtype, **options):
-    """The compiled model op (cached), built by the compiler's ModelSpec."""
+def _model(model, dtype, gradient=False, **options):
+    """The compiled model op (cached), built by the compiler's ModelSpec; or,
+    with `gradient`, the gradient -recurrence-differentiate derives for it:
+    (operands..., one cotangent per result) -> one gradient per operand.
+    For the spec's target's arrays: NumPy's, or CUDA's."""
     spec = _model_spec(model, dtype, **options)
-    key = tuple(sorted(spec.items()))
+    key = (gradient,) + tuple(sorted(spec.items()))
     compiled = _cache.get(key)
     if compiled is None:
-        compiled = _wrapped(spec, _recurrence.compile_model(spec), "model")
-        _cache[key] = compiled
-    return compiled
-
-
-def _wrapped(spec, native, entry):
-    """A compiled model for its target's arrays: NumPy's, or CUDA's."""
-    if spec["target"] == "cuda":
-        return api.CudaCompiled(native, entry)
-    return api.Compiled(native, entry)
-
-
-def _model_gradient(model, dtype, **options):
-    """The compiled gradient of a model op (cached): (operands..., one
-    cotangent per result) -> one gradient per operand."""
-    spec = _model_spec(model, dtype, **options)
-    key = ("gradient",) + tuple(sorted(spec.items()))
-    compiled = _cache.get(key)
-    if compiled is None:
-        compiled = _wrapped(
-            spec, _recurrence.compile_model(spec, gradient=True),
-            "model_grad")
+        native = _recurrence.compile_model(spec, gradient=gradient)
+        entry = "model_grad" if gradient else "model"
+        compiled = (api.CudaCompiled(native, entry) if spec["target"] == "cuda"
+                    else api.Compiled(native, entry))
         _cache[key] = compiled
     return compiled
 
@@ -459,8 +444,8 @@ def _gradient(model, operands, originals, y_bar, final_state_bar,
         cotangents.append(as_array("final_state_bar", final_state_bar,
                                    args[0].dtype))
         check_shape("final_state_bar", cotangents[1], shapes[1])
-    compiled = _model_gradient(
-        model, dtype, final_state=final_state_bar is not None,
+    compiled = _model(
+        model, dtype, gradient=True, final_state=final_state_bar is not None,
         schedule=schedule, chunk_size=chunk_size, target=target, **options)
     grads = compiled(*args, *(c.reshape(f) for c, f in zip(cotangents, flat)),
                      result_shapes=[a.shape for a in args])
