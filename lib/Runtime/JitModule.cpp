@@ -38,6 +38,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <cstring>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -231,6 +233,23 @@ static llvm::Expected<JitModule::Signature> readSignature(func::FuncOp entry) {
   return signature;
 }
 
+/// float -> bfloat16, rounding to nearest with ties to even: what LLVM
+/// calls for `fptrunc float to bfloat` on x86-64 CPUs without a bf16
+/// conversion instruction (before AVX512-BF16), which libgcc provides only
+/// from GCC 13 on. NaNs stay NaNs (quiet), infinities stay infinite.
+static __bf16 truncFloatToBFloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t rounded =
+      (bits & 0x7fffffffu) > 0x7f800000u
+          ? static_cast<uint16_t>((bits >> 16) | 0x40u)
+          : static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >>
+                                  16);
+  __bf16 result;
+  std::memcpy(&result, &rounded, sizeof(result));
+  return result;
+}
+
 /// The functions of our own that generated code may call, for both JITs.
 static llvm::orc::SymbolMap
 runtimeSymbols(llvm::orc::MangleAndInterner interner) {
@@ -247,6 +266,7 @@ runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   define("calloc", &recurrenceHostCalloc);
   define("realloc", &recurrenceHostRealloc);
   define("free", &recurrenceHostFree);
+  define("__truncsfbf2", &truncFloatToBFloat16);
   for (auto [name, address] : cuda::entryPoints())
     symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                llvm::JITSymbolFlags::Exported};
