@@ -587,50 +587,48 @@ def model_ops_user_ir():
 
 
 def models_torch_cuda():
-    """recurrence.torch.selective_ssm and delta_rule on CUDA tensors, which
-    run as the model ops compiled for cuda and their derived gradients
+    """recurrence.torch's model functions on CUDA tensors, which run as the
+    model ops compiled for cuda and their derived gradients
     (test_torch_compiled_model.py's cases): outputs and the gradients of a
     random weighting against the float64 CPU run of the same values."""
-    from test_torch_compiled_model import CASES, MODELS, run, tensors
+    from test_torch_compiled_model import MATRIX, run, tensors
     failures = 0
     os.environ["RECURRENCE_CUDA_MODELS"] = "1"
-    for model in MODELS:
-        for case in CASES:
-            for dtype in (torch.float32, torch.float64):
-                final, schedule = case[6:]
-                name = (f"torch {model} on cuda, compiled model op "
-                        f"{str(dtype)[6:]} {case}")
-                cpu = tensors(model, case, torch.float64)
-                rng = np.random.default_rng(5)
-                outs = run(model, cpu, final, schedule)
-                weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
-                           for o in outs]
-                leaves = [v for v in cpu if v is not None]
-                want = list(outs) + list(torch.autograd.grad(
-                    sum((o * w).sum() for o, w in zip(outs, weights)),
-                    leaves))
-                try:
-                    gpu = [None if v is None else
-                           v.detach().to(dtype).cuda().requires_grad_()
-                           for v in cpu]
-                    outs = run(model, gpu, final, schedule)
-                    compiled = (type(outs[0].grad_fn).__name__ ==
-                                "_CompiledModelBackward")
-                    got = list(outs) + list(torch.autograd.grad(
-                        sum((o * w.to(o)).sum()
-                            for o, w in zip(outs, weights)),
-                        [v for v in gpu if v is not None]))
-                    torch.cuda.synchronize()
-                except Exception as error:  # reported, counted
-                    failures += report_failure(name, error)
-                    continue
-                error = max(relative_error(g, w) for g, w in zip(got, want))
-                tolerance = 1e-10 if dtype == torch.float64 else 1e-4
-                failures += report(
-                    name, error <= tolerance and all(g.is_cuda for g in got)
-                    and (compiled or 0 in case[0]),
-                    f"vs float64 CPU {error:.2e}, "
-                    f"{'compiled' if compiled else 'composed'}")
+    for model, dtype, case in MATRIX:
+        final, schedule = case[6:]
+        name = (f"torch {model} on cuda, compiled model op "
+                f"{str(dtype)[6:]} {case}")
+        cpu = tensors(model, case, torch.float64)
+        rng = np.random.default_rng(5)
+        outs = run(model, cpu, final, schedule)
+        weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
+                   for o in outs]
+        leaves = [v for v in cpu if v is not None]
+        want = list(outs) + list(torch.autograd.grad(
+            sum((o * w).sum() for o, w in zip(outs, weights)),
+            leaves))
+        try:
+            gpu = [None if v is None else
+                   v.detach().to(dtype).cuda().requires_grad_()
+                   for v in cpu]
+            outs = run(model, gpu, final, schedule)
+            compiled = (type(outs[0].grad_fn).__name__ ==
+                        "_CompiledModelBackward")
+            got = list(outs) + list(torch.autograd.grad(
+                sum((o * w.to(o)).sum()
+                    for o, w in zip(outs, weights)),
+                [v for v in gpu if v is not None]))
+            torch.cuda.synchronize()
+        except Exception as error:  # reported, counted
+            failures += report_failure(name, error)
+            continue
+        error = max(relative_error(g, w) for g, w in zip(got, want))
+        tolerance = 1e-10 if dtype == torch.float64 else 1e-4
+        failures += report(
+            name, error <= tolerance and all(g.is_cuda for g in got)
+            and (compiled or 0 in case[0]),
+            f"vs float64 CPU {error:.2e}, "
+            f"{'compiled' if compiled else 'composed'}")
     os.environ.pop("RECURRENCE_CUDA_MODELS")
     return failures
 
@@ -640,24 +638,31 @@ def bench_models():
     forward and forward + backward: the compiled model op against the
     composed form (torch ops around the scan, which builds the gates
     exp(delta A) as a [B, T, N, Dm] tensor), and against a copy of the
-    bytes the op must move at least."""
-    B, T, Dm, N = 4, 2048, 768, 16
+    bytes the op must move at least. Small shapes first, each part printed
+    as it is timed."""
+    for B, T, Dm, N, H in ((1, 256, 64, 16, 1), (4, 2048, 768, 16, 8)):
+        bench_models_at(B, T, Dm, N, H)
+
+
+def bench_models_at(B, T, Dm, N, H):
+    """bench_models at Mamba's (B, T, Dm, N) and the delta rule's
+    (H, T, 64, 64)."""
     x, delta = torch.randn(B, T, Dm, device="cuda"), torch.rand(
         B, T, Dm, device="cuda") * 0.1
     A = -torch.rand(Dm, N, device="cuda")
     Bm, C = torch.randn(B, T, N, device="cuda"), torch.randn(
         B, T, N, device="cuda")
     ssm = (x, delta, A, Bm, C)
-    q, k = torch.randn(8, 2048, 64, device="cuda"), torch.nn.functional.\
-        normalize(torch.randn(8, 2048, 64, device="cuda"), dim=-1)
-    v, beta = torch.randn(8, 2048, 64, device="cuda"), torch.rand(
-        8, 2048, device="cuda")
+    q, k = torch.randn(H, T, 64, device="cuda"), torch.nn.functional.\
+        normalize(torch.randn(H, T, 64, device="cuda"), dim=-1)
+    v, beta = torch.randn(H, T, 64, device="cuda"), torch.rand(
+        H, T, device="cuda")
     delta_rule = (q, k, v, beta)
     for name, fn, inputs, shape in (
             ("selective_ssm", rt.selective_ssm, ssm,
              f"(B,T,Dm,N)=({B},{T},{Dm},{N})"),
             ("delta_rule", rt.delta_rule, delta_rule,
-             "(B,T,dk,dv)=(8,2048,64,64)")):
+             f"(B,T,dk,dv)=({H},{T},64,64)")):
         leaves = [t.detach().requires_grad_() for t in inputs]
         # x, delta, B, C (or q, k, v, beta) read, y written.
         moved = sum(t.numel() for t in inputs) * 4 + inputs[0].numel() * 4
@@ -997,9 +1002,9 @@ def overhead():
           f"(small diagonal scan, on torch's stream)", flush=True)
 
 
-SECTIONS = ["forward", "backward", "long", "user_ir", "layouts", "overhead",
-            "bench", "bench_layouts", "bench_backward", "bench_models",
-            "frameworks"]
+SECTIONS = ["forward", "backward", "long", "user_ir", "models", "layouts",
+            "overhead", "bench", "bench_layouts", "bench_backward",
+            "bench_models", "frameworks"]
 
 
 def main():
@@ -1046,6 +1051,7 @@ def main():
         failures += packed_torch()
         failures += decode_torch()
         failures += model_ops_user_ir()
+    if "models" in only:
         failures += models_torch_cuda()
     if "layouts" in only:
         failures += time_contiguous()

@@ -153,10 +153,15 @@ def main():
     parser.add_argument("--python-dir", default="build/python")
     parser.add_argument("--models", default="",
                         help="comma-separated names to run (default: all)")
+    parser.add_argument("--composed", action="store_true",
+                        help="every model composed of scans and torch ops, "
+                        "rather than its compiled model op and gradient")
     args = parser.parse_args()
     chosen = set(filter(None, args.models.split(",")))
     sys.path.insert(0, args.python_dir)
     import recurrence.torch as rt
+    if args.composed:
+        rt._runs_compiled_model = lambda tensors, offsets: False
 
     scale, reps = (8, 1) if args.quick else (1, 2)
     torch.set_num_threads(os.cpu_count() or 1)
@@ -174,7 +179,8 @@ def main():
         forward_backward(ours, inputs)  # compiles the adjoint
         both = best_seconds(reps, lambda: forward_backward(ours, inputs))
         both_loop = best_seconds(1, lambda: forward_backward(loop, inputs))
-        print(f"BENCH-MODEL {name} {shape} float32 "
+        form = " (composed)" if args.composed else ""
+        print(f"BENCH-MODEL {name}{form} {shape} float32 "
               f"forward_ms={fwd * 1e3:.1f} loop_ms={fwd_loop * 1e3:.1f} "
               f"speedup={fwd_loop / fwd:.1f} "
               f"forward_backward_ms={both * 1e3:.1f} "

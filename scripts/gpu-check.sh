@@ -8,7 +8,8 @@
 #
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
 # the whole run takes over 10 minutes on the H200, so split it in calls:
-# --only forward, --only backward, --only long,layouts,user_ir and
+# --only forward, --only backward, --only long,layouts,user_ir,
+# --only models,bench_models (torch's model functions on CUDA tensors) and
 # --only overhead,bench,bench_backward;
 # --only frameworks runs torch's and JAX's associative scans on the bench
 # shapes, slow to compile);

@@ -197,21 +197,110 @@ def normalize_gates(raw, *, f="exp", out=None):
 
 
 #===------------------------------------------------------------------------===#
+# Calling a model op and its gradient
+#===------------------------------------------------------------------------===#
+
+def _run(model, operands, return_final_state, schedule, chunk_size, out,
+         final_state_out):
+    """Model op `model` on its `operands` (args, their results' flat shapes
+    and shapes, spec options: as the `_<model>_operands` functions give
+    them), its results written into `out` and `final_state_out` where
+    given. A model whose state is a pair takes a pair of final outs."""
+    args, flat, shapes, options = operands
+    compiled = _model(model, args[0].dtype, final_state=return_final_state,
+                      schedule=schedule, chunk_size=chunk_size, **options)
+    outs = _final_outs(out, final_state_out, return_final_state)
+    names = None
+    if return_final_state and len(shapes) > 2:
+        outs = [out] + (list(final_state_out) if final_state_out is not None
+                        else [None] * (len(shapes) - 1))
+        names = ["out"] + [f"final_state_out[{i}]"
+                           for i in range(len(shapes) - 1)]
+    results = _outputs(compiled, args, flat, shapes, outs, names)
+    if names is None:
+        return results
+    return results[0], tuple(results[1:])
+
+
+def _gradient(model, operands, originals, y_bar, final_state_bar,
+              schedule, chunk_size, as_array=as_float_array, dtype=None,
+              target="cpu"):
+    """Calls the compiled gradient of `model` on its `operands` (as
+    `_run`'s) and the cotangents; returns one gradient per given operand of
+    `originals`, in its shape. `final_state_bar` is an array, or a pair for
+    a state that is a pair. `as_array` makes the cotangents arrays,
+    `dtype` is the state's NumPy dtype (the args' by default) and `target`
+    where the arrays live ("cpu" for NumPy's, "cuda" for CUDA's)."""
+    args, flat, shapes, options = operands
+    dtype = dtype or args[0].dtype
+    cotangents = [as_array("y_bar", y_bar, args[0].dtype)]
+    check_shape("y_bar", cotangents[0], shapes[0])
+    states = len(shapes) - 1
+    bars = _state_arrays("final_state_bar", final_state_bar,
+                         "one array per state (a pair for a pair)", states)
+    for i, (bar, shape) in enumerate(zip(bars or [], shapes[1:])):
+        name = "final_state_bar" + (f"[{i}]" if states > 1 else "")
+        cotangents.append(as_array(name, bar, args[0].dtype))
+        check_shape(name, cotangents[-1], shape)
+    compiled = _model(
+        model, dtype, gradient=True, final_state=bars is not None,
+        schedule=schedule, chunk_size=chunk_size, target=target, **options)
+    grads = compiled(*args, *(c.reshape(f) for c, f in zip(cotangents, flat)),
+                     result_shapes=[a.shape for a in args])
+    # (The offsets' entry, last, has no operand of its own.)
+    given = [v for v in originals if v is not None]
+    return tuple(g.reshape(np.shape(v)) for g, v in zip(grads, given))
+
+
+#===------------------------------------------------------------------------===#
 # Linear recurrent units
 #===------------------------------------------------------------------------===#
 
-def _gated_scan(model, order, a, v, init, state, schedule, chunk_size, shape,
-                outs, offsets=None):
-    """A gated LRU op (hlru, bdlru) on flattened batch dims; `state` is the
-    shape of one batch element's state, `outs` the outs (see _final_outs)."""
-    compiled = _model(model, a.dtype, param=order, init=init is not None,
-                      schedule=schedule, chunk_size=chunk_size,
-                      final_state=len(outs) > 1, offsets=offsets is not None)
-    args = [a, v] + ([init] if init is not None else []) + (
-        [offsets] if offsets is not None else [])
-    batch = shape[:len(shape) - 2]
-    return _outputs(compiled, args, [v.shape, (a.shape[0],) + state],
-                    [shape, batch + state], outs)
+def _hlru_operands(gates, v, init, offsets, as_array=as_float_array):
+    """H-LRU's operands as its compiled op takes them (see `_run`); it has
+    no packed form."""
+    gates = as_array("gates", gates)
+    check_rank("gates", gates, 3, "[..., T, N, m+1]")
+    v = as_array("v", v, gates.dtype)
+    order = gates.shape[-1] - 1
+    if order < 1:
+        raise ValueError(f"gates: expected at least 2 gates in the last axis "
+                         f"(m state gates and an input gate), got "
+                         f"{gates.shape[-1]}")
+    if offsets is not None:
+        raise ValueError("offsets: hlru takes no packed sequences")
+    check_shape("v", v, gates.shape[:-1])
+    return _gated_operands(gates, 3, v, init, (order, gates.shape[-2]), None,
+                           as_array, order)
+
+
+def _bdlru_operands(gates, v, init, offsets, as_array=as_float_array):
+    """BD-LRU's operands as its compiled op takes them (see `_run`)."""
+    gates = as_array("gates", gates)
+    check_rank("gates", gates, 4, "[..., T, H, m, m+1]")
+    v = as_array("v", v, gates.dtype)
+    m = gates.shape[-2]
+    if gates.shape[-1] != m + 1:
+        raise ValueError(f"gates: expected last axis m+1 = {m + 1} for blocks "
+                         f"of m = {m}, got {gates.shape[-1]}")
+    check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
+    state, offsets = _state_shape((v.shape[-1],), offsets, v.shape[-2])
+    return _gated_operands(gates, 4, v, init, state, offsets, as_array, m)
+
+
+def _gated_operands(gates, trailing, v, init, state, offsets, as_array,
+                    param):
+    """A gated LRU's (hlru, bdlru) checked operands, flattened to one batch
+    dim (`gates` has `trailing` dims after it); `state` is the shape of one
+    batch element's state."""
+    flat, batch = _flatten_batch("gates", gates, trailing)
+    init = _init("init", init, gates.dtype, batch, state, as_array)
+    vf = v.reshape(flat.shape[:2] + v.shape[-1:])
+    args = [flat, vf] + [x for x in (init, offsets) if x is not None]
+    options = dict(param=param, init=init is not None,
+                   offsets=offsets is not None)
+    return (args, [vf.shape, (flat.shape[0],) + state],
+            [v.shape, batch + state], options)
 
 
 def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
@@ -222,21 +311,19 @@ def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
     v: [..., T, N]; init: [..., m, N], newest state first. Returns h
     [..., T, N] (and the m most recent states [..., m, N], newest first).
     """
-    gates = as_float_array("gates", gates)
-    check_rank("gates", gates, 3, "[..., T, N, m+1]")
-    v = as_float_array("v", v, gates.dtype)
-    order = gates.shape[-1] - 1
-    if order < 1:
-        raise ValueError(f"gates: expected at least 2 gates in the last axis "
-                         f"(m state gates and an input gate), got "
-                         f"{gates.shape[-1]}")
-    check_shape("v", v, gates.shape[:-1])
-    flat, batch = _flatten_batch("gates", gates, 3)
-    state = (order, gates.shape[-2])
-    init = _init("init", init, gates.dtype, batch, state)
-    return _gated_scan("hlru", order, flat, v.reshape(flat.shape[:-1]), init,
-                       state, schedule, chunk_size, v.shape,
-                       _final_outs(out, final_state_out, return_final_state))
+    return _run("hlru", _hlru_operands(gates, v, init, None),
+                return_final_state, schedule, chunk_size, out,
+                final_state_out)
+
+
+def hlru_gradient(gates, v, *, init=None, y_bar, final_state_bar=None,
+                  schedule="auto", chunk_size=None):
+    """The gradient of sum(y_bar * h) + sum(final_state_bar * state) for
+    ``hlru``, as the compiler derives it for the model op: the gradients of
+    gates and v, then init where given."""
+    return _gradient("hlru", _hlru_operands(gates, v, init, None),
+                     (gates, v, init), y_bar, final_state_bar, schedule,
+                     chunk_size)
 
 
 def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
@@ -249,27 +336,71 @@ def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
     offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
     restarts from its own init, and init and h_T are [..., S, H*m].
     """
-    gates = as_float_array("gates", gates)
-    check_rank("gates", gates, 4, "[..., T, H, m, m+1]")
-    v = as_float_array("v", v, gates.dtype)
-    m = gates.shape[-2]
-    if gates.shape[-1] != m + 1:
-        raise ValueError(f"gates: expected last axis m+1 = {m + 1} for blocks "
-                         f"of m = {m}, got {gates.shape[-1]}")
-    check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
-    flat, batch = _flatten_batch("gates", gates, 4)
-    state, offsets = _state_shape((v.shape[-1],), offsets, v.shape[-2])
-    init = _init("init", init, gates.dtype, batch, state)
-    return _gated_scan("bdlru", m, flat,
-                       v.reshape(flat.shape[:2] + (v.shape[-1],)), init,
-                       state, schedule, chunk_size, v.shape,
-                       _final_outs(out, final_state_out, return_final_state),
-                       offsets)
+    return _run("bdlru", _bdlru_operands(gates, v, init, offsets),
+                return_final_state, schedule, chunk_size, out,
+                final_state_out)
+
+
+def bdlru_gradient(gates, v, *, init=None, y_bar, final_state_bar=None,
+                   schedule="auto", chunk_size=None, offsets=None):
+    """The gradient of sum(y_bar * h) + sum(final_state_bar * h_T) for
+    ``bdlru``, as the compiler derives it for the model op: the gradients
+    of gates and v, then init where given."""
+    return _gradient("bdlru", _bdlru_operands(gates, v, init, offsets),
+                     (gates, v, init), y_bar, final_state_bar, schedule,
+                     chunk_size)
 
 
 #===------------------------------------------------------------------------===#
 # Attention-like recurrences on a matrix state
 #===------------------------------------------------------------------------===#
+
+def _linear_attention_operands(q, k, v, init, normalizer_init, offsets,
+                               as_array=as_float_array, feature_map="elu1",
+                               normalize=True, eps=1e-8):
+    """Linear attention's operands as its compiled op takes them (see
+    `_run`): `init` is S's, `normalizer_init` c's (given with it when
+    normalized, else None)."""
+    check_choice("feature_map", feature_map, ("elu1", "identity"))
+    q = as_array("q", q)
+    k = as_array("k", k, q.dtype)
+    v = as_array("v", v, q.dtype)
+    check_rank("q", q, 2, "[..., T, dk]")
+    check_shape("k", k, q.shape)
+    check_shape("v", v, q.shape[:-1] + v.shape[-1:])
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+        raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
+    dk, dv = q.shape[-1], v.shape[-1]
+    state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
+    # The states: S, and normalized also c (S's shape without dv).
+    states = [state] + ([state[:-1]] if normalize else [])
+    batch = q.shape[:-2]
+    inits = [init, normalizer_init][:len(states)]
+    if init is None:
+        inits = []
+    elif any(x is None for x in inits) or (not normalize and
+                                           normalizer_init is not None):
+        raise TypeError("init: expected " + ("a pair (S, c)" if normalize
+                                             else "S, one array"))
+    inits = [_init(name, x, q.dtype, batch, shape, as_array)
+             for name, x, shape in zip(["init", "normalizer init"], inits,
+                                       states)]
+    qf, _ = _flatten_batch("q", q, 2)
+    vf = v.reshape(qf.shape[:2] + (dv,))
+    args = [qf, k.reshape(qf.shape), vf] + inits + (
+        [offsets] if offsets is not None else [])
+    options = dict(feature_map=feature_map, normalize=normalize, eps=eps,
+                   init=bool(inits), offsets=offsets is not None)
+    return (args, [vf.shape] + [(qf.shape[0],) + x for x in states],
+            [v.shape] + [batch + x for x in states], options)
+
+
+def _linear_attention_inits(init, normalize):
+    """(S's init, c's init) from a model's init: S, or the pair (S, c)."""
+    inits = _state_arrays("init", init, "a pair (S, c)" if normalize else "S",
+                          2 if normalize else 1)
+    return tuple(inits or []) + (None,) * (2 - len(inits or []))
+
 
 def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
                      eps=1e-8, init=None, return_final_state=False,
@@ -288,49 +419,31 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
     starting from its own init (zero without one); the states then hold one
     per sequence, [..., S, dk, dv] and [..., S, dk].
     """
-    check_choice("feature_map", feature_map, ("elu1", "identity"))
-    q = as_float_array("q", q)
-    k = as_float_array("k", k, q.dtype)
-    v = as_float_array("v", v, q.dtype)
-    check_rank("q", q, 2, "[..., T, dk]")
-    check_shape("k", k, q.shape)
-    check_shape("v", v, q.shape[:-1] + v.shape[-1:])
-    if not isinstance(eps, (int, float)) or eps < 0:
-        raise ValueError(f"eps: expected a non-negative number, got {eps!r}")
-    dk, dv = q.shape[-1], v.shape[-1]
-    state, offsets = _state_shape((dk, dv), offsets, q.shape[-2])
-    # The states: S, and normalized also c (S's shape without dv).
-    shapes = [state] + ([state[:-1]] if normalize else [])
-    names = ["init", "normalizer init"][:len(shapes)]
-    pair = "a pair (S, c)" if normalize else "S"
-    inits = _state_arrays("init", init, pair, len(shapes))
-    finals = _state_arrays("final_state_out", final_state_out, pair,
-                           len(shapes))
-    batch = q.shape[:-2]
-    if inits is not None:
-        inits = [_init(name, x, q.dtype, batch, shape)
-                 for name, x, shape in zip(names, inits, shapes)]
-    compiled = _model("linear_attention", q.dtype, schedule=schedule,
-                      chunk_size=chunk_size, feature_map=feature_map,
-                      normalize=normalize, eps=eps, init=inits is not None,
-                      final_state=return_final_state,
-                      offsets=offsets is not None)
-    qf, _ = _flatten_batch("q", q, 2)
-    kf = k.reshape(qf.shape)
-    vf = v.reshape(qf.shape[:2] + (dv,))
-    args = [qf, kf, vf] + (inits or []) + (
-        [offsets] if offsets is not None else [])
-    outs = _final_outs(out, finals, return_final_state)
-    if not return_final_state:
-        return _outputs(compiled, args, [vf.shape], [v.shape], outs)
-    outs = [out] + (finals or [None] * len(shapes))
-    results = _outputs(
-        compiled, args, [vf.shape] + [(qf.shape[0],) + x for x in shapes],
-        [v.shape] + [batch + x for x in shapes], outs,
-        ["out"] + (["final_state_out[0]", "final_state_out[1]"]
-                   if normalize else ["final_state_out"]))
-    return (results[0], tuple(results[1:])) if normalize else results
+    _state_arrays("final_state_out", final_state_out,
+                  "a pair (S, c)" if normalize else "S",
+                  2 if normalize else 1)
+    operands = _linear_attention_operands(
+        q, k, v, *_linear_attention_inits(init, normalize), offsets,
+        feature_map=feature_map, normalize=normalize, eps=eps)
+    return _run("linear_attention", operands, return_final_state, schedule,
+                chunk_size, out, final_state_out)
 
+
+def linear_attention_gradient(q, k, v, *, feature_map="elu1",
+                              normalize=True, eps=1e-8, init=None, y_bar,
+                              final_state_bar=None, schedule="auto",
+                              chunk_size=None, offsets=None):
+    """The gradient of sum(y_bar * y) + sum(final_state_bar * state) for
+    ``linear_attention`` (state and bars: S, or the pair (S, c) when
+    normalized), as the compiler derives it for the model op: the
+    gradients of q, k and v, then of the init's arrays where given."""
+    inits = _linear_attention_inits(init, normalize)
+    return _gradient("linear_attention",
+                     _linear_attention_operands(
+                         q, k, v, *inits, offsets, feature_map=feature_map,
+                         normalize=normalize, eps=eps),
+                     (q, k, v) + inits, y_bar, final_state_bar, schedule,
+                     chunk_size)
 
 
 def delta_rule(q, k, v, beta, *, gate=None, init=None,
@@ -342,13 +455,10 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     [..., T]; init: [..., dk, dv]. Returns y [..., T, dv] (and S_T).
     offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
     restarts from its own init, and init and S_T are [..., S, dk, dv]."""
-    args, flat, shapes, options = _delta_rule_operands(q, k, v, beta, gate,
-                                                       init, offsets)
-    compiled = _model("delta_rule", args[0].dtype,
-                      final_state=return_final_state, schedule=schedule,
-                      chunk_size=chunk_size, **options)
-    return _outputs(compiled, args, flat, shapes,
-                    _final_outs(out, final_state_out, return_final_state))
+    return _run("delta_rule",
+                _delta_rule_operands(q, k, v, beta, gate, init, offsets),
+                return_final_state, schedule, chunk_size, out,
+                final_state_out)
 
 
 def delta_rule_gradient(q, k, v, beta, *, gate=None, init=None, y_bar,
@@ -406,13 +516,10 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     offsets: [S + 1] bounds of sequences packed along T (cu_seqlens); each
     restarts from its own init, and init and h_T are [..., S, N, Dm].
     """
-    args, flat, shapes, options = _selective_ssm_operands(
-        x, delta, A, B, C, D, init, offsets)
-    compiled = _model("selective_ssm", args[0].dtype,
-                      final_state=return_final_state, schedule=schedule,
-                      chunk_size=chunk_size, **options)
-    return _outputs(compiled, args, flat, shapes,
-                    _final_outs(out, final_state_out, return_final_state))
+    return _run("selective_ssm",
+                _selective_ssm_operands(x, delta, A, B, C, D, init, offsets),
+                return_final_state, schedule, chunk_size, out,
+                final_state_out)
 
 
 def selective_ssm_gradient(x, delta, A, B, C, D=None, *, init=None,
@@ -427,31 +534,6 @@ def selective_ssm_gradient(x, delta, A, B, C, D=None, *, init=None,
                                              offsets),
                      (x, delta, A, B, C, D, init), y_bar, final_state_bar,
                      schedule, chunk_size)
-
-
-def _gradient(model, operands, originals, y_bar, final_state_bar,
-              schedule, chunk_size, as_array=as_float_array, dtype=None,
-              target="cpu"):
-    """Calls the compiled gradient of `model` on its `operands` (args,
-    their results' flat shapes and shapes, spec options) and the
-    cotangents; returns one gradient per given operand of `originals`, in
-    its shape. (`as_array`, `dtype` and `target`: as `_compiled_model`.)"""
-    args, flat, shapes, options = operands
-    dtype = dtype or args[0].dtype
-    cotangents = [as_array("y_bar", y_bar, args[0].dtype)]
-    check_shape("y_bar", cotangents[0], shapes[0])
-    if final_state_bar is not None:
-        cotangents.append(as_array("final_state_bar", final_state_bar,
-                                   args[0].dtype))
-        check_shape("final_state_bar", cotangents[1], shapes[1])
-    compiled = _model(
-        model, dtype, gradient=True, final_state=final_state_bar is not None,
-        schedule=schedule, chunk_size=chunk_size, target=target, **options)
-    grads = compiled(*args, *(c.reshape(f) for c, f in zip(cotangents, flat)),
-                     result_shapes=[a.shape for a in args])
-    # (The offsets' entry, last, has no operand of its own.)
-    given = [v for v in originals if v is not None]
-    return tuple(g.reshape(np.shape(v)) for g, v in zip(grads, given))
 
 
 def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets,
@@ -487,11 +569,15 @@ def _selective_ssm_operands(x, delta, A, B, C, D, init, offsets,
             [x.shape, batch + state], options)
 
 
-# The model ops that the torch front door calls compiled, by name: how each
-# checks its operands and flattens their batch dims into one, as its
-# compiled op and gradient take them.
+# The model ops with a derived gradient, by name: how each checks its
+# operands (in the order of its torch function's, then the offsets) and
+# flattens their batch dims into one, as its compiled op and gradient take
+# them. Keywords: the model's options.
 _OPERANDS = {"selective_ssm": _selective_ssm_operands,
-             "delta_rule": _delta_rule_operands}
+             "delta_rule": _delta_rule_operands,
+             "linear_attention": _linear_attention_operands,
+             "hlru": _hlru_operands,
+             "bdlru": _bdlru_operands}
 
 
 #===------------------------------------------------------------------------===#

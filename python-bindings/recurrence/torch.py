@@ -691,8 +691,22 @@ def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
     if gates.dim() < 3 or gates.shape[-1] < 2:
         raise ValueError(f"gates: expected shape [..., T, N, m+1] with m >= "
                          f"1, got {tuple(gates.shape)}")
-    order = gates.shape[-1] - 1
     _check_shape("v", v, gates.shape[:-1])
+    out = _compiled_model("hlru", (gates, v, init), None, return_final_state,
+                          schedule, chunk_size)
+    if out is not None:
+        return out
+    return _composed_hlru(gates, v, init,
+                          return_final_state=return_final_state,
+                          schedule=schedule, chunk_size=chunk_size,
+                          offsets=None)
+
+
+def _composed_hlru(gates, v, init, *, return_final_state, schedule,
+                   chunk_size, offsets):
+    """H-LRU composed of a scan and torch ops (see
+    `_composed_selective_ssm`); it has no packed form."""
+    order = gates.shape[-1] - 1
     a = gates[..., :order].transpose(-1, -2)  # [..., T, m, N]
     [structure] = _model_structures("hlru", param=order)
     return scan(a, gates[..., order] * v, structure=structure, init=init,
@@ -712,6 +726,21 @@ def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
                          f"{tuple(gates.shape)}")
     m = gates.shape[-2]
     _check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
+    out = _compiled_model("bdlru", (gates, v, init), offsets,
+                          return_final_state, schedule, chunk_size)
+    if out is not None:
+        return out
+    return _composed_bdlru(gates, v, init,
+                           return_final_state=return_final_state,
+                           schedule=schedule, chunk_size=chunk_size,
+                           offsets=offsets)
+
+
+def _composed_bdlru(gates, v, init, *, return_final_state, schedule,
+                    chunk_size, offsets):
+    """BD-LRU composed of a scan and torch ops (see
+    `_composed_selective_ssm`)."""
+    m = gates.shape[-2]
     a0 = gates[..., m].reshape(v.shape)
     [structure] = _model_structures("bdlru", param=m)
     return scan(gates[..., :m], a0 * v, structure=structure, init=init,
@@ -748,18 +777,37 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
             raise TypeError("init: expected " + (
                 "a pair (S, c)" if normalize else "S, one tensor"))
         inits = list(init) if normalize else [init, None]
+    model_options = dict(feature_map=feature_map, normalize=normalize,
+                         eps=eps)
+    out = _compiled_model("linear_attention", (q, k, v, *inits), offsets,
+                          return_final_state, schedule, chunk_size,
+                          **model_options)
+    if out is None:
+        return _composed_linear_attention(
+            q, k, v, *inits, return_final_state=return_final_state,
+            schedule=schedule, chunk_size=chunk_size, offsets=offsets,
+            **model_options)
+    if return_final_state and normalize:
+        return out[0], tuple(out[1:])
+    return out
+
+
+def _composed_linear_attention(q, k, v, init, normalizer_init, *,
+                               return_final_state, schedule, chunk_size,
+                               offsets, feature_map, normalize, eps):
+    """Linear attention composed of scans and torch ops (see
+    `_composed_selective_ssm`)."""
     phi = _elu1 if feature_map == "elu1" else (lambda x: x)
     fq, fk = phi(q), phi(k)
-    structures = _model_structures("linear_attention",
-                                          normalize=normalize)
+    structures = _model_structures("linear_attention", normalize=normalize)
     run = lambda b, i, state: scan(
         None, b, structure=structures[i], readout=fq, init=state,
         return_final_state=return_final_state, schedule=schedule,
         chunk_size=chunk_size, offsets=offsets)
-    num = run((fk, v), 0, inits[0])
+    num = run((fk, v), 0, init)
     if not normalize:
         return num
-    den = run(fk, 1, inits[1])
+    den = run(fk, 1, normalizer_init)
     if not return_final_state:
         return num / _torch.clamp(den, min=eps)[..., None]
     (num, S), (den, c) = num, den
@@ -877,24 +925,21 @@ def _cuda_models():
     return os.environ.get("RECURRENCE_CUDA_MODELS", "0") == "1"
 
 
-# The models that run compiled (`_runs_compiled_model`): the names of their
-# operands as models.<model> takes them, positional, then keywords.
-_COMPILED_MODELS = {
-    "selective_ssm": (("x", "delta", "A", "B", "C", "D"), ("init",)),
-    "delta_rule": (("q", "k", "v", "beta"), ("gate", "init")),
-}
+# The options of a compiled model's call that are not the model's own.
+_CALL_OPTIONS = ("schedule", "chunk_size", "offsets")
 
 
 def _compiled_model(model, named, offsets, return_final_state, schedule,
-                    chunk_size):
-    """`model` on its operands `named` (None where not given) as the
-    compiler's model op with its derived gradient, when it can run so
-    (`_runs_compiled_model`); else None."""
+                    chunk_size, **model_options):
+    """`model` on its operands `named` (in models._OPERANDS' order, None
+    where not given) as the compiler's model op with its derived gradient,
+    when it can run so (`_runs_compiled_model`); else None. Its outputs
+    flat: y, then each state's (S and c for a pair)."""
     if not _runs_compiled_model(named, offsets):
         return None
     options = dict(schedule=schedule, chunk_size=chunk_size,
                    offsets=None if offsets is None else
-                   offsets.detach().cpu().numpy())
+                   offsets.detach().cpu().numpy(), **model_options)
     given = [v is not None for v in named]
     out = _CompiledModel.apply(model, options, return_final_state, given,
                                *(v for v in named if v is not None))
@@ -911,16 +956,8 @@ class _CompiledModel(_torch.autograd.Function):
     def forward(ctx, model, options, return_final_state, given, *operands):
         ctx.model, ctx.options, ctx.given = model, options, given
         ctx.save_for_backward(*operands)
-        if operands[0].is_cuda:
-            return _device_model(model, _named_operands(given, operands),
-                                 return_final_state, options)
-        positional, keywords = _model_arguments(model, given, operands)
-        out = getattr(models, model)(
-            *positional, **keywords, return_final_state=return_final_state,
-            **options)
-        outs = out if return_final_state else (out,)
-        return tuple(_torch.from_numpy(np.ascontiguousarray(o))
-                     for o in outs)
+        return _run_model(model, _named_operands(given, operands),
+                          return_final_state, options)
 
     @staticmethod
     def backward(ctx, *cotangents):
@@ -939,61 +976,79 @@ class _CompiledModel(_torch.autograd.Function):
                     return_final_state=len(cotangents) > 1,
                     **dict(ctx.options, offsets=None if offsets is None
                            else _torch.from_numpy(offsets)))
-            outs = outs if isinstance(outs, tuple) else (outs,)
+            outs = _flat_outputs(outs)
             wanted = [v for v in operands if v.requires_grad]
             grads = iter(_torch.autograd.grad(
                 outs, wanted, cotangents, create_graph=True,
                 allow_unused=True))
             return (None,) * 4 + tuple(
                 next(grads) if v.requires_grad else None for v in operands)
-        if operands[0].is_cuda:
-            return (None,) * 4 + _device_model_gradient(
-                ctx.model, _named_operands(ctx.given, operands), cotangents,
-                ctx.options)
-        positional, keywords = _model_arguments(ctx.model, ctx.given,
-                                                operands)
-        bars = [_numpy(c) for c in cotangents]  # (zeros, not None)
-        grads = getattr(models, ctx.model + "_gradient")(
-            *positional, **keywords, y_bar=bars[0],
-            final_state_bar=bars[1] if len(bars) > 1 else None,
-            **ctx.options)
-        return (None,) * 4 + tuple(
-            _torch.from_numpy(np.ascontiguousarray(g)) for g in grads)
+        return (None,) * 4 + _model_gradient(
+            ctx.model, _named_operands(ctx.given, operands), cotangents,
+            ctx.options)
 
 
-def _device_model(model, named, return_final_state, options):
-    """The model op compiled for cuda on the operands' device, on torch's
-    current stream: its outputs."""
-    args, flat, shapes, spec = _device_operands(model, named)
-    compiled = models._model(model, _numpy_dtype(args[0]), target="cuda",
+def _flat_outputs(outs):
+    """A model's outputs as one tuple: y, then each state's."""
+    if not isinstance(outs, tuple):
+        return (outs,)
+    y, last = outs
+    return (y,) + (tuple(last) if isinstance(last, tuple) else (last,))
+
+
+def _model_operands(model, named, options):
+    """models._OPERANDS of `model` on the operands' memory (CUDA tensors,
+    contiguous, or NumPy views of CPU tensors), checked already: (args,
+    the results' flat shapes and shapes, spec options, target)."""
+    cuda = named[0].is_cuda
+    arrays = [None if v is None else
+              v.detach().contiguous() if cuda else _numpy(v) for v in named]
+    model_options = {key: value for key, value in options.items()
+                     if key not in _CALL_OPTIONS}
+    return models._OPERANDS[model](
+        *arrays, options["offsets"], as_array=_checked,
+        **model_options), "cuda" if cuda else "cpu"
+
+
+def _run_model(model, named, return_final_state, options):
+    """The model op compiled for the operands' device (on torch's current
+    stream for CUDA): its outputs, flat."""
+    (args, flat, shapes, spec), target = _model_operands(model, named,
+                                                         options)
+    compiled = models._model(model, _numpy_dtype(named[0]), target=target,
                              final_state=return_final_state,
                              schedule=options["schedule"],
                              chunk_size=options["chunk_size"], **spec)
-    count = 2 if return_final_state else 1
+    count = len(flat) if return_final_state else 1
     outs = compiled(*args, result_shapes=[tuple(f) for f in flat[:count]])
     outs = outs if isinstance(outs, tuple) else (outs,)
-    return tuple(o.reshape(shape) for o, shape in zip(outs, shapes))
+    return tuple(_as_tensor(o).reshape(shape)
+                 for o, shape in zip(outs, shapes))
 
 
-def _device_model_gradient(model, named, cotangents, options):
-    """The model op's derived gradient compiled for cuda: one gradient per
-    given operand."""
-    bars = [c.contiguous() for c in cotangents]
-    return models._gradient(
-        model, _device_operands(model, named), named, bars[0],
-        bars[1] if len(bars) > 1 else None, options["schedule"],
-        options["chunk_size"], as_array=_checked,
-        dtype=_numpy_dtype(named[0]), target="cuda")
+def _model_gradient(model, named, cotangents, options):
+    """The model op's derived gradient compiled for the operands' device:
+    one gradient per given operand."""
+    cuda = named[0].is_cuda
+    bars = [c.contiguous() if cuda else _numpy(c) for c in cotangents]
+    grads = models._gradient(
+        model, _model_operands(model, named, options)[0], named, bars[0],
+        (bars[1] if len(bars) == 2 else tuple(bars[1:])) if len(bars) > 1
+        else None, options["schedule"], options["chunk_size"],
+        as_array=_checked, dtype=_numpy_dtype(named[0]),
+        target="cuda" if cuda else "cpu")
+    return tuple(_as_tensor(g) for g in grads)
 
 
-def _device_operands(model, named):
-    """models._OPERANDS on contiguous device tensors (checked already)."""
-    named = [None if v is None else v.detach().contiguous() for v in named]
-    return models._OPERANDS[model](*named, None, as_array=_checked)
+def _as_tensor(value):
+    """A compiled call's result as a tensor: CUDA results are already."""
+    if isinstance(value, np.ndarray):
+        return _torch.from_numpy(np.ascontiguousarray(value))
+    return value
 
 
 def _checked(name, value, dtype=None):
-    """A tensor that the torch function has checked, as it is."""
+    """An array or tensor that the torch function has checked, as it is."""
     return value
 
 
@@ -1001,21 +1056,8 @@ def _numpy_dtype(tensor):
     return np.float64 if tensor.dtype == _torch.float64 else np.float32
 
 
-def _model_arguments(model, given, operands):
-    """The given operands as NumPy arrays, (positional, keywords) as
-    models.<model> takes them."""
-    positional, keywords = _COMPILED_MODELS[model]
-    named = [_maybe_numpy(v) for v in _named_operands(given, operands)]
-    return (named[:len(positional)],
-            dict(zip(keywords, named[len(positional):])))
-
-
-def _maybe_numpy(tensor):
-    return None if tensor is None else _numpy(tensor)
-
-
 def _named_operands(given, operands):
-    """x, delta, A, B, C, D, init: None where not given."""
+    """The operands in models._OPERANDS' order: None where not given."""
     it = iter(operands)
     return [next(it) if g else None for g in given]
 
