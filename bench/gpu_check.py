@@ -489,7 +489,13 @@ def time_contiguous():
     backward through them; against the float64 CPU run of the same values.
     The output's layout is part of the check."""
     failures = 0
+    # Sequential: warps over chunks of each sequence (T not a multiple of
+    # their tile of 128 steps, fewer sequences than a block's 4 warps), a
+    # warp per whole sequence (T = 1; 4096 sequences).
     cases = [((2, 1000, 33), "sequential", None),
+             ((3, 1, 5), "sequential", None),
+             ((1, 257, 2), "sequential", None),
+             ((64, 300, 64), "sequential", None),
              ((2, 1000, 33), "chunked", 64),
              ((3, 1, 5), "auto", None),
              ((1, 4097, 64), "auto", None)]
@@ -902,15 +908,27 @@ def bench_time_contiguous(a, b, copy, moved, accelerated):
             f"ms={ours * 1e3:.3f} GB/s={moved / ours / 1e9:.0f} "
             f"copy_GB/s={moved / copy / 1e9:.0f} vs_copy={copy / ours:.3f} "
             f"(copied to [B,T,N] first); read in place:")
+    leaves = [v.detach().requires_grad_() for v in views]
+
+    def forward_backward():
+        for leaf in leaves:
+            leaf.grad = None
+        rt.scan(*leaves).sum().backward()
+
+    copied_both = seconds(forward_backward, reps=5)
     os.environ["RECURRENCE_IN_PLACE_LAYOUTS"] = "1"
     line += f" output_strides={rt.scan(*views).stride()}"
-    for schedule, chunk in (("sequential", None), ("chunked", 64),
-                            ("chunked", 256), ("chunked", 1024)):
+    for schedule, chunk in (("auto", None), ("sequential", None),
+                            ("chunked", 64), ("chunked", 256),
+                            ("chunked", 1024)):
         took = seconds(lambda: rt.scan(*views, schedule=schedule,
                                        chunk_size=chunk), reps=5)
         line += (f" {schedule}{f'<{chunk}>' if chunk else ''}="
                  f"{took * 1e3:.3f}ms")
+    in_place_both = seconds(forward_backward, reps=5)
     os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
+    line += (f"; forward+backward copied={copied_both * 1e3:.3f}ms "
+             f"in_place={in_place_both * 1e3:.3f}ms")
     if accelerated is not None:
         want = accelerated(gates, tokens).transpose(1, 2)
         theirs = seconds(lambda: accelerated(gates, tokens))

@@ -97,6 +97,10 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   schedule.target = target.str();
   schedule.cores = cores;
   pm.addPass(createSelectSchedulePass(schedule));
+  // Where the caller's buffers hold each sequence's steps contiguously,
+  // a warp per sequence rather than a thread per channel.
+  if (target == "cuda")
+    pm.addPass(createGpuWarpScanPass());
   pm.addPass(createLowerScanPass());
   pm.addPass(
       createLowerChunkedPass(LowerChunkedPassOptions{tileChunks, onePass}));

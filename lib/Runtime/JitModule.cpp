@@ -243,8 +243,7 @@ static __bf16 truncFloatToBFloat16(float value) {
   uint16_t rounded =
       (bits & 0x7fffffffu) > 0x7f800000u
           ? static_cast<uint16_t>((bits >> 16) | 0x40u)
-          : static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >>
-                                  16);
+          : static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
   __bf16 result;
   std::memcpy(&result, &rounded, sizeof(result));
   return result;

@@ -83,9 +83,12 @@ bool TargetModel::keepsSequential(ScanOp op) const {
   // (dplr and dense compose dense N x N products), in temporaries it
   // allocates in the kernel when their size is dynamic. So does a scan
   // over packed sequences: its chunks would tile the restarted transitions.
+  // And so does one that the warp lowering takes (time-contiguous caller
+  // buffers): its warps split long sequences into chunks themselves.
   std::optional<ScanDims> shape = ScanDims::fromOp(op);
   return !lanesPerBlock(op) || op->hasAttr(kPackedAttrName) ||
-         (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns));
+         (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)) ||
+         takesWarpScan(op);
 }
 
 double TargetModel::chunkedBelowLanes() const {

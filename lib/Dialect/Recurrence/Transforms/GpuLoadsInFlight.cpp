@@ -160,9 +160,13 @@ void hoistStaticAllocas(gpu::LaunchOp launch) {
 }
 
 /// Whether `loop` is a time loop worth unrolling by `factor`: innermost,
-/// and not a constant trip count of at most two unrolled bodies (a block's
-/// m x m loops, or a sequence too short to gain).
+/// not a warp scan's tiles, and not a constant trip count of at most two
+/// unrolled bodies (a block's m x m loops, or a sequence too short to
+/// gain).
 bool isTimeLoop(scf::ForOp loop, int64_t factor) {
+  // A warp scan's tile already has its lanes' steps in flight together.
+  if (loop->hasAttr(recurrence::kWarpTilesAttrName))
+    return false;
   bool innermost = true;
   loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
   if (!innermost)

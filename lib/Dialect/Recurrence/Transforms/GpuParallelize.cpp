@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -40,6 +41,8 @@ namespace {
 /// Elements an elementwise kernel's thread takes: several, so that its
 /// index arithmetic is spent once for them.
 constexpr int64_t kElementsPerThread = 4;
+/// The fewest threads in a block of a warp scan: 4 warps.
+constexpr int64_t kWarpScanThreads = 128;
 
 bool inParallelLoop(Operation *op) {
   return op->getParentOfType<scf::ParallelOp>() != nullptr;
@@ -623,9 +626,15 @@ struct GpuParallelizePass
         linalgToLoops(rewriter, root);
     if (failed(elementwise))
       return signalPassFailure();
-    for (scf::ParallelOp loop : scans)
-      scf::tileParallelLoop(flatten(rewriter, loop), {threads},
+    for (scf::ParallelOp loop : scans) {
+      // A warp scan's blocks hold whole warps (its lanes shuffle), and
+      // several: an SM runs at most 32 blocks.
+      int64_t size = threads;
+      if (loop->hasAttr(recurrence::kWarpLanesAttrName))
+        size = std::max<int64_t>(llvm::alignTo(size, 32), kWarpScanThreads);
+      scf::tileParallelLoop(flatten(rewriter, loop), {size},
                             /*noMinMaxBounds=*/true);
+    }
     for (scf::ParallelOp loop : *elementwise)
       elementwiseToKernels(rewriter, loop, elementwiseThreads,
                            kElementsPerThread);

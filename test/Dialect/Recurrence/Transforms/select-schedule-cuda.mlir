@@ -34,3 +34,21 @@ func.func @explicit_scan(%a: tensor<1x4096x8xf32>, %b: tensor<1x4096x8xf32>) -> 
   %h = recurrence.scan diagonal schedule scan transition(%a : tensor<1x4096x8xf32>) input(%b : tensor<1x4096x8xf32>) outs(%h_dest : tensor<1x4096x8xf32>) -> tensor<1x4096x8xf32>
   return %h : tensor<1x4096x8xf32>
 }
+
+// -----
+
+// Few long sequences that the caller's buffers hold time-contiguous (read
+// in place, results materialized in place): chunked kernels would read
+// across lines, and -recurrence-gpu-warp-scan splits the sequences into
+// chunks a warp each itself; the scan stays sequential.
+func.func @time_contiguous(%a: memref<1x262144x256xf32, strided<[67108864, 1, 262144]>>,
+                           %b: memref<1x262144x256xf32, strided<[67108864, 1, 262144]>>,
+                           %y: memref<1x262144x256xf32, strided<[67108864, 1, 262144]>>) {
+  %at = bufferization.to_tensor %a restrict : memref<1x262144x256xf32, strided<[67108864, 1, 262144]>> to tensor<1x262144x256xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<1x262144x256xf32, strided<[67108864, 1, 262144]>> to tensor<1x262144x256xf32>
+  %h_dest = tensor.empty() : tensor<1x262144x256xf32>
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda
+  %h = recurrence.scan diagonal transition(%at : tensor<1x262144x256xf32>) input(%bt : tensor<1x262144x256xf32>) outs(%h_dest : tensor<1x262144x256xf32>) -> tensor<1x262144x256xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<1x262144x256xf32>, memref<1x262144x256xf32, strided<[67108864, 1, 262144]>>) -> ()
+  return
+}

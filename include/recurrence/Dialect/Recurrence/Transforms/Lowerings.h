@@ -37,11 +37,36 @@ inline constexpr llvm::StringLiteral kChunkStepsAttrName =
 /// transitions in every thread.
 inline constexpr llvm::StringLiteral kPackedAttrName = "recurrence.packed";
 
+/// The discardable attribute on the parallel loop of a warp scan (see
+/// lowerScanToWarpScan): one iteration per lane, 32 per sequence, whose
+/// blocks must hold whole warps.
+inline constexpr llvm::StringLiteral kWarpLanesAttrName =
+    "recurrence.warp_lanes";
+
+/// The discardable attribute on a warp scan's loop over tiles of steps: the
+/// steps of a tile, which the warp's lanes share (not a time loop to
+/// unroll).
+inline constexpr llvm::StringLiteral kWarpTilesAttrName =
+    "recurrence.warp_tiles";
+
 /// scf.forall over the batch (and over channel tiles, per `tiling`) around
 /// an scf.for over time.
 FailureOr<SmallVector<Value>>
 lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
                       const ChannelTiling &tiling = {});
+
+/// On the GPU, a sequential scan whose caller's buffers hold each
+/// sequence's steps contiguously (an elementwise first-order structure on
+/// a vector state, static shapes, an f32 state, operands read from and
+/// results materialized in the caller's memrefs) as an scf.parallel over
+/// lanes, 32 per sequence, marked kWarpLanesAttrName: each warp scans one
+/// sequence in tiles, its lanes combining their steps by shuffles. The
+/// results' materializations are replaced by the loop's writes. Fails,
+/// changing nothing, where the scan does not qualify.
+LogicalResult lowerScanToWarpScan(RewriterBase &rewriter, ScanOp op);
+
+/// Whether lowerScanToWarpScan takes `op` (whatever its schedule).
+bool takesWarpScan(ScanOp op);
 
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per

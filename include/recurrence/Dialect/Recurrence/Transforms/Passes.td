@@ -488,4 +488,29 @@ def FuseStepProducersPass : Pass<"recurrence-fuse-step-producers"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def GpuWarpScanPass : Pass<"recurrence-gpu-warp-scan"> {
+  let summary = "A warp per sequence for scans whose steps are contiguous";
+  let description = [{
+    On the GPU, lowers a sequential scan that reads and writes the caller's
+    buffers with each sequence's steps contiguous (Mamba's [B, N, T] passed
+    as a [B, T, N] view) to an `scf.parallel` over lanes, 32 per sequence
+    (`recurrence.warp_lanes`), rather than a thread per channel that would
+    read across lines. Each warp runs its sequence in tiles of 32 x 4 steps:
+    a lane composes its 4 consecutive steps into one pair (A, B), the lanes
+    scan their pairs by shuffles (`gpu.shuffle up`), each lane then steps
+    its elements from the state its predecessors leave, and the last lane's
+    pair carries the tile's end state (`gpu.shuffle idx`) to the next.
+    Applies to elementwise first-order structures (the step's composite is
+    the transition operand) on a vector state with a plain input, static
+    shapes and an f32 state, whose operands are `bufferization.to_tensor`
+    of memrefs with time at unit stride and whose results are materialized
+    in memrefs (the JIT's destination-passing wrapper); other scans are left
+    to the other lowerings.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD

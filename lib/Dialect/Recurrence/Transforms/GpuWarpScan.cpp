@@ -1,0 +1,530 @@
+//===- GpuWarpScan.cpp - A warp per sequence where time is contiguous -----===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The GPU runs a sequential scan with a thread per channel, which reads
+// neighbouring channels in neighbouring threads. Where the caller's buffers
+// hold each channel's steps contiguously instead (Mamba's [B, N, T], passed
+// as a [B, T, N] view), those threads read one element of 32 different
+// lines per step. This pattern gives such a scan a warp per sequence: each
+// lane takes `kStepsPerLane` consecutive steps of a tile of 32 of those
+// runs, composes their transitions and inputs into one (A, B) pair, the
+// lanes combine their pairs by shuffles (an inclusive scan over the warp),
+// and each lane steps its own elements from the state its predecessors
+// leave, and the tile's last state carries into the next tile. The lanes
+// then read the steps of a tile together, contiguously.
+//
+// It applies to elementwise first-order scans (a diagonal composite given
+// by the transition operand itself) on a vector state with a plain input,
+// with static shapes and an f32 state, that read the caller's buffers
+// (`bufferization.to_tensor` of memrefs, time at unit stride in both) and
+// whose results are materialized in the caller's buffers: the warps read
+// and write those buffers directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::recurrence {
+#define GEN_PASS_DEF_GPUWARPSCANPASS
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
+} // namespace mlir::recurrence
+
+using namespace mlir;
+using namespace mlir::recurrence;
+
+namespace {
+constexpr int64_t kWarpSize = 32;
+/// The consecutive steps one lane loads and composes per tile.
+constexpr int64_t kStepsPerLane = 4;
+/// The warps a scan is split into at least, where its sequences are long
+/// enough (chunks of each sequence, a warp each): about 31 per SM of an
+/// H200, enough loads in flight to stream from memory.
+constexpr int64_t kWarpsWanted = 4096;
+
+/// The caller's buffer that `value` reads in place, or null.
+Value callerBuffer(Value value) {
+  auto toTensor = value ? value.getDefiningOp<bufferization::ToTensorOp>()
+                        : bufferization::ToTensorOp();
+  if (!toTensor || !isa<MemRefType>(toTensor.getBuffer().getType()))
+    return {};
+  return toTensor.getBuffer();
+}
+
+/// Whether `buffer`'s dim `dim` has a static unit stride.
+bool isContiguousAlong(Value buffer, int64_t dim) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides[dim] == 1;
+}
+
+/// The caller's buffer that `result`'s one use materializes it in, or null.
+bufferization::MaterializeInDestinationOp callerDestination(Value result) {
+  if (!result || !result.hasOneUse())
+    return {};
+  auto materialize =
+      dyn_cast<bufferization::MaterializeInDestinationOp>(*result.user_begin());
+  if (!materialize || materialize.getSource() != result ||
+      !isa<MemRefType>(materialize.getDest().getType()))
+    return {};
+  return materialize;
+}
+
+/// Whether the structure's composite of one step is its one transition
+/// operand, read as a diagonal: then a step is h = a h + b elementwise.
+bool isElementwiseByOperand(ScanOp op) {
+  RecurrenceStructureInterface structure = op.getStructure();
+  if (structure.getCompositeForm() != CompositeForm::Diagonal ||
+      structure.getStateDepth() != 0 || op.getTransition().size() != 1)
+    return false;
+  // Built in a block of its own that nothing runs: whatever the structure
+  // creates there is dropped with it.
+  Value a = op.getTransition().front();
+  Block scratch;
+  OpBuilder b(op.getContext());
+  b.setInsertionPointToStart(&scratch);
+  bool byOperand = structure.buildStepComposite(b, op.getLoc(), a,
+                                                /*perElement=*/false) == a;
+  scratch.dropAllReferences();
+  return byOperand;
+}
+
+/// Why `op` does not take the warp lowering, or "" when it does.
+StringRef unsupported(ScanOp op) {
+  if (op.getMatrix() || op.hasFactoredInput() || op.getReadout() ||
+      op.getOffsets())
+    return "not a vector state with a plain input";
+  if (!op.getStateType().isF32())
+    return "the state is not f32";
+  if (!isElementwiseByOperand(op))
+    return "not an elementwise first-order structure";
+  Value a = op.getTransition().front();
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  if (cast<RankedTensorType>(a.getType()).getShape() != type.getShape() ||
+      !type.hasStaticShape())
+    return "transition and input not of one static shape";
+  int64_t time = op.getBatchRank();
+  Value aBuffer = callerBuffer(a), bBuffer = callerBuffer(op.getInput());
+  if (!aBuffer || !bBuffer || (op.getInit() && !callerBuffer(op.getInit())))
+    return "operands not read from the caller's buffers";
+  if (!isContiguousAlong(aBuffer, time) || !isContiguousAlong(bBuffer, time))
+    return "time is not contiguous in the caller's buffers";
+  auto output = callerDestination(op.getOutput());
+  auto finalState =
+      op.getFinalState() ? callerDestination(op.getFinalState()) : output;
+  if (!output || !finalState)
+    return "results not materialized in the caller's buffers";
+  if (output->getBlock() != op->getBlock() ||
+      finalState->getBlock() != op->getBlock())
+    return "results materialized in another block";
+  return "";
+}
+
+/// `value` (of a float type) as `type`.
+Value convert(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  if (value.getType().getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, type, value);
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+/// A float constant of `type`.
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+/// One lane's part of a warp scan: its pair (A, B) of h -> A h + B.
+struct Pair {
+  Value a, b;
+};
+
+/// (first, then `second`) composed: h -> A2 (A1 h + B1) + B2.
+Pair compose(OpBuilder &b, Location loc, Pair first, Pair second) {
+  Value offset = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, second.a, first.b), second.b);
+  return {arith::MulFOp::create(b, loc, second.a, first.a), offset};
+}
+
+/// `pair` applied to `h`.
+Value apply(OpBuilder &b, Location loc, Pair pair, Value h) {
+  return arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, pair.a, h),
+                               pair.b);
+}
+
+/// Each field of `pair` shuffled within the warp by `mode` from `offset`.
+Pair shuffle(OpBuilder &b, Location loc, Pair pair, int32_t offset,
+             gpu::ShuffleMode mode) {
+  auto one = [&](Value value) {
+    return gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize, mode)
+        .getShuffleResult();
+  };
+  return {one(pair.a), one(pair.b)};
+}
+
+/// The scan's buffers and static sizes, and how its sequences are split.
+struct WarpScan {
+  bool reverse;
+  Value a, b, init, output, finalState; // memrefs (init, finalState: or null)
+  SmallVector<int64_t> batch;           // static batch sizes
+  int64_t steps, channels;
+  int64_t rows;       // sequences: batch elements x channels
+  int64_t chunks;     // per sequence, a warp each
+  int64_t chunkTiles; // tiles of kTile steps per chunk
+  Value aggregates;   // [rows, chunks, 2] (A, B) of each chunk, or null
+  Value carries;      // [rows, chunks] state before each chunk, or null
+};
+
+constexpr int64_t kTile = kWarpSize * kStepsPerLane;
+
+/// What a sweep over the chunks computes.
+enum class Sweep {
+  Aggregate, // each chunk's pair (A, B), written to `aggregates`
+  Write,     // the outputs, from each chunk's start state
+};
+
+/// The indices [batch..., t, n] of step `t` of the sequence `coords`
+/// (batch..., n).
+SmallVector<Value> stepIndices(ValueRange coords, Value t) {
+  SmallVector<Value> indices(coords.drop_back());
+  indices.push_back(t);
+  indices.push_back(coords.back());
+  return indices;
+}
+
+/// The lanes' part of one tile: their steps (loaded together, identity
+/// past the end), the inclusive scan of their pairs over the warp, and the
+/// validity and time of each step.
+struct Tile {
+  SmallVector<Pair> steps;
+  SmallVector<Value> valid, times;
+  Pair inclusive;
+};
+
+Tile emitTile(OpBuilder &b, Location loc, const WarpScan &scan,
+              ValueRange coords, Value laneIndex, Value lane, Value tile) {
+  Type f32 = b.getF32Type();
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value zero = floatConstant(b, loc, f32, 0.0);
+  Value one = floatConstant(b, loc, f32, 1.0);
+  Value last = index(std::max<int64_t>(scan.steps - 1, 0));
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, tile, index(kTile)),
+      arith::MulIOp::create(b, loc, laneIndex, index(kStepsPerLane)));
+  Tile result;
+  for (int64_t j = 0; j < kStepsPerLane; ++j) {
+    Value s = arith::AddIOp::create(b, loc, first, index(j));
+    result.valid.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, s, index(scan.steps)));
+    // Past the end, the last step is read and its pair replaced by the
+    // identity.
+    Value clamped = arith::MinUIOp::create(b, loc, s, last);
+    result.times.push_back(
+        scan.reverse ? arith::SubIOp::create(b, loc, last, clamped).getResult()
+                     : clamped);
+    SmallVector<Value> at = stepIndices(coords, result.times.back());
+    Value a = convert(b, loc, memref::LoadOp::create(b, loc, scan.a, at), f32);
+    Value x = convert(b, loc, memref::LoadOp::create(b, loc, scan.b, at), f32);
+    result.steps.push_back(
+        {arith::SelectOp::create(b, loc, result.valid.back(), a, one),
+         arith::SelectOp::create(b, loc, result.valid.back(), x, zero)});
+  }
+  Pair inclusive = result.steps.front();
+  for (Pair step : ArrayRef(result.steps).drop_front())
+    inclusive = compose(b, loc, inclusive, step);
+  for (int32_t offset = 1; offset < kWarpSize; offset *= 2) {
+    Pair before = shuffle(b, loc, inclusive, offset, gpu::ShuffleMode::UP);
+    Pair combined = compose(b, loc, before, inclusive);
+    Value takes =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane,
+                              arith::ConstantIntOp::create(b, loc, offset, 32));
+    inclusive = {
+        arith::SelectOp::create(b, loc, takes, combined.a, inclusive.a),
+        arith::SelectOp::create(b, loc, takes, combined.b, inclusive.b)};
+  }
+  result.inclusive = inclusive;
+  return result;
+}
+
+/// Writes the outputs of `tile` from `h`, the state before it.
+void emitWrites(OpBuilder &b, Location loc, const WarpScan &scan,
+                ValueRange coords, Value lane, const Tile &tile, Value h) {
+  Type f32 = b.getF32Type();
+  Type outType = cast<MemRefType>(scan.output.getType()).getElementType();
+  // The state before the lane's first step: its predecessors' pairs
+  // applied to the tile's start state.
+  Pair exclusive = shuffle(b, loc, tile.inclusive, 1, gpu::ShuffleMode::UP);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                            arith::ConstantIntOp::create(b, loc, 0, 32));
+  exclusive = {
+      arith::SelectOp::create(b, loc, isFirst, floatConstant(b, loc, f32, 1.0),
+                              exclusive.a),
+      arith::SelectOp::create(b, loc, isFirst, floatConstant(b, loc, f32, 0.0),
+                              exclusive.b)};
+  h = apply(b, loc, exclusive, h);
+  for (auto [step, isValid, t] :
+       llvm::zip(tile.steps, tile.valid, tile.times)) {
+    h = apply(b, loc, step, h);
+    auto store = scf::IfOp::create(b, loc, isValid, /*else=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    memref::StoreOp::create(b, loc, convert(b, loc, h, outType), scan.output,
+                            stepIndices(coords, t));
+  }
+}
+
+/// Runs `then` in lane 0 only.
+void inFirstLane(OpBuilder &b, Location loc, Value lane,
+                 function_ref<void(OpBuilder &)> then) {
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                            arith::ConstantIntOp::create(b, loc, 0, 32));
+  auto branch = scf::IfOp::create(b, loc, isFirst, /*else=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  then(b);
+}
+
+/// The lane with global index `global` in `sweep`: warp global / 32 runs
+/// chunk (warp mod chunks) of sequence (warp / chunks), in tiles.
+void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
+              Value global) {
+  Type f32 = b.getF32Type();
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value warp = arith::DivUIOp::create(b, loc, global, index(kWarpSize));
+  Value laneIndex = arith::RemUIOp::create(b, loc, global, index(kWarpSize));
+  Value lane = arith::IndexCastOp::create(b, loc, b.getI32Type(), laneIndex);
+  Value row = arith::DivUIOp::create(b, loc, warp, index(scan.chunks));
+  Value chunk = arith::RemUIOp::create(b, loc, warp, index(scan.chunks));
+  SmallVector<int64_t> basis(scan.batch);
+  basis.push_back(scan.channels);
+  ValueRange coords =
+      affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
+                                               /*hasOuterBound=*/true)
+          .getResults();
+  int64_t tiles = llvm::divideCeil(scan.steps, kTile);
+  Value begin = arith::MulIOp::create(b, loc, chunk, index(scan.chunkTiles));
+  Value end = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, begin, index(scan.chunkTiles)),
+      index(tiles));
+  Value zero = floatConstant(b, loc, f32, 0.0);
+  Value one = floatConstant(b, loc, f32, 1.0);
+  // Carried across tiles: the chunk's pair so far, or the state.
+  SmallVector<Value> start;
+  if (sweep == Sweep::Aggregate)
+    start = {one, zero};
+  else if (scan.chunks > 1)
+    start = {
+        memref::LoadOp::create(b, loc, scan.carries, ValueRange{row, chunk})};
+  else
+    start = {scan.init
+                 ? convert(b, loc,
+                           memref::LoadOp::create(b, loc, scan.init, coords),
+                           f32)
+                 : zero};
+  auto loop = scf::ForOp::create(
+      b, loc, begin, end, index(1), start,
+      [&](OpBuilder &nb, Location nl, Value tileIndex, ValueRange carried) {
+        Tile tile = emitTile(nb, nl, scan, coords, laneIndex, lane, tileIndex);
+        // The tile's pair: the last lane's inclusive one.
+        Pair whole = shuffle(nb, nl, tile.inclusive, kWarpSize - 1,
+                             gpu::ShuffleMode::IDX);
+        if (sweep == Sweep::Aggregate) {
+          Pair total = compose(nb, nl, {carried[0], carried[1]}, whole);
+          scf::YieldOp::create(nb, nl, ValueRange{total.a, total.b});
+          return;
+        }
+        emitWrites(nb, nl, scan, coords, lane, tile, carried[0]);
+        scf::YieldOp::create(nb, nl, apply(nb, nl, whole, carried[0]));
+      });
+  // Tiles of 32 x kStepsPerLane steps: a loop of its own, not a time loop
+  // to unroll further.
+  loop->setAttr(kWarpTilesAttrName, b.getI64IntegerAttr(kTile));
+  if (sweep == Sweep::Aggregate) {
+    inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
+      for (int64_t field = 0; field < 2; ++field)
+        memref::StoreOp::create(nb, loc, loop.getResult(field), scan.aggregates,
+                                ValueRange{row, chunk, index(field)});
+    });
+    return;
+  }
+  if (scan.finalState && scan.chunks == 1) {
+    Type finalType =
+        cast<MemRefType>(scan.finalState.getType()).getElementType();
+    inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
+      memref::StoreOp::create(nb, loc,
+                              convert(nb, loc, loop.getResult(0), finalType),
+                              scan.finalState, coords);
+    });
+  }
+}
+
+/// The carry across chunks, a thread per sequence: the state before each
+/// chunk from the chunks' pairs, and the final state.
+void emitCarry(OpBuilder &b, Location loc, const WarpScan &scan, Value row) {
+  Type f32 = b.getF32Type();
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  SmallVector<int64_t> basis(scan.batch);
+  basis.push_back(scan.channels);
+  ValueRange coords =
+      affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
+                                               /*hasOuterBound=*/true)
+          .getResults();
+  Value h0 =
+      scan.init
+          ? convert(b, loc, memref::LoadOp::create(b, loc, scan.init, coords),
+                    f32)
+          : floatConstant(b, loc, f32, 0.0);
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(scan.chunks), index(1), ValueRange{h0},
+      [&](OpBuilder &nb, Location nl, Value chunk, ValueRange carried) {
+        memref::StoreOp::create(nb, nl, carried[0], scan.carries,
+                                ValueRange{row, chunk});
+        Pair pair{memref::LoadOp::create(nb, nl, scan.aggregates,
+                                         ValueRange{row, chunk, index(0)}),
+                  memref::LoadOp::create(nb, nl, scan.aggregates,
+                                         ValueRange{row, chunk, index(1)})};
+        scf::YieldOp::create(nb, nl, apply(nb, nl, pair, carried[0]));
+      });
+  if (scan.finalState) {
+    Type finalType =
+        cast<MemRefType>(scan.finalState.getType()).getElementType();
+    memref::StoreOp::create(b, loc,
+                            convert(b, loc, loop.getResult(0), finalType),
+                            scan.finalState, coords);
+  }
+}
+
+/// A parallel loop over [0, count) whose body `body` builds.
+scf::ParallelOp parallelLoop(OpBuilder &b, Location loc, int64_t count,
+                             function_ref<void(OpBuilder &, Value)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value bound = arith::ConstantIndexOp::create(b, loc, count);
+  return scf::ParallelOp::create(
+      b, loc, ValueRange{zero}, ValueRange{bound}, ValueRange{one},
+      [&](OpBuilder &nb, Location, ValueRange ivs) { body(nb, ivs[0]); });
+}
+
+/// The chunks each sequence is split into: enough warps to fill the GPU
+/// (kWarpsWanted over all sequences), each chunk whole tiles.
+int64_t chunksFor(int64_t rows, int64_t steps) {
+  int64_t tiles = std::max<int64_t>(1, llvm::divideCeil(steps, kTile));
+  int64_t wanted = llvm::divideCeil(kWarpsWanted, std::max<int64_t>(rows, 1));
+  int64_t chunks = std::clamp<int64_t>(wanted, 1, tiles);
+  // As many as whole tiles per chunk make (the last chunk possibly short).
+  return llvm::divideCeil(tiles, llvm::divideCeil(tiles, chunks));
+}
+} // namespace
+
+bool mlir::recurrence::takesWarpScan(ScanOp op) {
+  return unsupported(op).empty();
+}
+
+LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
+                                                    ScanOp op) {
+  StringRef reason = unsupported(op);
+  if (!reason.empty())
+    return rewriter.notifyMatchFailure(op, reason);
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t batchRank = op.getBatchRank();
+  auto outputWrite = callerDestination(op.getOutput());
+  auto finalWrite = op.getFinalState()
+                        ? callerDestination(op.getFinalState())
+                        : bufferization::MaterializeInDestinationOp();
+  WarpScan scan{op.getReverse(),
+                callerBuffer(op.getTransition().front()),
+                callerBuffer(op.getInput()),
+                op.getInit() ? callerBuffer(op.getInit()) : Value(),
+                outputWrite.getDest(),
+                finalWrite ? finalWrite.getDest() : Value(),
+                llvm::to_vector(type.getShape().take_front(batchRank)),
+                type.getDimSize(batchRank),
+                type.getDimSize(batchRank + 1),
+                /*rows=*/0,
+                /*chunks=*/1,
+                /*chunkTiles=*/0,
+                {},
+                {}};
+  scan.rows = scan.channels;
+  for (int64_t size : scan.batch)
+    scan.rows *= size;
+  int64_t tiles = llvm::divideCeil(scan.steps, kTile);
+  scan.chunks = chunksFor(scan.rows, scan.steps);
+  scan.chunkTiles = llvm::divideCeil(tiles, scan.chunks);
+  Location loc = op.getLoc();
+  // The caller's buffers are written where the later of the results was
+  // materialized (both after the op, in its block).
+  Operation *later = outputWrite;
+  if (finalWrite && later->isBeforeInBlock(finalWrite))
+    later = finalWrite;
+  rewriter.setInsertionPoint(later);
+  if (scan.rows > 0) {
+    auto warps = [&](Sweep sweep) {
+      parallelLoop(rewriter, loc, scan.rows * scan.chunks * kWarpSize,
+                   [&](OpBuilder &b, Value global) {
+                     emitLane(b, loc, scan, sweep, global);
+                   })
+          ->setAttr(kWarpLanesAttrName, rewriter.getUnitAttr());
+    };
+    if (scan.chunks > 1) {
+      // Each chunk's pair, the carry over chunks, then the outputs from
+      // each chunk's start state: the operands are read twice, with
+      // enough warps in flight to stream them.
+      Type f32 = rewriter.getF32Type();
+      scan.aggregates = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({scan.rows, scan.chunks, 2}, f32));
+      scan.carries = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({scan.rows, scan.chunks}, f32));
+      warps(Sweep::Aggregate);
+      parallelLoop(rewriter, loc, scan.rows, [&](OpBuilder &b, Value row) {
+        emitCarry(b, loc, scan, row);
+      });
+    }
+    warps(Sweep::Write);
+  }
+  rewriter.eraseOp(outputWrite);
+  if (finalWrite)
+    rewriter.eraseOp(finalWrite);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+namespace {
+struct GpuWarpScanPass
+    : recurrence::impl::GpuWarpScanPassBase<GpuWarpScanPass> {
+  void runOnOperation() override {
+    // Collected first: a rewrite also erases the results' writes after the
+    // op, which a walk would visit next.
+    SmallVector<ScanOp> scans;
+    getOperation()->walk([&](ScanOp op) {
+      if (op.getScheduleOrAuto().getKind() == ScheduleKind::Sequential)
+        scans.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (ScanOp op : scans)
+      (void)lowerScanToWarpScan(rewriter, op);
+  }
+};
+} // namespace

@@ -1,0 +1,146 @@
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
+
+// A sequential diagonal scan on the caller's time-contiguous buffers (the
+// JIT's destination-passing form: inputs read through to_tensor, results
+// materialized in memrefs) becomes parallel loops over 32 lanes per warp
+// that write the caller's buffers themselves. A lane takes 4 consecutive
+// steps of a tile of 128 (reverse: from the end), clamped to the last step
+// and replaced by the identity (1, 0) past it; the lanes' pairs are scanned
+// by 5 shuffles up of each field, and the last lane's pair (a shuffle idx
+// from lane 31) carries to the next tile. bf16 operands are widened to the
+// f32 state and the output narrowed back.
+//
+// With few sequences (2 x 3 here) each is split into chunks of whole
+// tiles, a warp each (3 chunks of one tile): the first sweep composes each
+// chunk's pair (A, B), a thread per sequence carries the state over its
+// chunks from init (and writes the final state), and the second sweep
+// writes the outputs from each chunk's start state.
+// CHECK-LABEL: func.func @time_contiguous
+// CHECK-NOT: recurrence.scan
+// CHECK-NOT: materialize_in_destination
+// CHECK: %[[PAIRS:.*]] = memref.alloc() : memref<6x3x2xf32>
+// CHECK: %[[STARTS:.*]] = memref.alloc() : memref<6x3xf32>
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c576) step (%c1)
+// CHECK: %[[WARP:.*]] = arith.divui %[[G]], %c32
+// CHECK: %[[LANE:.*]] = arith.remui %[[G]], %c32
+// CHECK: %[[ROW:.*]] = arith.divui %[[WARP]], %c3
+// CHECK: %[[CHUNK:.*]] = arith.remui %[[WARP]], %c3
+// CHECK: %[[SEQ:.*]]:2 = affine.delinearize_index %[[ROW]] into (2, 3)
+// CHECK: %[[PAIR:.*]]:2 = scf.for %{{.*}} = %[[CHUNK]] to %{{.*}} step %c1 iter_args(%{{.*}} = %cst, %{{.*}} = %cst_0) -> (f32, f32)
+// CHECK: arith.minui %{{.*}}, %c299
+// CHECK: %[[T0:.*]] = arith.subi %c299
+// CHECK: %[[A0:.*]] = memref.load %arg0[%[[SEQ]]#0, %[[T0]], %[[SEQ]]#1]
+// CHECK: arith.extf %[[A0]] : bf16 to f32
+// CHECK: memref.load %arg1[%[[SEQ]]#0, %[[T0]], %[[SEQ]]#1]
+// CHECK-COUNT-10: gpu.shuffle  up
+// CHECK: gpu.shuffle  idx %{{.*}}, %c31_i32, %c32_i32
+// CHECK: } {recurrence.warp_tiles = 128 : i64}
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[PAIR]]#0, %[[PAIRS]][%[[ROW]], %[[CHUNK]], %c0]
+// CHECK-NEXT: memref.store %[[PAIR]]#1, %[[PAIRS]][%[[ROW]], %[[CHUNK]], %c1]
+// CHECK: } {recurrence.warp_lanes}
+// CHECK: scf.parallel (%[[R:.*]]) = (%c0) to (%c6) step (%c1)
+// CHECK: %[[H0:.*]] = memref.load %arg2
+// CHECK: %[[END:.*]] = scf.for %[[C:.*]] = %c0 to %c3 step %c1 iter_args(%[[H:.*]] = %[[H0]])
+// CHECK-NEXT: memref.store %[[H]], %[[STARTS]][%[[R]], %[[C]]]
+// CHECK: memref.store %[[END]], %arg4
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c576) step (%c1)
+// CHECK: %[[START:.*]] = memref.load %[[STARTS]]
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[START]]) -> (f32)
+// CHECK-COUNT-10: gpu.shuffle  up
+// CHECK: gpu.shuffle  idx %{{.*}}, %c31_i32, %c32_i32
+// CHECK: gpu.shuffle  up %{{.*}}, %c1_i32, %c32_i32
+// CHECK: gpu.shuffle  up %{{.*}}, %c1_i32, %c32_i32
+// CHECK-COUNT-4: memref.store %{{.*}}, %arg3
+// CHECK: } {recurrence.warp_tiles = 128 : i64}
+// CHECK: } {recurrence.warp_lanes}
+// CHECK-NEXT: return
+
+// The kernels: the two sweeps in blocks of 128 threads (4 whole warps;
+// the pipeline's scan kernels otherwise take blocks of 32), the carry
+// between them; the sweeps' shuffles.
+// PTX-LABEL: llvm.func @time_contiguous(
+// PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(5 : index) : i64
+// PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(128 : index) : i64
+// PTX: gpu.launch_func  @time_contiguous_kernel::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTX: gpu.launch_func  @time_contiguous_kernel_0::@time_contiguous_kernel
+// PTX: gpu.launch_func  @time_contiguous_kernel_1::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTX: gpu.binary @time_contiguous_kernel
+// PTX-COUNT-10: shfl.sync.up.b32
+func.func @time_contiguous(%a: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
+                           %b: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
+                           %h0: memref<2x3xf32>,
+                           %y: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
+                           %last: memref<2x3xf32>) {
+  %at = bufferization.to_tensor %a restrict : memref<2x300x3xbf16, strided<[900, 1, 300]>> to tensor<2x300x3xbf16>
+  %bt = bufferization.to_tensor %b restrict : memref<2x300x3xbf16, strided<[900, 1, 300]>> to tensor<2x300x3xbf16>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<2x3xf32> to tensor<2x3xf32>
+  %h_dest = tensor.empty() : tensor<2x300x3xbf16>
+  %last_dest = tensor.empty() : tensor<2x3xf32>
+  %h, %l = recurrence.scan diagonal schedule sequential reverse accumulate(f32) transition(%at : tensor<2x300x3xbf16>) input(%bt : tensor<2x300x3xbf16>) init(%h0t : tensor<2x3xf32>) outs(%h_dest, %last_dest : tensor<2x300x3xbf16>, tensor<2x3xf32>) -> tensor<2x300x3xbf16>, tensor<2x3xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<2x300x3xbf16>, memref<2x300x3xbf16, strided<[900, 1, 300]>>) -> ()
+  bufferization.materialize_in_destination %l in restrict writable %last : (tensor<2x3xf32>, memref<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// Enough sequences to fill the GPU (8 x 512 warps): one sweep, each warp
+// a whole sequence from its init, lane 0 writing the final state.
+// CHECK-LABEL: func.func @many_sequences
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c131072) step (%c1)
+// CHECK: %[[SEQ:.*]]:2 = affine.delinearize_index %{{.*}} into (8, 512)
+// CHECK: %[[H0:.*]] = memref.load %arg2[%[[SEQ]]#0, %[[SEQ]]#1]
+// CHECK: %[[END:.*]] = scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%{{.*}} = %[[H0]]) -> (f32)
+// CHECK-COUNT-4: memref.store %{{.*}}, %arg3
+// CHECK: } {recurrence.warp_tiles = 128 : i64}
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[END]], %arg4[%[[SEQ]]#0, %[[SEQ]]#1]
+// CHECK: } {recurrence.warp_lanes}
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @many_sequences(%a: memref<8x300x512xf32, strided<[153600, 1, 300]>>,
+                          %b: memref<8x300x512xf32, strided<[153600, 1, 300]>>,
+                          %h0: memref<8x512xf32>,
+                          %y: memref<8x300x512xf32, strided<[153600, 1, 300]>>,
+                          %last: memref<8x512xf32>) {
+  %at = bufferization.to_tensor %a restrict : memref<8x300x512xf32, strided<[153600, 1, 300]>> to tensor<8x300x512xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<8x300x512xf32, strided<[153600, 1, 300]>> to tensor<8x300x512xf32>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<8x512xf32> to tensor<8x512xf32>
+  %h_dest = tensor.empty() : tensor<8x300x512xf32>
+  %last_dest = tensor.empty() : tensor<8x512xf32>
+  %h, %l = recurrence.scan diagonal schedule sequential transition(%at : tensor<8x300x512xf32>) input(%bt : tensor<8x300x512xf32>) init(%h0t : tensor<8x512xf32>) outs(%h_dest, %last_dest : tensor<8x300x512xf32>, tensor<8x512xf32>) -> tensor<8x300x512xf32>, tensor<8x512xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<8x300x512xf32>, memref<8x300x512xf32, strided<[153600, 1, 300]>>) -> ()
+  bufferization.materialize_in_destination %l in restrict writable %last : (tensor<8x512xf32>, memref<8x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// Channels contiguous (the identity layout): a thread per channel already
+// reads neighbouring channels together; the scan is left as it is. So is
+// a chunked one, and one whose result is returned rather than written into
+// a caller's buffer.
+// CHECK-LABEL: func.func @channels_contiguous
+// CHECK: recurrence.scan diagonal schedule sequential
+// CHECK: recurrence.scan diagonal schedule chunked<16>
+// CHECK: recurrence.scan diagonal schedule sequential
+// CHECK-NOT: gpu.shuffle
+func.func @channels_contiguous(%a: memref<2x300x3xf32>, %b: memref<2x300x3xf32>,
+                               %at2: memref<2x300x3xf32, strided<[900, 1, 300]>>,
+                               %y: memref<2x300x3xf32>,
+                               %y2: memref<2x300x3xf32, strided<[900, 1, 300]>>)
+    -> tensor<2x300x3xf32> {
+  %at = bufferization.to_tensor %a restrict : memref<2x300x3xf32> to tensor<2x300x3xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<2x300x3xf32> to tensor<2x300x3xf32>
+  %ct = bufferization.to_tensor %at2 restrict : memref<2x300x3xf32, strided<[900, 1, 300]>> to tensor<2x300x3xf32>
+  %h_dest = tensor.empty() : tensor<2x300x3xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%at : tensor<2x300x3xf32>) input(%bt : tensor<2x300x3xf32>) outs(%h_dest : tensor<2x300x3xf32>) -> tensor<2x300x3xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<2x300x3xf32>, memref<2x300x3xf32>) -> ()
+  %h2 = recurrence.scan diagonal schedule chunked<16> transition(%ct : tensor<2x300x3xf32>) input(%ct : tensor<2x300x3xf32>) outs(%h_dest : tensor<2x300x3xf32>) -> tensor<2x300x3xf32>
+  bufferization.materialize_in_destination %h2 in restrict writable %y2 : (tensor<2x300x3xf32>, memref<2x300x3xf32, strided<[900, 1, 300]>>) -> ()
+  %h3 = recurrence.scan diagonal schedule sequential transition(%ct : tensor<2x300x3xf32>) input(%ct : tensor<2x300x3xf32>) outs(%h_dest : tensor<2x300x3xf32>) -> tensor<2x300x3xf32>
+  return %h3 : tensor<2x300x3xf32>
+}
