@@ -11,6 +11,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
@@ -30,6 +31,11 @@ using CUmemoryPool = void *;
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kDeinitialized = 4;   // CUDA_ERROR_DEINITIALIZED
 constexpr int kPoolReleaseThreshold = 4; // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+constexpr int kLimitMallocHeapSize = 2;  // CU_LIMIT_MALLOC_HEAP_SIZE
+/// The device heap that kernels' own allocations take from, in MiB unless
+/// $RECURRENCE_CUDA_HEAP_MB says otherwise (the driver's default, 8 MiB,
+/// holds the 48 KB state of only some 170 threads at once).
+constexpr size_t kDefaultHeapMiB = 1024;
 // A blocking stream: it orders with the legacy default stream, on which
 // callers such as torch run unless they chose a stream.
 constexpr unsigned kStreamDefault = 0;
@@ -54,6 +60,7 @@ struct Driver {
   CUresult (*cuDeviceGetMemPool)(CUmemoryPool *, CUdevice);
   CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuCtxSetLimit)(int, size_t) = nullptr; // optional
   CUcontext context = nullptr;
   std::string failure; // why the driver is unusable, if it is
 };
@@ -93,6 +100,8 @@ Driver &driver() {
     bind(d.cuDeviceGetMemPool, "cuDeviceGetMemPool");
     bind(d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute");
     bind(d.cuGetErrorString, "cuGetErrorString");
+    d.cuCtxSetLimit = reinterpret_cast<decltype(d.cuCtxSetLimit)>(
+        dlsym(library, "cuCtxSetLimit"));
     if (!d.failure.empty())
       return;
     CUdevice device;
@@ -113,6 +122,22 @@ Driver &driver() {
     uint64_t keepAll = UINT64_MAX;
     if (d.failure.empty() && d.cuDeviceGetMemPool(&pool, device) == kSuccess)
       (void)d.cuMemPoolSetAttribute(pool, kPoolReleaseThreshold, &keepAll);
+    // Kernels whose per-thread temporaries are too large for registers or
+    // the stack allocate them from the device heap, and a thread whose
+    // allocation fails faults. The heap is sized before any of our kernels
+    // runs in the context. Best effort: it cannot change once a kernel
+    // has used it.
+    if (d.failure.empty() && d.cuCtxSetLimit) {
+      size_t mib = kDefaultHeapMiB;
+      if (const char *value = std::getenv("RECURRENCE_CUDA_HEAP_MB"))
+        mib = std::strtoull(value, nullptr, 10);
+      CUcontext previous = nullptr;
+      if (mib > 0 && d.cuCtxGetCurrent(&previous) == kSuccess &&
+          d.cuCtxSetCurrent(d.context) == kSuccess) {
+        (void)d.cuCtxSetLimit(kLimitMallocHeapSize, mib << 20);
+        (void)d.cuCtxSetCurrent(previous);
+      }
+    }
   });
   return d;
 }
