@@ -692,14 +692,8 @@ def hlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
         raise ValueError(f"gates: expected shape [..., T, N, m+1] with m >= "
                          f"1, got {tuple(gates.shape)}")
     _check_shape("v", v, gates.shape[:-1])
-    out = _compiled_model("hlru", (gates, v, init), None, return_final_state,
-                          schedule, chunk_size)
-    if out is not None:
-        return out
-    return _composed_hlru(gates, v, init,
-                          return_final_state=return_final_state,
-                          schedule=schedule, chunk_size=chunk_size,
-                          offsets=None)
+    return _model("hlru", (gates, v, init), None, return_final_state,
+                  schedule, chunk_size)
 
 
 def _composed_hlru(gates, v, init, *, return_final_state, schedule,
@@ -726,14 +720,8 @@ def bdlru(gates, v, *, init=None, return_final_state=False, schedule="auto",
                          f"{tuple(gates.shape)}")
     m = gates.shape[-2]
     _check_shape("v", v, gates.shape[:-3] + (gates.shape[-3] * m,))
-    out = _compiled_model("bdlru", (gates, v, init), offsets,
-                          return_final_state, schedule, chunk_size)
-    if out is not None:
-        return out
-    return _composed_bdlru(gates, v, init,
-                           return_final_state=return_final_state,
-                           schedule=schedule, chunk_size=chunk_size,
-                           offsets=offsets)
+    return _model("bdlru", (gates, v, init), offsets, return_final_state,
+                  schedule, chunk_size)
 
 
 def _composed_bdlru(gates, v, init, *, return_final_state, schedule,
@@ -777,16 +765,9 @@ def linear_attention(q, k, v, *, feature_map="elu1", normalize=True,
             raise TypeError("init: expected " + (
                 "a pair (S, c)" if normalize else "S, one tensor"))
         inits = list(init) if normalize else [init, None]
-    model_options = dict(feature_map=feature_map, normalize=normalize,
-                         eps=eps)
-    out = _compiled_model("linear_attention", (q, k, v, *inits), offsets,
-                          return_final_state, schedule, chunk_size,
-                          **model_options)
-    if out is None:
-        return _composed_linear_attention(
-            q, k, v, *inits, return_final_state=return_final_state,
-            schedule=schedule, chunk_size=chunk_size, offsets=offsets,
-            **model_options)
+    out = _model("linear_attention", (q, k, v, *inits), offsets,
+                 return_final_state, schedule, chunk_size,
+                 feature_map=feature_map, normalize=normalize, eps=eps)
     if return_final_state and normalize:
         return out[0], tuple(out[1:])
     return out
@@ -832,13 +813,8 @@ def delta_rule(q, k, v, beta, *, gate=None, init=None,
     if gate is not None:
         _check_tensor("gate", gate, q.dtype)
         _check_shape("gate", gate, q.shape[:-1])
-    out = _compiled_model("delta_rule", (q, k, v, beta, gate, init), offsets,
-                          return_final_state, schedule, chunk_size)
-    if out is not None:
-        return out
-    return _composed_delta_rule(
-        q, k, v, beta, gate, init, return_final_state=return_final_state,
-        schedule=schedule, chunk_size=chunk_size, offsets=offsets)
+    return _model("delta_rule", (q, k, v, beta, gate, init), offsets,
+                  return_final_state, schedule, chunk_size)
 
 
 def _composed_delta_rule(q, k, v, beta, gate, init, *, return_final_state,
@@ -927,6 +903,22 @@ def _cuda_models():
 
 # The options of a compiled model's call that are not the model's own.
 _CALL_OPTIONS = ("schedule", "chunk_size", "offsets")
+
+
+def _model(model, named, offsets, return_final_state, schedule, chunk_size,
+           **model_options):
+    """`model` on its operands `named` (in models._OPERANDS' order, None
+    where not given): compiled where it can run so, else composed. Its
+    outputs flat (y, then each state's) when compiled; the composed form
+    groups a pair state."""
+    out = _compiled_model(model, named, offsets, return_final_state,
+                          schedule, chunk_size, **model_options)
+    if out is not None:
+        return out
+    out = globals()["_composed_" + model](
+        *named, return_final_state=return_final_state, schedule=schedule,
+        chunk_size=chunk_size, offsets=offsets, **model_options)
+    return _flat_outputs(out) if return_final_state else out
 
 
 def _compiled_model(model, named, offsets, return_final_state, schedule,
@@ -1082,13 +1074,8 @@ def selective_ssm(x, delta, A, B, C, D=None, *, init=None,
     if D is not None:
         _check_tensor("D", D, x.dtype)
         _check_shape("D", D, (dm,))
-    out = _compiled_model("selective_ssm", (x, delta, A, B, C, D, init),
-                          offsets, return_final_state, schedule, chunk_size)
-    if out is not None:
-        return out
-    return _composed_selective_ssm(
-        x, delta, A, B, C, D, init, return_final_state=return_final_state,
-        schedule=schedule, chunk_size=chunk_size, offsets=offsets)
+    return _model("selective_ssm", (x, delta, A, B, C, D, init), offsets,
+                  return_final_state, schedule, chunk_size)
 
 
 def _composed_selective_ssm(x, delta, A, B, C, D, init, *,
