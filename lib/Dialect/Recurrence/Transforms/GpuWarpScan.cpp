@@ -148,6 +148,12 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
+/// Whether `lane` (i32) is a warp's first.
+Value isFirstLane(OpBuilder &b, Location loc, Value lane) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                               arith::ConstantIntOp::create(b, loc, 0, 32));
+}
+
 /// One lane's part of a warp scan: its pair (A, B) of h -> A h + B.
 struct Pair {
   Value a, b;
@@ -270,9 +276,7 @@ void emitWrites(OpBuilder &b, Location loc, const WarpScan &scan,
   // The state before the lane's first step: its predecessors' pairs
   // applied to the tile's start state.
   Pair exclusive = shuffle(b, loc, tile.inclusive, 1, gpu::ShuffleMode::UP);
-  Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                            arith::ConstantIntOp::create(b, loc, 0, 32));
+  Value isFirst = isFirstLane(b, loc, lane);
   exclusive = {
       arith::SelectOp::create(b, loc, isFirst, floatConstant(b, loc, f32, 1.0),
                               exclusive.a),
@@ -293,13 +297,38 @@ void emitWrites(OpBuilder &b, Location loc, const WarpScan &scan,
 /// Runs `then` in lane 0 only.
 void inFirstLane(OpBuilder &b, Location loc, Value lane,
                  function_ref<void(OpBuilder &)> then) {
-  Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                            arith::ConstantIntOp::create(b, loc, 0, 32));
-  auto branch = scf::IfOp::create(b, loc, isFirst, /*else=*/false);
+  auto branch =
+      scf::IfOp::create(b, loc, isFirstLane(b, loc, lane), /*else=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&branch.getThenRegion().front());
   then(b);
+}
+
+/// The coordinates (batch..., n) of sequence `row`.
+ValueRange sequenceCoords(OpBuilder &b, Location loc, const WarpScan &scan,
+                          Value row) {
+  SmallVector<int64_t> basis(scan.batch);
+  basis.push_back(scan.channels);
+  return affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
+                                                  /*hasOuterBound=*/true)
+      .getResults();
+}
+
+/// The f32 state the sequence at `coords` starts from: init's, or zero.
+Value initialState(OpBuilder &b, Location loc, const WarpScan &scan,
+                   ValueRange coords) {
+  if (!scan.init)
+    return floatConstant(b, loc, b.getF32Type(), 0.0);
+  return convert(b, loc, memref::LoadOp::create(b, loc, scan.init, coords),
+                 b.getF32Type());
+}
+
+/// Writes the sequence's final state `h` at `coords`.
+void writeFinalState(OpBuilder &b, Location loc, const WarpScan &scan,
+                     ValueRange coords, Value h) {
+  Type type = cast<MemRefType>(scan.finalState.getType()).getElementType();
+  memref::StoreOp::create(b, loc, convert(b, loc, h, type), scan.finalState,
+                          coords);
 }
 
 /// The lane with global index `global` in `sweep`: warp global / 32 runs
@@ -315,12 +344,7 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
   Value lane = arith::IndexCastOp::create(b, loc, b.getI32Type(), laneIndex);
   Value row = arith::DivUIOp::create(b, loc, warp, index(scan.chunks));
   Value chunk = arith::RemUIOp::create(b, loc, warp, index(scan.chunks));
-  SmallVector<int64_t> basis(scan.batch);
-  basis.push_back(scan.channels);
-  ValueRange coords =
-      affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
-                                               /*hasOuterBound=*/true)
-          .getResults();
+  ValueRange coords = sequenceCoords(b, loc, scan, row);
   int64_t tiles = llvm::divideCeil(scan.steps, kTile);
   Value begin = arith::MulIOp::create(b, loc, chunk, index(scan.chunkTiles));
   Value end = arith::MinUIOp::create(
@@ -336,11 +360,7 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
     start = {
         memref::LoadOp::create(b, loc, scan.carries, ValueRange{row, chunk})};
   else
-    start = {scan.init
-                 ? convert(b, loc,
-                           memref::LoadOp::create(b, loc, scan.init, coords),
-                           f32)
-                 : zero};
+    start = {initialState(b, loc, scan, coords)};
   auto loop = scf::ForOp::create(
       b, loc, begin, end, index(1), start,
       [&](OpBuilder &nb, Location nl, Value tileIndex, ValueRange carried) {
@@ -367,35 +387,20 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
     });
     return;
   }
-  if (scan.finalState && scan.chunks == 1) {
-    Type finalType =
-        cast<MemRefType>(scan.finalState.getType()).getElementType();
+  if (scan.finalState && scan.chunks == 1)
     inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
-      memref::StoreOp::create(nb, loc,
-                              convert(nb, loc, loop.getResult(0), finalType),
-                              scan.finalState, coords);
+      writeFinalState(nb, loc, scan, coords, loop.getResult(0));
     });
-  }
 }
 
 /// The carry across chunks, a thread per sequence: the state before each
 /// chunk from the chunks' pairs, and the final state.
 void emitCarry(OpBuilder &b, Location loc, const WarpScan &scan, Value row) {
-  Type f32 = b.getF32Type();
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  SmallVector<int64_t> basis(scan.batch);
-  basis.push_back(scan.channels);
-  ValueRange coords =
-      affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
-                                               /*hasOuterBound=*/true)
-          .getResults();
-  Value h0 =
-      scan.init
-          ? convert(b, loc, memref::LoadOp::create(b, loc, scan.init, coords),
-                    f32)
-          : floatConstant(b, loc, f32, 0.0);
+  ValueRange coords = sequenceCoords(b, loc, scan, row);
+  Value h0 = initialState(b, loc, scan, coords);
   auto loop = scf::ForOp::create(
       b, loc, index(0), index(scan.chunks), index(1), ValueRange{h0},
       [&](OpBuilder &nb, Location nl, Value chunk, ValueRange carried) {
@@ -407,13 +412,8 @@ void emitCarry(OpBuilder &b, Location loc, const WarpScan &scan, Value row) {
                                          ValueRange{row, chunk, index(1)})};
         scf::YieldOp::create(nb, nl, apply(nb, nl, pair, carried[0]));
       });
-  if (scan.finalState) {
-    Type finalType =
-        cast<MemRefType>(scan.finalState.getType()).getElementType();
-    memref::StoreOp::create(b, loc,
-                            convert(b, loc, loop.getResult(0), finalType),
-                            scan.finalState, coords);
-  }
+  if (scan.finalState)
+    writeFinalState(b, loc, scan, coords, loop.getResult(0));
 }
 
 /// A parallel loop over [0, count) whose body `body` builds.
