@@ -908,9 +908,9 @@ _CALL_OPTIONS = ("schedule", "chunk_size", "offsets")
 def _model(model, named, offsets, return_final_state, schedule, chunk_size,
            **model_options):
     """`model` on its operands `named` (in models._OPERANDS' order, None
-    where not given): compiled where it can run so, else composed. Its
-    outputs flat (y, then each state's) when compiled; the composed form
-    groups a pair state."""
+    where not given): compiled where it can run so, else composed. With
+    `return_final_state`, its outputs flat either way: y, then each
+    state's (S and c for linear attention's pair)."""
     out = _compiled_model(model, named, offsets, return_final_state,
                           schedule, chunk_size, **model_options)
     if out is not None:
