@@ -36,9 +36,17 @@ static void addAllocationHoisting(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
 }
 
+/// Empty tensors replaced by the buffers their results are written into,
+/// each init chain with one use first (else two results could share one
+/// caller's buffer).
+static void addEmptyTensorElimination(OpPassManager &pm) {
+  pm.addPass(createUnshareInitTensorsPass());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+}
+
 /// Tensors to buffers, with functions taking and returning plain memrefs.
 static void addBufferization(OpPassManager &pm) {
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  addEmptyTensorElimination(pm);
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(createBufferizePass());
   addAllocationHoisting(pm);
@@ -108,7 +116,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   pm.addPass(createFuseStepProducersPass());
   pm.addPass(createUnrollReductionsPass());
   pm.addPass(createSinkMaterializeIntoBranchesPass());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  addEmptyTensorElimination(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -137,7 +145,7 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
                   /*tileChunks=*/true, options.onePass);
   // Buffers; a thread's scratch state is small and static, so it lives on
   // the thread's stack (registers, after SROA) rather than the heap.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  addEmptyTensorElimination(pm);
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(createBufferizePass());
   addAllocationHoisting(pm);

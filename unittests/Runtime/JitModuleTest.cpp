@@ -207,6 +207,48 @@ func.func @gated(%raw: tensor<?x?x?xf64>, %b: tensor<?x?x?xf64>, %h0: tensor<?x?
     }
 }
 
+TEST_F(JitModuleTest, WritesResultsOfOneSharedFillEachToItsOwnBuffer) {
+  // Two sums into one zero fill (as CSE leaves them), both returned: each
+  // is written into its own caller's buffer, not both into the first.
+  auto jit = JitModule::compileSource(context.get(), R"mlir(
+#in = affine_map<(i, j) -> (i, j)>
+#out = affine_map<(i, j) -> (i)>
+func.func @sums(%x: tensor<3x4xf64>, %y: tensor<3x4xf64>) -> (tensor<3xf64>, tensor<3xf64>) {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<3xf64>
+  %z = linalg.fill ins(%zero : f64) outs(%e : tensor<3xf64>) -> tensor<3xf64>
+  %sx = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x4xf64>) outs(%z : tensor<3xf64>) {
+  ^bb0(%v: f64, %acc: f64):
+    %r = arith.addf %acc, %v : f64
+    linalg.yield %r : f64
+  } -> tensor<3xf64>
+  %sy = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<3x4xf64>) outs(%z : tensor<3xf64>) {
+  ^bb0(%v: f64, %acc: f64):
+    %r = arith.addf %acc, %v : f64
+    linalg.yield %r : f64
+  } -> tensor<3xf64>
+  return %sx, %sy : tensor<3xf64>, tensor<3xf64>
+}
+)mlir",
+                                      {"sums"});
+  ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+  std::vector<double> x, y, sx(3, -1.0), sy(3, -1.0);
+  for (int i = 0; i < 12; ++i) {
+    x.push_back(i);
+    y.push_back(100.0 * i);
+  }
+  auto view = [](std::vector<double> &v, std::vector<int64_t> sizes) {
+    return BufferView::contiguous(v.data(), ElementType::F64, sizes);
+  };
+  ASSERT_EQ(errorOf((*jit)->call("sums", {view(x, {3, 4}), view(y, {3, 4})},
+                                 {view(sx, {3}), view(sy, {3})})),
+            "");
+  EXPECT_EQ(sx, (std::vector<double>{6, 22, 38}));
+  EXPECT_EQ(sy, (std::vector<double>{600, 2200, 3800}));
+}
+
 TEST_F(JitModuleTest, RejectsWrongBuffers) {
   auto jit = JitModule::compileSource(context.get(), kDiagonal, {"scan"});
   ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());

@@ -376,6 +376,37 @@ def SinkMaterializeIntoBranchesPass
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def UnshareInitTensorsPass : Pass<"recurrence-unshare-init-tensors"> {
+  let summary = "Give each destination-style op its own empty or filled "
+                "init tensor";
+  let description = [{
+    Where a `tensor.empty`, or a `linalg.fill` of one, is the init of more
+    than one destination-style op (CSE merges the identical fills of two
+    reductions, say), clones it for every use but the first, next to that
+    use; uses in exclusive branches of an `scf.if` keep sharing it. Runs before empty-tensor elimination: that replaces an empty tensor
+    by the buffer a result is materialized in (`restrict`), which the
+    bufferization analysis then takes to alias nothing else. A second
+    result computed from the same fill would live in that buffer too, and
+    the first result's write into it overwrites the second before it is
+    written out. With one use each, only the first result's chain computes
+    in the caller's buffer.
+
+    ```mlir
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %a = linalg.generic ... outs(%z : tensor<4xf32>)
+    %b = linalg.generic ... outs(%z : tensor<4xf32>)
+    // becomes
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %a = linalg.generic ... outs(%z : tensor<4xf32>)
+    %e2 = tensor.empty() : tensor<4xf32>
+    %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+    %b = linalg.generic ... outs(%z2 : tensor<4xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def UnrollReductionsPass : Pass<"recurrence-unroll-reductions"> {
   let summary = "Write short reductions of linalg.generic ops out as sums";
   let description = [{

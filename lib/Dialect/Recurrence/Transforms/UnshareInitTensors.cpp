@@ -1,0 +1,80 @@
+//===- UnshareInitTensors.cpp - One init tensor per destination-style op --===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Empty-tensor elimination replaces a `tensor.empty` by the caller's buffer
+// that a result is materialized in, and marks that buffer's tensor
+// `restrict`: nothing else aliases it. When the same empty (or fill of an
+// empty) is the init of two ops, both results then live in that buffer, and
+// writing the first result out clobbers the second. Each init chain gets one
+// use here (or one per exclusive branch), so that elimination never shares a
+// caller's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+namespace mlir::recurrence {
+#define GEN_PASS_DEF_UNSHAREINITTENSORSPASS
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h.inc"
+} // namespace mlir::recurrence
+
+using namespace mlir;
+
+namespace {
+/// The ops that compute `init` from nothing but an empty tensor (and
+/// values defined before them), producer first: the empty, or a fill of it.
+/// Empty when `init` is anything else.
+SmallVector<Operation *, 2> initChain(Value init) {
+  Operation *def = init.getDefiningOp();
+  if (isa_and_nonnull<tensor::EmptyOp>(def))
+    return {def};
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def);
+      fill && fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
+    return {fill.getOutputs().front().getDefiningOp(), fill};
+  return {};
+}
+
+struct UnshareInitTensorsPass
+    : recurrence::impl::UnshareInitTensorsPassBase<UnshareInitTensorsPass> {
+  void runOnOperation() override {
+    // The init uses of a shared chain that run after another kept one:
+    // those not in a branch exclusive of it (the two branches of a
+    // schedule chosen at run time may well write one buffer).
+    SmallVector<OpOperand *> shared;
+    DenseMap<Value, SmallVector<Operation *>> kept;
+    getOperation()->walk([&](DestinationStyleOpInterface op) {
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        Value value = init.get();
+        if (value.hasOneUse() || initChain(value).empty())
+          continue;
+        SmallVector<Operation *> &users = kept[value];
+        if (llvm::all_of(users, [&](Operation *user) {
+              return insideMutuallyExclusiveRegions(user, op);
+            }))
+          users.push_back(op);
+        else
+          shared.push_back(&init);
+      }
+    });
+    for (OpOperand *use : shared) {
+      OpBuilder b(use->getOwner());
+      IRMapping mapping;
+      Operation *clone = nullptr;
+      for (Operation *op : initChain(use->get()))
+        clone = b.clone(*op, mapping);
+      use->set(clone->getResult(0));
+    }
+  }
+};
+} // namespace

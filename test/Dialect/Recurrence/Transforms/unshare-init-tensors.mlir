@@ -1,0 +1,71 @@
+// RUN: recurrence-opt %s -split-input-file -recurrence-unshare-init-tensors | FileCheck %s
+
+// Two reductions into one zero fill (as CSE leaves them): the second gets a
+// fill of its own empty tensor, next to it; the first keeps the original.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x5xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<3x5xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[Z]] : tensor<3x5xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<3x5xf32>
+// CHECK: %[[Z2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<3x5xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[Z2]] : tensor<3x5xf32>)
+#s = affine_map<(b, i, j) -> (b, i, j)>
+#o = affine_map<(b, i, j) -> (b, i)>
+func.func @shared_fill(%s: tensor<3x5x4xf32>, %t: tensor<3x5x4xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a = linalg.generic {indexing_maps = [#s, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%s : tensor<3x5x4xf32>) outs(%z : tensor<3x5xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %acc, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %b = linalg.generic {indexing_maps = [#s, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%t : tensor<3x5x4xf32>) outs(%z : tensor<3x5xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %acc, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  return %a, %b : tensor<3x5xf32>, tensor<3x5xf32>
+}
+
+// -----
+
+// A shared empty tensor as the init of two ops: cloned for the second. An
+// init computed from anything else (here the argument) stays shared.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: linalg.copy ins(%arg0 : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: linalg.copy ins(%arg0 : tensor<4xf32>) outs(%[[E2]] : tensor<4xf32>)
+// CHECK: linalg.copy ins(%arg0 : tensor<4xf32>) outs(%arg1 : tensor<4xf32>)
+// CHECK: linalg.copy ins(%arg0 : tensor<4xf32>) outs(%arg1 : tensor<4xf32>)
+func.func @shared_empty(%x: tensor<4xf32>, %d: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %b = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %c = linalg.copy ins(%x : tensor<4xf32>) outs(%d : tensor<4xf32>) -> tensor<4xf32>
+  %f = linalg.copy ins(%x : tensor<4xf32>) outs(%d : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b, %c, %f : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// The two branches of an scf.if run one at a time: they keep sharing the
+// empty tensor (both may write the one buffer it becomes).
+// CHECK-LABEL: func.func @exclusive_branches
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NOT: tensor.empty
+// CHECK: linalg.copy ins(%arg1 : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK: } else {
+// CHECK-NEXT: linalg.copy ins(%arg2 : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+func.func @exclusive_branches(%c: i1, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = scf.if %c -> tensor<4xf32> {
+    %a = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %a : tensor<4xf32>
+  } else {
+    %b = linalg.copy ins(%y : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %b : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
