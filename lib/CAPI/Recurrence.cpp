@@ -85,15 +85,21 @@ RecurrenceCompiled *recurrenceCompileFor(const char *ir, const char *entry,
 }
 
 /// Adds the gradient of function `entry` of `module` (`order` 1), or the
-/// gradient of that gradient (2), and returns its name; sets `error` and
-/// returns nothing when -recurrence-differentiate fails.
-static std::optional<std::string>
-differentiate(ModuleOp module, StringRef entry, int order, char **error) {
+/// gradient of that gradient (2), for `target` (whose cost model picks how
+/// each adjoint recomputes its states), and returns its name; sets `error`
+/// and returns nothing when -recurrence-differentiate fails.
+static std::optional<std::string> differentiate(ModuleOp module,
+                                                StringRef entry, int order,
+                                                StringRef target,
+                                                char **error) {
   Diagnostics diagnostics;
   PassManager pm(&context());
   std::string name = entry.str();
   for (int i = 0; i < order; ++i) {
-    pm.addPass(createDifferentiatePass({/*checkpoint=*/0, {name}}));
+    // The first of two orders keeps its states at once: its checkpoint
+    // loop would be no function of scans for the second to differentiate.
+    pm.addPass(createDifferentiatePass(
+        {/*checkpoint=*/0, i + 1 == order ? target.str() : "", {name}}));
     name += "_grad";
   }
   if (failed(pm.run(module))) {
@@ -151,7 +157,7 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
     return fail(error, "recurrenceCompileScan: a second-order gradient is "
                        "compiled for static sizes (recurrenceCompileScanAt)");
   std::optional<std::string> entry =
-      differentiate(*module, "scan", gradient, error);
+      differentiate(*module, "scan", gradient, target, error);
   if (!entry)
     return nullptr;
   return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),
@@ -175,10 +181,11 @@ RecurrenceCompiled *recurrenceCompileModelGradient(const char *specText,
   OwningOpRef<ModuleOp> module = buildVerifiedModel(specText, error);
   if (!module)
     return nullptr;
-  std::optional<std::string> entry = differentiate(*module, "model", 1, error);
+  std::string target = llvm::cantFail(readModelSpec(specText)).target;
+  std::optional<std::string> entry =
+      differentiate(*module, "model", 1, target, error);
   if (!entry)
     return nullptr;
-  std::string target = llvm::cantFail(readModelSpec(specText)).target;
   return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),
                   *entry, error);
 }

@@ -8,6 +8,7 @@
 
 #include "recurrence/Dialect/Recurrence/IR/StructureAlgebra.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Adjoint.h"
+#include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
@@ -94,8 +95,10 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
 /// The cotangents of the values of one function body, summed as they come.
 class Cotangents {
 public:
-  Cotangents(RewriterBase &b, Location loc, int64_t checkpoint)
-      : b(b), loc(loc), checkpoint(checkpoint) {}
+  /// `checkpoint` for every scan, or where 0, `target`'s choice (if any).
+  Cotangents(RewriterBase &b, Location loc, int64_t checkpoint,
+             const TargetModel *target)
+      : b(b), loc(loc), checkpoint(checkpoint), target(target) {}
 
   Value of(Value value) const { return map.lookup(value); }
   void add(Value value, Value cotangent) {
@@ -111,7 +114,7 @@ public:
       if (!output && !last)
         return success();
       FailureOr<SmallVector<Value>> gradients =
-          buildScanAdjoint(b, scan, output, last, checkpoint);
+          buildScanAdjoint(b, scan, output, last, checkpointOf(scan));
       if (failed(gradients))
         return failure();
       // One gradient per operand before the destinations, whose contents
@@ -182,13 +185,20 @@ public:
 private:
   RewriterBase &b;
   Location loc;
+  int64_t checkpointOf(ScanOp scan) const {
+    if (checkpoint || !target)
+      return checkpoint;
+    return target->adjointCheckpoint(scan);
+  }
+
   int64_t checkpoint;
+  const TargetModel *target;
   DenseMap<Value, Value> map;
 };
 
 /// Adds `<name>_grad` for `func`: a copy of its body, then the reverse sweep.
 LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
-                            int64_t checkpoint) {
+                            int64_t checkpoint, const TargetModel *target) {
   std::string name = (func.getSymName() + "_grad").str();
   Location loc = func.getLoc();
   FunctionType type = func.getFunctionType();
@@ -224,7 +234,7 @@ LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
     primal.push_back(rewriter.clone(op, mapping));
 
   // The sweep, from the results' cotangents back to the arguments.
-  Cotangents cotangents(rewriter, loc, checkpoint);
+  Cotangents cotangents(rewriter, loc, checkpoint, target);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [index, result] : llvm::enumerate(ret.getOperands()))
     cotangents.add(mapping.lookupOrDefault(result),
@@ -249,6 +259,12 @@ struct DifferentiatePass
   using Base::Base;
 
   void runOnOperation() override {
+    std::optional<TargetModel> model;
+    if (!target.empty() && !(model = TargetModel::get(target, 0, 0))) {
+      getOperation().emitError("recurrence-differentiate: unknown target '")
+          << target << "' (expected cpu or cuda)";
+      return signalPassFailure();
+    }
     SymbolTable symbols(getOperation());
     // Functions of scans or model ops; the model ops are decomposed first.
     SmallVector<func::FuncOp> funcs;
@@ -277,7 +293,8 @@ struct DifferentiatePass
       if (failed(decomposeModelOps(rewriter, func)) ||
           failed(generalizeNamedOps(rewriter, func)) ||
           failed(checkDifferentiable(func)) ||
-          failed(differentiate(func, symbols, checkpoint)))
+          failed(differentiate(func, symbols, checkpoint,
+                               model ? &*model : nullptr)))
         return signalPassFailure();
   }
 

@@ -39,6 +39,9 @@ struct TargetModel {
   double carryStepSeconds;   // one dependent step of the carry over chunks
   double chunkTaskBytesPerSecond = 0; // what one task of a chunked phase
                                       // streams by itself
+  /// The steps an adjoint recomputes its states at a time from checkpoints
+  /// (0: the target recomputes them all at once).
+  int64_t checkpointSteps = 0;
   /// The schedules the target's pipeline lowers.
   SmallVector<ScheduleKind, 3> schedules;
 
@@ -59,6 +62,11 @@ struct TargetModel {
   /// Whether the GPU's tasks (lanes) are per channel block for `op` as well
   /// as per batch element: where its channels are independent.
   bool lanesPerBlock(ScanOp op) const;
+  /// The steps at a time the adjoint of `op` recomputes its states from
+  /// checkpoints (`buildScanAdjoint`'s `checkpoint`), 0 for all at once:
+  /// `checkpointSteps` for a matrix state of at least 32 x 32 (a dynamic N
+  /// or D taken as 64), whose states the projections read several times.
+  int64_t adjointCheckpoint(ScanOp op) const;
   /// On the GPU, the lanes below which the chunked schedule beats the
   /// sequential one's threads.
   double chunkedBelowLanes() const;

@@ -175,6 +175,10 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
            "Recompute the states this many steps at a time from checkpoints "
            "(0: all at once), so that the gradient holds O(T/C + C) states "
            "rather than O(T)">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Where `checkpoint` is 0, the target (cpu or cuda) whose cost "
+           "model picks each scan's checkpoint (TargetModel::"
+           "adjointCheckpoint); none: every scan's states at once">,
     ListOption<"functions", "functions", "std::string",
                "Differentiate only these functions (default: every function "
                "of scans or model ops); `functions=f_grad` on the output of "
