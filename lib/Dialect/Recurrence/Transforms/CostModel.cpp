@@ -71,7 +71,7 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   // On the CPU, an adjoint of a matrix state recomputes its states 16
   // steps at a time: each chunk's states, cotangents and projections then
   // stay in cache (the delta rule at (B, T, dk, dv) = (4, 1024, 64, 64):
-  // 82 -> 38 ms with chunks of 16, 44 with 32; a diagonal vector state
+  // 74 -> 38 ms with chunks of 16, 44 with 32; a diagonal vector state
   // streams its few passes faster at once). The GPU would launch each
   // chunk's kernels in turn.
   target.checkpointSteps = name == "cpu" ? 16 : 0;
