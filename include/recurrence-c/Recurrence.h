@@ -108,8 +108,11 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
  * "normalize_gates" | "hlru" | "bdlru" | "linear_attention" | "delta_rule" |
  * "selective_ssm", "function", "param", "init", "f64", "feature_map",
  * "normalize", "eps", "gated", "skip", "final_state", "offsets", "schedule",
- * "chunk_size", "target"}; "target" is "cpu" (the default) or "cuda", whose
- * compiled model is called on device buffers like a scan's. */
+ * "chunk_size", "target", "arg_shapes", "result_shapes"}; "target" is "cpu"
+ * (the default) or "cuda", whose compiled model is called on device buffers
+ * like a scan's. "arg_shapes" and "result_shapes" (one list of sizes per
+ * argument and per result, every size at least 1) compile it for those
+ * static sizes, where its loops are faster; without them, for any sizes. */
 RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileModel(const char *spec,
                                                              char **error);
 

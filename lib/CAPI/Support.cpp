@@ -237,6 +237,8 @@ static llvm::Expected<ModelSpec> modelSpecFrom(const Object &object) {
   spec.schedule = read.schedule();
   spec.chunkSize = read.chunkSize(spec.schedule, spec.chunkSize);
   spec.target = read.target(spec.target);
+  spec.argShapes = read.integerLists("arg_shapes");
+  spec.resultShapes = read.integerLists("result_shapes");
   return read.done(spec);
 }
 

@@ -14,6 +14,33 @@
 using namespace mlir;
 using namespace mlir::recurrence;
 
+/// `types` at the call's `shapes` (as many, of the same ranks, every size at
+/// least 1 and equal to the types' static ones), or unchanged without shapes.
+static LogicalResult atShapes(Location loc, MutableArrayRef<Type> types,
+                              ArrayRef<std::vector<int64_t>> shapes,
+                              StringRef what) {
+  if (shapes.empty())
+    return success();
+  if (shapes.size() != types.size())
+    return emitError(loc) << what << ": expected " << types.size()
+                          << " shapes, got " << shapes.size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(types, shapes))) {
+    auto &[type, shape] = pair;
+    auto tensor = cast<RankedTensorType>(type);
+    bool fits = static_cast<int64_t>(shape.size()) == tensor.getRank();
+    for (auto [dim, size] : llvm::zip(tensor.getShape(), shape))
+      fits &= size >= 1 && (ShapedType::isDynamic(dim) || dim == size);
+    if (!fits)
+      return emitError(loc)
+             << what << "[" << i << "]: expected a shape that fits " << tensor
+             << " with every size at least 1 (give no shapes "
+             << "for an empty problem), got [" << ArrayRef<int64_t>(shape)
+             << "]";
+    type = tensor.clone(shape);
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
                                                          const ModelSpec &spec,
                                                          StringRef name) {
@@ -96,6 +123,10 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     llvm::append_range(results, states);
   if (spec.offsets)
     args.push_back(RankedTensorType::get({kDynamic}, b.getI64Type()));
+  if (failed(atShapes(loc, args, spec.argShapes, "arg_shapes")) ||
+      failed(atShapes(loc, results, spec.resultShapes, "result_shapes")))
+    return nullptr;
+  result = results[0];
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());

@@ -1,5 +1,6 @@
 """The core front door: ``scan``, ``explain`` and ``compile``."""
 
+import os
 import sys
 
 import numpy as np
@@ -16,6 +17,8 @@ _step_cache = {}
 # Checked layouts of scan calls: (spec, output shape, final-state shape).
 _scan_layouts = {}
 _structure_table = None
+# The static shapes each variant was compiled for (see static_sizes).
+_static_shapes = {}
 
 
 def structures():
@@ -399,6 +402,31 @@ def compiled_scan(spec, gradient=False, sizes=None):
         compiled = _recurrence.compile_scan(spec, gradient, sizes)
         _scan_cache[key] = compiled
     return compiled
+
+
+def static_sizes(variant, shape, target):
+    """Whether to compile `variant` (a key of what is compiled) for the
+    static sizes of a call, `shape` (a key of them), where trip counts and
+    strides become constants, rather than once for any sizes. Like
+    torch.compile, which makes a size dynamic once it has changed: only for
+    the first $RECURRENCE_STATIC_SHAPES shapes of a variant, by default 8 on
+    "cuda", whose kernels compile in under a second, and 1 on "cpu", where
+    a model's gradient takes seconds; 0 compiles every variant for any
+    sizes."""
+    shapes = _static_shapes.setdefault(variant, set())
+    if shape in shapes:
+        return True
+    default = "8" if target == "cuda" else "1"
+    value = os.environ.get("RECURRENCE_STATIC_SHAPES", default)
+    try:
+        limit = max(0, int(value))
+    except ValueError:
+        raise ValueError(f"$RECURRENCE_STATIC_SHAPES: expected a count of "
+                         f"shapes, got {value!r}") from None
+    if len(shapes) >= limit:
+        return False
+    shapes.add(shape)
+    return True
 
 
 def _layouts_key(sizes):

@@ -1,8 +1,11 @@
 """Model-level recurrences: the dialect's model ops, called from NumPy.
 
 Each function asks the compiler (ModelSpec, through the binding) for a
-function holding one model op on dynamically shaped tensors (batch dims
-flattened to one), compiles it once per dtype and variant, and calls it.
+function holding one model op (batch dims flattened to one), compiles it
+once per dtype, variant and sizes, and calls it. Like torch.compile's
+automatic dynamic shapes, a variant is compiled for the static sizes of its
+first calls, where its loops' trip counts and strides are constants, and
+for dynamic sizes once calls bring more shapes (api.static_sizes).
 The Python side only checks arguments and moves data (reshapes, views);
 the maths is in the ops and their decompositions.
 """
@@ -145,21 +148,40 @@ def _model_spec(model, dtype, function="exp", param=0, init=False,
                 offsets=bool(offsets))
 
 
-def _model(model, dtype, gradient=False, **options):
+def _model(model, dtype, gradient=False, shapes=None, **options):
     """The compiled model op (cached), built by the compiler's ModelSpec; or,
     with `gradient`, the gradient -recurrence-differentiate derives for it:
     (operands..., one cotangent per result) -> one gradient per operand.
-    For the spec's target's arrays: NumPy's, or CUDA's."""
+    For the spec's target's arrays: NumPy's, or CUDA's. `shapes`, the
+    call's (argument shapes, result shapes), may specialize it to them
+    (see `_static_shapes`)."""
     spec = _model_spec(model, dtype, **options)
-    key = (gradient,) + tuple(sorted(spec.items()))
+    variant = (gradient,) + tuple(sorted(spec.items()))
+    shapes = _static_shapes(variant, spec["target"], shapes)
+    key = variant + (shapes,)
     compiled = _cache.get(key)
     if compiled is None:
+        if shapes is not None:
+            spec = dict(spec, arg_shapes=shapes[0], result_shapes=shapes[1])
         native = _recurrence.compile_model(spec, gradient=gradient)
         entry = "model_grad" if gradient else "model"
         compiled = (api.CudaCompiled(native, entry) if spec["target"] == "cuda"
                     else api.Compiled(native, entry))
         _cache[key] = compiled
     return compiled
+
+
+def _static_shapes(variant, target, shapes):
+    """The sizes to compile `variant` for: `shapes` ((argument shapes,
+    result shapes)) when api.static_sizes says so and no size is 0 (an
+    empty problem has nothing to gain), else None: dynamic sizes."""
+    if shapes is None:
+        return None
+    shapes = tuple(tuple(tuple(int(d) for d in shape) for shape in group)
+                   for group in shapes)
+    if any(d < 1 for group in shapes for shape in group for d in shape):
+        return None
+    return shapes if api.static_sizes(variant, shapes, target) else None
 
 
 def model_structures(model, **options):
@@ -207,9 +229,12 @@ def _run(model, operands, return_final_state, schedule, chunk_size, out,
     them), its results written into `out` and `final_state_out` where
     given. A model whose state is a pair takes a pair of final outs."""
     args, flat, shapes, options = operands
-    compiled = _model(model, args[0].dtype, final_state=return_final_state,
-                      schedule=schedule, chunk_size=chunk_size, **options)
     outs = _final_outs(out, final_state_out, return_final_state)
+    compiled = _model(model, args[0].dtype, final_state=return_final_state,
+                      schedule=schedule, chunk_size=chunk_size,
+                      shapes=([a.shape for a in args],
+                              flat[:len(flat) if return_final_state else 1]),
+                      **options)
     names = None
     if return_final_state and len(shapes) > 2:
         outs = [out] + (list(final_state_out) if final_state_out is not None
@@ -244,7 +269,9 @@ def _gradient(model, operands, originals, y_bar, final_state_bar,
         check_shape(name, cotangents[-1], shape)
     compiled = _model(
         model, dtype, gradient=True, final_state=bars is not None,
-        schedule=schedule, chunk_size=chunk_size, target=target, **options)
+        schedule=schedule, chunk_size=chunk_size, target=target,
+        shapes=([np.shape(a) for a in args], flat[:1 + len(bars or [])]),
+        **options)
     grads = compiled(*args, *(c.reshape(f) for c, f in zip(cotangents, flat)),
                      result_shapes=[a.shape for a in args])
     # (The offsets' entry, last, has no operand of its own.)

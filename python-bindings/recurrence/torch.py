@@ -194,23 +194,18 @@ def _cuda_compiled(spec, sizes, gradient=False):
     by the spec object that _layout caches (one per shape). The kernels are
     compiled for the call's sizes, where strides and trip counts are
     constants (10 to 25% faster on the H200, under a second to compile),
-    for up to $RECURRENCE_STATIC_SHAPES (8) shapes of one scan; after that,
-    once for any shape, as torch.compile makes a size dynamic once it
-    changes."""
+    for the first shapes of a scan (api.static_sizes); after that, once for
+    any shape."""
     key = (id(spec), gradient) + api._layouts_key(sizes)
     entry = _CUDA_COMPILED.get(key)
     if entry is not None and entry[0] is spec:
         return entry[1]
-    shapes = _STATIC_SHAPES.setdefault(
-        (gradient,) + tuple(sorted(spec.items())), set())
     shape = (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
              sizes["columns"]) + api._layouts_key(sizes)
     empty = 0 in shape[0] or 0 in shape[1:]  # nothing to gain
-    if empty or (shape not in shapes and
-                 len(shapes) >= _static_shape_limit()):
+    if empty or not api.static_sizes(
+            (gradient,) + tuple(sorted(spec.items())), shape, "cuda"):
         sizes = None
-    else:
-        shapes.add(shape)
     compiled = api.compiled_scan(dict(spec, target="cuda"), gradient, sizes)
     if len(_CUDA_COMPILED) >= 512:  # each entry keeps `spec`, and its id, alive
         _CUDA_COMPILED.clear()
@@ -219,16 +214,6 @@ def _cuda_compiled(spec, sizes, gradient=False):
 
 
 _CUDA_COMPILED = {}
-_STATIC_SHAPES = {}
-
-
-def _static_shape_limit():
-    value = os.environ.get("RECURRENCE_STATIC_SHAPES", "8")
-    try:
-        return max(0, int(value))
-    except ValueError:
-        raise ValueError(f"$RECURRENCE_STATIC_SHAPES: expected a count of "
-                         f"shapes, got {value!r}") from None
 
 
 def _permuted_strides(tensor):
@@ -1007,11 +992,13 @@ def _run_model(model, named, return_final_state, options):
     stream for CUDA): its outputs, flat."""
     (args, flat, shapes, spec), target = _model_operands(model, named,
                                                          options)
+    count = len(flat) if return_final_state else 1
     compiled = models._model(model, _numpy_dtype(named[0]), target=target,
                              final_state=return_final_state,
                              schedule=options["schedule"],
-                             chunk_size=options["chunk_size"], **spec)
-    count = len(flat) if return_final_state else 1
+                             chunk_size=options["chunk_size"],
+                             shapes=([a.shape for a in args], flat[:count]),
+                             **spec)
     outs = compiled(*args, result_shapes=[tuple(f) for f in flat[:count]])
     outs = outs if isinstance(outs, tuple) else (outs,)
     return tuple(_as_tensor(o).reshape(shape)

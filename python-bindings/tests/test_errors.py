@@ -250,3 +250,45 @@ def test_torch_dtypes():
     assert [torch_dtype(torch, _recurrence.DTYPES[name])
             for name in ("f32", "f64", "f16", "bf16")] == [
         torch.float32, torch.float64, torch.float16, torch.bfloat16]
+
+
+def test_model_shapes_that_do_not_fit_get_a_clear_error():
+    """A model spec's arg_shapes and result_shapes (static sizes to compile
+    for) must fit the model's operands; the compiler names what is wrong."""
+    from recurrence import _recurrence, models
+    spec = models._model_spec("delta_rule", np.float32)
+    three, two = [2, 7, 4], [2, 7]
+    args = [three, three, [2, 7, 5], two]
+
+    def compile_with(arg_shapes, result_shapes, gradient=False):
+        return _recurrence.compile_model(
+            dict(spec, arg_shapes=arg_shapes, result_shapes=result_shapes),
+            gradient)
+
+    with pytest.raises(ValueError, match="arg_shapes: expected 4 shapes, "
+                                         "got 3"):
+        compile_with(args[:3], [[2, 7, 5]])
+    with pytest.raises(ValueError, match="result_shapes: expected 1 shapes, "
+                                         "got 2"):
+        compile_with(args, [[2, 7, 5], [2, 4, 5]])
+    with pytest.raises(ValueError, match="arg_shapes\\[3\\]: expected a shape "
+                       "that fits 'tensor<\\?x\\?xf32>' with every size at "
+                       "least 1 .*got \\[2, 7, 1\\]"):
+        compile_with(args[:3] + [[2, 7, 1]], [[2, 7, 5]])
+    with pytest.raises(ValueError, match="arg_shapes\\[0\\]: .*got "
+                                         "\\[2, 0, 4\\]"):
+        compile_with([[2, 0, 4]] + args[1:], [[2, 7, 5]], gradient=True)
+    # Sizes that fit each type but not each other: the op's verifier.
+    with pytest.raises(ValueError, match="expected v of shape \\[2, 7, 5\\]"
+                                         ".*got \\[2, 6, 5\\]"):
+        compile_with(args[:2] + [[2, 6, 5], two], [[2, 6, 5]])
+    with pytest.raises(ValueError, match="model spec: 'arg_shapes' must be "
+                                         "a list of lists of integers"):
+        compile_with([[2, "7", 4]], [])
+    # hlru's gates end in m + 1 = 3, static in the type.
+    hlru = models._model_spec("hlru", np.float32, param=2)
+    with pytest.raises(ValueError, match="arg_shapes\\[0\\]: expected a shape "
+                                         "that fits 'tensor<\\?x\\?x\\?x3xf32>'"):
+        _recurrence.compile_model(dict(hlru, arg_shapes=[[1, 5, 4, 4],
+                                                         [1, 5, 4]],
+                                       result_shapes=[[1, 5, 4]]))

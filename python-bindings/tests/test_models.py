@@ -192,3 +192,76 @@ def test_model_structures_come_from_the_decomposition():
         models.model_structures("mamba")
     with pytest.raises(ValueError, match="parameter 0 below 1"):
         models.model_structures("bdlru", param=0)
+
+
+def test_a_model_is_compiled_for_its_first_sizes_then_for_any(monkeypatch):
+    """A variant's first call compiles it for that call's sizes (constant
+    trip counts and strides); a call at other sizes compiles it once more,
+    for dynamic sizes, as torch.compile's automatic dynamic shapes do. Both
+    agree with the reference, forward and backward."""
+    from recurrence import models
+    monkeypatch.setattr(models, "_cache", {})
+    monkeypatch.setattr(rec.api, "_static_shapes", {})
+    monkeypatch.delenv("RECURRENCE_STATIC_SHAPES", raising=False)
+    rng = np.random.default_rng(8)
+
+    def operands(steps):
+        q = rng.standard_normal((2, 3, steps, 4))
+        k = rng.standard_normal((2, 3, steps, 4))
+        k /= np.linalg.norm(k, axis=-1, keepdims=True)
+        return (q, k, rng.standard_normal((2, 3, steps, 5)),
+                rng.uniform(0, 1, (2, 3, steps)),
+                rng.uniform(0.5, 1, (2, 3, steps)),
+                rng.standard_normal((2, 3, 4, 5)))
+
+    def forward(q, k, v, beta, gate, init):
+        return rec.delta_rule(q, k, v, beta, gate=gate, init=init,
+                              return_final_state=True, schedule="chunked",
+                              chunk_size=4)
+
+    calls = {steps: operands(steps) for steps in (9, 1, 6)}
+    for steps in (9, 1, 9, 6):
+        got = forward(*calls[steps])
+        want = delta_reference(*calls[steps])
+        for x, y in zip(got, want):
+            np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+    # Batch dims flattened: q [6, 9, 4], ..., the final state [6, 4, 5].
+    assert sorted(map(repr, (key[-1] for key in models._cache))) == sorted(
+        [repr(None), repr((((6, 9, 4), (6, 9, 4), (6, 9, 5), (6, 9),
+                            (6, 9), (6, 4, 5)), ((6, 9, 5), (6, 4, 5))))])
+
+    # The gradient at static sizes (the first call of its variant) equals
+    # the one at dynamic sizes (after a call at other sizes).
+    def gradient(q, k, v, beta, gate, init):
+        y_bar = np.cos(np.arange(v.size)).reshape(v.shape)
+        return models.delta_rule_gradient(
+            q, k, v, beta, gate=gate, init=init, y_bar=y_bar,
+            final_state_bar=np.sin(np.arange(init.size)).reshape(init.shape),
+            schedule="chunked", chunk_size=4)
+
+    static = gradient(*calls[6])
+    gradient(*calls[9])
+    dynamic = gradient(*calls[6])
+    assert len(static) == len(dynamic) == 6
+    for x, y in zip(static, dynamic):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-13)
+    assert sum(key[0] for key in models._cache) == 2
+
+    # $RECURRENCE_STATIC_SHAPES: how many shapes a variant is compiled for.
+    monkeypatch.setattr(models, "_cache", {})
+    monkeypatch.setattr(rec.api, "_static_shapes", {})
+    monkeypatch.setenv("RECURRENCE_STATIC_SHAPES", "2")
+    for steps in (9, 1, 6):
+        forward(*calls[steps])
+    assert sorted(len(key[-1][0][0]) if key[-1] else 0
+                  for key in models._cache) == [0, 3, 3]
+    monkeypatch.setattr(models, "_cache", {})
+    monkeypatch.setattr(rec.api, "_static_shapes", {})
+    monkeypatch.setenv("RECURRENCE_STATIC_SHAPES", "0")
+    forward(*calls[9])
+    assert [key[-1] for key in models._cache] == [None]
+    monkeypatch.setattr(rec.api, "_static_shapes", {})
+    monkeypatch.setenv("RECURRENCE_STATIC_SHAPES", "some")
+    with pytest.raises(ValueError, match="RECURRENCE_STATIC_SHAPES: "
+                                         "expected a count of shapes"):
+        forward(*calls[9])

@@ -38,6 +38,10 @@
 // The gradient of sum(h): lambda = (1 + a_2, 1); da_2 = h_1 = 2, dc_t =
 // lambda_t v_t, dv_t = lambda_t c_t.
 // CHECK: hlru dgates: 0 1.5 2 4 dv: 3 3
+// Compiled for the call's shapes: static sizes in the signature.
+// CHECK: sized model gradient: {"arg_strides":[null,null,null],"arg_types":["f64","f64","f64"],"args":{{\[\[}}1,2,1,2],[1,2,1],[1,2,1]],"result_strides":[null,null],"result_types":["f64","f64"],"results":{{\[\[}}1,2,1,2],[1,2,1]]}
+// CHECK: sized hlru dgates: 0 1.5 2 4 dv: 3 3
+// CHECK: misfit shapes: loc("hlru"): arg_shapes[0]: expected a shape that fits 'tensor<?x?x?x2xf32>' with every size at least 1 (give no shapes for an empty problem), got [1, 2, 1, 3]
 // CHECK: bad model gradient: loc("mamba"): unknown model 'mamba'
 // CHECK: host cache: live 0 cached 0
 // CHECK: bad model param: loc("hlru"): unknown model 'hlru' (or a parameter 0 below 1)

@@ -12,6 +12,7 @@
 #include "recurrence-c/Recurrence.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *kScan =
     "func.func @scan(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> "
@@ -244,6 +245,35 @@ int main(void) {
   printf("hlru dgates: %g %g %g %g dv: %g %g\n", dgates[0], dgates[1],
          dgates[2], dgates[3], dv[0], dv[1]);
   recurrenceDestroy(modelGrad);
+  /* The same, compiled for the call's shapes. */
+  modelGrad = recurrenceCompileModelGradient(
+      "{\"model\": \"hlru\", \"param\": 1, \"f64\": true, "
+      "\"arg_shapes\": [[1, 2, 1, 2], [1, 2, 1]], "
+      "\"result_shapes\": [[1, 2, 1]]}",
+      &error);
+  if (!modelGrad) {
+    printf("sized model gradient failed: %s\n", error);
+    return 1;
+  }
+  signature = recurrenceSignature(modelGrad, &error);
+  printf("sized model gradient: %s\n", signature);
+  recurrenceFree(signature);
+  memset(dgates, 0, sizeof(dgates));
+  memset(dv, 0, sizeof(dv));
+  if (recurrenceCall(modelGrad, modelArgs, 3, modelGrads, 2, &error)) {
+    printf("sized model gradient call: %s\n", error);
+    return 1;
+  }
+  printf("sized hlru dgates: %g %g %g %g dv: %g %g\n", dgates[0], dgates[1],
+         dgates[2], dgates[3], dv[0], dv[1]);
+  recurrenceDestroy(modelGrad);
+  if (!recurrenceCompileModel(
+          "{\"model\": \"hlru\", \"param\": 1, \"arg_shapes\": "
+          "[[1, 2, 1, 3], [1, 2, 1]], \"result_shapes\": [[1, 2, 1]]}",
+          &error)) {
+    printf("misfit shapes: %s\n", error);
+    recurrenceFree(error);
+  }
   if (!recurrenceCompileModelGradient("{\"model\": \"mamba\"}", &error)) {
     printf("bad model gradient: %s\n", error);
     recurrenceFree(error);

@@ -21,6 +21,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::recurrence {
 
@@ -51,6 +52,10 @@ struct ModelSpec {
   int64_t chunkSize = 0;
   /// What the model is compiled for: `cpu` or `cuda`.
   std::string target = "cpu";
+  /// The call's shapes, one per argument (the offsets' included) and one per
+  /// result, when the model is compiled for static sizes, where its loops'
+  /// trip counts and strides are constants; empty for dynamic sizes.
+  std::vector<std::vector<int64_t>> argShapes = {}, resultShapes = {};
 };
 
 /// A module with `func.func @<name>` holding the op of `spec`:
@@ -65,6 +70,8 @@ struct ModelSpec {
 ///       -> y [B, T, dv] [, S_T]
 ///   selective_ssm (x, delta [B, T, Dm], A [Dm, N], B, C [B, T, N]
 ///       [, D [Dm]] [, init [B, N, Dm]]) -> y [B, T, Dm] [, h_T]
+/// Every dim is dynamic but the structural ones (m, m + 1), unless the spec
+/// gives the call's shapes, which must then fit these.
 /// Null after a diagnostic when the spec names no model or function.
 OwningOpRef<ModuleOp> buildModelModule(MLIRContext *context,
                                        const ModelSpec &spec,
