@@ -524,6 +524,44 @@ void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
   }
 }
 
+/// Host code that moves single elements of device buffers, which is what a
+/// loop of one iteration leaves once folded away (a scan of one batch
+/// element and channel over one step stores its state into its output), as
+/// kernels of one thread: each such store, with the loads and pure ops
+/// right before it that only compute its value, into an `scf.parallel` over
+/// [0, 1). Kernels run in program order on the call's stream, as the host
+/// code did.
+void hostStoresToKernels(RewriterBase &rewriter, Operation *root) {
+  SmallVector<memref::StoreOp> stores;
+  root->walk([&](memref::StoreOp store) {
+    if (!inParallelLoop(store) && !store->getParentOfType<gpu::LaunchOp>() &&
+        !isHostBuffer(store.getMemref()))
+      stores.push_back(store);
+  });
+  for (memref::StoreOp store : stores) {
+    SmallVector<Operation *> chain = {store};
+    for (Operation *op = store->getPrevNode(); op; op = op->getPrevNode()) {
+      auto load = dyn_cast<memref::LoadOp>(op);
+      bool feeds = op->getNumResults() == 1 &&
+                   (load ? !isHostBuffer(load.getMemref()) : isPure(op)) &&
+                   llvm::all_of(op->getUsers(), [&](Operation *user) {
+                     return llvm::is_contained(chain, user);
+                   });
+      if (!feeds)
+        break;
+      chain.push_back(op);
+    }
+    Location loc = store.getLoc();
+    rewriter.setInsertionPoint(chain.back());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto kernel = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{one}, ValueRange{one});
+    for (Operation *op : llvm::reverse(chain))
+      rewriter.moveOpBefore(op, kernel.getBody()->getTerminator());
+  }
+}
+
 /// Fails, with an error, where host code would still touch device memory
 /// (an element access outside any loop to be a kernel: what a loop of one
 /// iteration, folded away, leaves) or a kernel would read host memory (a
@@ -641,6 +679,7 @@ struct GpuParallelizePass
     if (failed(allocationsToDevice(rewriter, root)))
       return signalPassFailure();
     sinkReadsIntoKernels(rewriter, root);
+    hostStoresToKernels(rewriter, root);
     if (failed(checkHostAccesses(root)))
       signalPassFailure();
   }
