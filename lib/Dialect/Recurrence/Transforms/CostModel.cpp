@@ -82,6 +82,15 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   return target;
 }
 
+FailureOr<TargetModel> TargetModel::getOrEmit(Operation *op, StringRef name,
+                                              int64_t cores,
+                                              double gigabytesPerSecond) {
+  if (std::optional<TargetModel> target = get(name, cores, gigabytesPerSecond))
+    return *target;
+  return op->emitError() << "unknown target '" << name
+                         << "'; expected cpu or cuda";
+}
+
 bool TargetModel::lanesPerBlock(ScanOp op) const {
   return name == "cuda" && op.hasIndependentChannels();
 }

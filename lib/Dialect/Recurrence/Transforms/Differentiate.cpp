@@ -260,10 +260,12 @@ struct DifferentiatePass
 
   void runOnOperation() override {
     std::optional<TargetModel> model;
-    if (!target.empty() && !(model = TargetModel::get(target, 0, 0))) {
-      getOperation().emitError("recurrence-differentiate: unknown target '")
-          << target << "' (expected cpu or cuda)";
-      return signalPassFailure();
+    if (!target.empty()) {
+      FailureOr<TargetModel> named =
+          TargetModel::getOrEmit(getOperation(), target, 0, 0);
+      if (failed(named))
+        return signalPassFailure();
+      model = *named;
     }
     SymbolTable symbols(getOperation());
     // Functions of scans or model ops; the model ops are decomposed first.

@@ -138,13 +138,10 @@ struct SelectSchedulePass
         cores > 0
             ? static_cast<int64_t>(cores)
             : targetCores(getOperation(), dltiDeviceOf(target)).value_or(0);
-    std::optional<TargetModel> model =
-        TargetModel::get(target, planned, bandwidth);
-    if (!model) {
-      getOperation()->emitError()
-          << "unknown target '" << target << "'; expected cpu or cuda";
+    FailureOr<TargetModel> model =
+        TargetModel::getOrEmit(getOperation(), target, planned, bandwidth);
+    if (failed(model))
       return signalPassFailure();
-    }
     SmallVector<ScheduleKind> allowed;
     for (const std::string &name : schedules) {
       std::optional<ScheduleKind> kind = symbolizeScheduleKind(name);

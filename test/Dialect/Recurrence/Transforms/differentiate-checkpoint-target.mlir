@@ -54,4 +54,4 @@ func.func @vector(%a: tensor<2x64x4096xf32>, %b: tensor<2x64x4096xf32>) -> tenso
   return %h : tensor<2x64x4096xf32>
 }
 
-// UNKNOWN: error: recurrence-differentiate: unknown target 'tpu' (expected cpu or cuda)
+// UNKNOWN: error: unknown target 'tpu'; expected cpu or cuda

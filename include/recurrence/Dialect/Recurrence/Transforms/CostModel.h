@@ -75,6 +75,10 @@ struct TargetModel {
   /// of 0 keep them.
   static std::optional<TargetModel> get(StringRef name, int64_t cores,
                                         double gigabytesPerSecond);
+  /// The same, or failure after an error on `op` naming the unknown target.
+  static FailureOr<TargetModel> getOrEmit(Operation *op, StringRef name,
+                                          int64_t cores,
+                                          double gigabytesPerSecond);
 };
 
 struct ScheduleEstimate {
