@@ -9,8 +9,9 @@
 // Compiles one function of an .mlir file on tensors with the CPU JIT, runs it
 // on random seeded inputs and prints its largest error against a float64
 // evaluation of the same function (recurrence.scan through the reference,
-// elementwise arith directly). Exits non-zero when an error is over the
-// tolerance of the element type.
+// the model ops through their equations written out, elementwise arith
+// directly). Exits non-zero when an error is over the tolerance of the
+// element type.
 //
 // An entry `<f>_grad` next to `<f>` (as -recurrence-differentiate emits it)
 // is checked as a gradient instead: for random arguments and cotangents, the
@@ -20,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Reference/ModelReference.h"
 #include "Reference/ScanReference.h"
 #include "recurrence/Pipelines/Pipelines.h"
 #include "recurrence/Runtime/HostBuffer.h"
@@ -55,7 +57,8 @@ namespace {
 using Array = std::vector<double>;
 
 /// Evaluates a function body in float64: recurrence.scan through the
-/// reference, elementwise arith on tensors directly.
+/// reference, the model ops (but hlru and bdlru) through their equations,
+/// elementwise arith on tensors directly.
 class ReferenceEvaluator {
 public:
   LogicalResult run(func::FuncOp func, ArrayRef<Array> args,
@@ -65,6 +68,10 @@ public:
     for (Operation &op : func.getBody().front()) {
       if (auto scan = dyn_cast<ScanOp>(op)) {
         if (failed(evalScan(scan)))
+          return failure();
+      } else if (isa<LinearAttentionOp, DeltaRuleOp, SelectiveSsmOp,
+                     NormalizeGatesOp>(op)) {
+        if (failed(evalModel(op)))
           return failure();
       } else if (isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op)) {
         evalElementwise(op);
@@ -101,6 +108,59 @@ private:
     env[scan.getOutput()] = std::move(result.output);
     if (Value last = scan.getFinalState())
       env[last] = std::move(result.finalState);
+    return success();
+  }
+
+  /// The values of `value`, empty for a null one (an absent operand).
+  Array valuesOf(Value value) { return value ? env[value] : Array(); }
+
+  LogicalResult evalModel(Operation &op) {
+    for (Type type : op.getOperandTypes())
+      if (!cast<ShapedType>(type).hasStaticShape())
+        return op.emitError("recurrence-run needs static shapes");
+    if (llvm::any_of(op.getOperands(), [&](Value operand) {
+          return isa<IntegerType>(getElementTypeOrSelf(operand));
+        }))
+      return op.emitError("the float64 reference does not evaluate packed "
+                          "sequences (offsets)");
+    // [..., T, X]: (B, T, X), the batch dims flattened.
+    auto sizes = [](Value value) {
+      ArrayRef<int64_t> shape = cast<ShapedType>(value.getType()).getShape();
+      int64_t batch = 1;
+      for (int64_t size : shape.drop_back(2))
+        batch *= size;
+      return std::array<int64_t, 3>{batch, shape[shape.size() - 2],
+                                    shape.back()};
+    };
+    std::vector<Array> results;
+    if (auto model = dyn_cast<LinearAttentionOp>(op)) {
+      auto [batch, steps, keys] = sizes(model.getQuery());
+      results = referenceLinearAttention(
+          batch, steps, keys, sizes(model.getValue())[2],
+          model.getFeatureMap() == FeatureMap::Elu1, model.getNormalize(),
+          model.getEps().convertToDouble(), env[model.getQuery()],
+          env[model.getKey()], env[model.getValue()], valuesOf(model.getInit()),
+          valuesOf(model.getNormalizerInit()));
+    } else if (auto model = dyn_cast<DeltaRuleOp>(op)) {
+      auto [batch, steps, keys] = sizes(model.getQuery());
+      results = referenceDeltaRule(
+          batch, steps, keys, sizes(model.getValue())[2], env[model.getQuery()],
+          env[model.getKey()], env[model.getValue()], env[model.getBeta()],
+          valuesOf(model.getGate()), valuesOf(model.getInit()));
+    } else if (auto model = dyn_cast<SelectiveSsmOp>(op)) {
+      auto [batch, steps, channels] = sizes(model.getX());
+      results = referenceSelectiveSsm(
+          batch, steps, channels, sizes(model.getB())[2], env[model.getX()],
+          env[model.getDelta()], env[model.getA()], env[model.getB()],
+          env[model.getC()], valuesOf(model.getD()), valuesOf(model.getInit()));
+    } else {
+      auto gates = cast<NormalizeGatesOp>(op);
+      results = {referenceNormalizeGates(
+          stringifyGateFunction(gates.getFunction()).str(),
+          sizes(gates.getRaw())[2], env[gates.getRaw()])};
+    }
+    for (auto [result, values] : llvm::zip(op.getResults(), results))
+      env[result] = std::move(values);
     return success();
   }
 

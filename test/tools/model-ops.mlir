@@ -1,0 +1,78 @@
+// recurrence-run on the model ops: each compiled (decomposed into scans and
+// linalg) and run on random inputs, against the float64 evaluation of the
+// op's equations written out (test/lib/Reference/ModelReference.cpp), with
+// several batch dims, every optional operand, and the final states.
+//
+// RUN: recurrence-run %s --entry attention | FileCheck %s --check-prefix=ATTENTION
+// RUN: recurrence-run %s --entry raw_attention | FileCheck %s --check-prefix=RAW
+// RUN: recurrence-run %s --entry gated_delta | FileCheck %s --check-prefix=DELTA
+// RUN: recurrence-run %s --entry ssm | FileCheck %s --check-prefix=SSM
+// RUN: recurrence-run %s --entry gates | FileCheck %s --check-prefix=GATES
+// RUN: not recurrence-run %s --entry hlru 2>&1 | FileCheck %s --check-prefix=HLRU
+
+// ATTENTION: example {{.*}} @attention
+// ATTENTION: result #0 ok: max |error| vs float64 reference
+// ATTENTION: result #1 ok:
+// ATTENTION: result #2 ok:
+func.func @attention(%q: tensor<2x3x7x4xf64>, %k: tensor<2x3x7x4xf64>,
+                     %v: tensor<2x3x7x5xf64>, %s0: tensor<2x3x4x5xf64>,
+                     %c0: tensor<2x3x4xf64>)
+    -> (tensor<2x3x7x5xf64>, tensor<2x3x4x5xf64>, tensor<2x3x4xf64>) {
+  %y, %s, %c = recurrence.linear_attention elu1 normalize
+      q(%q : tensor<2x3x7x4xf64>) k(%k : tensor<2x3x7x4xf64>)
+      v(%v : tensor<2x3x7x5xf64>) init(%s0 : tensor<2x3x4x5xf64>)
+      normalizer_init(%c0 : tensor<2x3x4xf64>)
+      -> tensor<2x3x7x5xf64>, tensor<2x3x4x5xf64>, tensor<2x3x4xf64>
+  return %y, %s, %c : tensor<2x3x7x5xf64>, tensor<2x3x4x5xf64>, tensor<2x3x4xf64>
+}
+
+// RAW: result #0 ok:
+func.func @raw_attention(%q: tensor<2x9x3xf32>, %k: tensor<2x9x3xf32>,
+                         %v: tensor<2x9x2xf32>) -> tensor<2x9x2xf32> {
+  %y = recurrence.linear_attention identity q(%q : tensor<2x9x3xf32>)
+      k(%k : tensor<2x9x3xf32>) v(%v : tensor<2x9x2xf32>)
+      {schedule = #recurrence.schedule<chunked<4>>} -> tensor<2x9x2xf32>
+  return %y : tensor<2x9x2xf32>
+}
+
+// DELTA: result #0 ok:
+// DELTA: result #1 ok:
+func.func @gated_delta(%q: tensor<3x11x4xf64>, %k: tensor<3x11x4xf64>,
+                       %v: tensor<3x11x3xf64>, %beta: tensor<3x11xf64>,
+                       %g: tensor<3x11xf64>, %s0: tensor<3x4x3xf64>)
+    -> (tensor<3x11x3xf64>, tensor<3x4x3xf64>) {
+  %y, %s = recurrence.delta_rule q(%q : tensor<3x11x4xf64>)
+      k(%k : tensor<3x11x4xf64>) v(%v : tensor<3x11x3xf64>)
+      beta(%beta : tensor<3x11xf64>) gate(%g : tensor<3x11xf64>)
+      init(%s0 : tensor<3x4x3xf64>) -> tensor<3x11x3xf64>, tensor<3x4x3xf64>
+  return %y, %s : tensor<3x11x3xf64>, tensor<3x4x3xf64>
+}
+
+// SSM: result #0 ok:
+// SSM: result #1 ok:
+func.func @ssm(%x: tensor<2x13x5xf32>, %delta: tensor<2x13x5xf32>,
+               %a: tensor<5x3xf32>, %b: tensor<2x13x3xf32>,
+               %c: tensor<2x13x3xf32>, %d: tensor<5xf32>,
+               %h0: tensor<2x3x5xf32>)
+    -> (tensor<2x13x5xf32>, tensor<2x3x5xf32>) {
+  %y, %h = recurrence.selective_ssm x(%x : tensor<2x13x5xf32>)
+      delta(%delta : tensor<2x13x5xf32>) A(%a : tensor<5x3xf32>)
+      B(%b : tensor<2x13x3xf32>) C(%c : tensor<2x13x3xf32>)
+      D(%d : tensor<5xf32>) init(%h0 : tensor<2x3x5xf32>)
+      -> tensor<2x13x5xf32>, tensor<2x3x5xf32>
+  return %y, %h : tensor<2x13x5xf32>, tensor<2x3x5xf32>
+}
+
+// GATES: result #0 ok:
+func.func @gates(%raw: tensor<4x6x3xf64>) -> tensor<4x6x3xf64> {
+  %w = recurrence.normalize_gates softplus %raw : tensor<4x6x3xf64>
+  return %w : tensor<4x6x3xf64>
+}
+
+// HLRU: error: the float64 reference does not evaluate 'recurrence.hlru'
+func.func @hlru(%gates: tensor<2x5x4x3xf64>, %v: tensor<2x5x4xf64>)
+    -> tensor<2x5x4xf64> {
+  %h = recurrence.hlru gates(%gates : tensor<2x5x4x3xf64>)
+      input(%v : tensor<2x5x4xf64>) -> tensor<2x5x4xf64>
+  return %h : tensor<2x5x4xf64>
+}
