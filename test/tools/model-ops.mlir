@@ -9,6 +9,27 @@
 // RUN: recurrence-run %s --entry ssm | FileCheck %s --check-prefix=SSM
 // RUN: recurrence-run %s --entry gates | FileCheck %s --check-prefix=GATES
 // RUN: not recurrence-run %s --entry hlru 2>&1 | FileCheck %s --check-prefix=HLRU
+//
+// And their gradients: -recurrence-differentiate derives <f>_grad from a
+// decomposed copy of <f>, which stays as written, so recurrence-run checks
+// the gradient against central differences of <f>'s equations.
+// RUN: recurrence-opt %s -recurrence-differentiate=functions=gated_delta,ssm \
+// RUN:   -o %t.mlir
+// RUN: recurrence-run %t.mlir --entry gated_delta_grad | FileCheck %s --check-prefix=DELTA-GRAD
+// RUN: recurrence-run %t.mlir --entry ssm_grad | FileCheck %s --check-prefix=SSM-GRAD
+// RUN: FileCheck %s --input-file=%t.mlir --check-prefix=PRIMAL
+
+// DELTA-GRAD: gradient {{.*}} @gated_delta_grad of @gated_delta
+// DELTA-GRAD: argument #5 ok:
+// DELTA-GRAD-NEXT: all arguments ok:
+// SSM-GRAD: gradient {{.*}} @ssm_grad of @ssm
+// SSM-GRAD: argument #6 ok:
+// SSM-GRAD-NEXT: all arguments ok:
+// PRIMAL-LABEL: func.func @gated_delta(
+// PRIMAL-NEXT: recurrence.delta_rule
+// PRIMAL-LABEL: func.func @gated_delta_grad(
+// PRIMAL-NOT: recurrence.delta_rule
+// PRIMAL: recurrence.scan dplr<1>
 
 // ATTENTION: example {{.*}} @attention
 // ATTENTION: result #0 ok: max |error| vs float64 reference

@@ -268,7 +268,8 @@ struct DifferentiatePass
       model = *named;
     }
     SymbolTable symbols(getOperation());
-    // Functions of scans or model ops; the model ops are decomposed first.
+    // Functions of scans or model ops; the model ops are decomposed first,
+    // in a copy, so that the function stays as written.
     SmallVector<func::FuncOp> funcs;
     // Or the functions named, each of which must exist.
     for (const std::string &name : functions) {
@@ -291,13 +292,21 @@ struct DifferentiatePass
         funcs.push_back(func);
     }
     IRRewriter rewriter(&getContext());
-    for (func::FuncOp func : funcs)
-      if (failed(decomposeModelOps(rewriter, func)) ||
-          failed(generalizeNamedOps(rewriter, func)) ||
-          failed(checkDifferentiable(func)) ||
-          failed(differentiate(func, symbols, checkpoint,
-                               model ? &*model : nullptr)))
+    for (func::FuncOp func : funcs) {
+      // The copy sits next to the function (not in the symbol table) while
+      // the gradient is derived from it, after it.
+      rewriter.setInsertionPointAfter(func);
+      auto copy = cast<func::FuncOp>(rewriter.clone(*func));
+      LogicalResult derived =
+          success(succeeded(decomposeModelOps(rewriter, copy)) &&
+                  succeeded(generalizeNamedOps(rewriter, copy)) &&
+                  succeeded(checkDifferentiable(copy)) &&
+                  succeeded(differentiate(copy, symbols, checkpoint,
+                                          model ? &*model : nullptr)));
+      rewriter.eraseOp(copy);
+      if (failed(derived))
         return signalPassFailure();
+    }
   }
 
   /// Named linalg ops (linalg.mul, linalg.transpose, ...) as the generics

@@ -136,8 +136,8 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
   let description = [{
     For each function with `recurrence.scan` or model ops, adds
     `<name>_grad`: reverse mode over the function's one block. Model ops are
-    decomposed first and named linalg ops generalized (in the function
-    itself). The block's ops may be scans; `arith.addf`, `subf`, `mulf` and
+    decomposed first and named linalg ops generalized, in a copy of the
+    function: the function itself stays as written. The block's ops may be scans; `arith.addf`, `subf`, `mulf` and
     `negf` on tensors; `linalg.generic` ops with projected-permutation maps
     whose bodies are elementwise arithmetic (add, sub, mul, div, neg, max,
     min, select, exp, log1p, abs) or a sum of it, whose adjoints are
