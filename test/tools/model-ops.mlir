@@ -8,15 +8,17 @@
 // RUN: recurrence-run %s --entry gated_delta | FileCheck %s --check-prefix=DELTA
 // RUN: recurrence-run %s --entry ssm | FileCheck %s --check-prefix=SSM
 // RUN: recurrence-run %s --entry gates | FileCheck %s --check-prefix=GATES
-// RUN: not recurrence-run %s --entry hlru 2>&1 | FileCheck %s --check-prefix=HLRU
+// RUN: recurrence-run %s --entry hlru | FileCheck %s --check-prefix=HLRU
+// RUN: recurrence-run %s --entry bdlru | FileCheck %s --check-prefix=BDLRU
 //
 // And their gradients: -recurrence-differentiate derives <f>_grad from a
 // decomposed copy of <f>, which stays as written, so recurrence-run checks
 // the gradient against central differences of <f>'s equations.
-// RUN: recurrence-opt %s -recurrence-differentiate=functions=gated_delta,ssm \
+// RUN: recurrence-opt %s -recurrence-differentiate=functions=gated_delta,ssm,bdlru \
 // RUN:   -o %t.mlir
 // RUN: recurrence-run %t.mlir --entry gated_delta_grad | FileCheck %s --check-prefix=DELTA-GRAD
 // RUN: recurrence-run %t.mlir --entry ssm_grad | FileCheck %s --check-prefix=SSM-GRAD
+// RUN: recurrence-run %t.mlir --entry bdlru_grad | FileCheck %s --check-prefix=BDLRU-GRAD
 // RUN: FileCheck %s --input-file=%t.mlir --check-prefix=PRIMAL
 
 // DELTA-GRAD: gradient {{.*}} @gated_delta_grad of @gated_delta
@@ -25,6 +27,8 @@
 // SSM-GRAD: gradient {{.*}} @ssm_grad of @ssm
 // SSM-GRAD: argument #6 ok:
 // SSM-GRAD-NEXT: all arguments ok:
+// BDLRU-GRAD: argument #2 ok:
+// BDLRU-GRAD-NEXT: all arguments ok:
 // PRIMAL-LABEL: func.func @gated_delta(
 // PRIMAL-NEXT: recurrence.delta_rule
 // PRIMAL-LABEL: func.func @gated_delta_grad(
@@ -90,10 +94,28 @@ func.func @gates(%raw: tensor<4x6x3xf64>) -> tensor<4x6x3xf64> {
   return %w : tensor<4x6x3xf64>
 }
 
-// HLRU: error: the float64 reference does not evaluate 'recurrence.hlru'
-func.func @hlru(%gates: tensor<2x5x4x3xf64>, %v: tensor<2x5x4xf64>)
-    -> tensor<2x5x4xf64> {
-  %h = recurrence.hlru gates(%gates : tensor<2x5x4x3xf64>)
-      input(%v : tensor<2x5x4xf64>) -> tensor<2x5x4xf64>
-  return %h : tensor<2x5x4xf64>
+// H-LRU of order 2 on normalized gates, from an init, with its final
+// state (the two latest states).
+// HLRU: result #0 ok:
+// HLRU: result #1 ok:
+func.func @hlru(%raw: tensor<2x5x4x3xf64>, %v: tensor<2x5x4xf64>,
+                %h0: tensor<2x2x4xf64>)
+    -> (tensor<2x5x4xf64>, tensor<2x2x4xf64>) {
+  %gates = recurrence.normalize_gates sigmoid %raw : tensor<2x5x4x3xf64>
+  %h, %last = recurrence.hlru gates(%gates : tensor<2x5x4x3xf64>)
+      input(%v : tensor<2x5x4xf64>) init(%h0 : tensor<2x2x4xf64>)
+      -> tensor<2x5x4xf64>, tensor<2x2x4xf64>
+  return %h, %last : tensor<2x5x4xf64>, tensor<2x2x4xf64>
+}
+
+// BD-LRU with three blocks of 2, from an init, with its final state.
+// BDLRU: result #0 ok:
+// BDLRU: result #1 ok:
+func.func @bdlru(%raw: tensor<2x6x3x2x3xf32>, %v: tensor<2x6x6xf32>,
+                 %h0: tensor<2x6xf32>) -> (tensor<2x6x6xf32>, tensor<2x6xf32>) {
+  %gates = recurrence.normalize_gates exp %raw : tensor<2x6x3x2x3xf32>
+  %h, %last = recurrence.bdlru gates(%gates : tensor<2x6x3x2x3xf32>)
+      input(%v : tensor<2x6x6xf32>) init(%h0 : tensor<2x6xf32>)
+      -> tensor<2x6x6xf32>, tensor<2x6xf32>
+  return %h, %last : tensor<2x6x6xf32>, tensor<2x6xf32>
 }

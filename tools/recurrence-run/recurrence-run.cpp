@@ -57,7 +57,7 @@ namespace {
 using Array = std::vector<double>;
 
 /// Evaluates a function body in float64: recurrence.scan through the
-/// reference, the model ops (but hlru and bdlru) through their equations,
+/// reference, the model ops through their equations,
 /// elementwise arith on tensors directly.
 class ReferenceEvaluator {
 public:
@@ -69,8 +69,8 @@ public:
       if (auto scan = dyn_cast<ScanOp>(op)) {
         if (failed(evalScan(scan)))
           return failure();
-      } else if (isa<LinearAttentionOp, DeltaRuleOp, SelectiveSsmOp,
-                     NormalizeGatesOp>(op)) {
+      } else if (isa<LinearAttentionOp, DeltaRuleOp, SelectiveSsmOp, HlruOp,
+                     BdlruOp, NormalizeGatesOp>(op)) {
         if (failed(evalModel(op)))
           return failure();
       } else if (isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op)) {
@@ -153,6 +153,18 @@ private:
           batch, steps, channels, sizes(model.getB())[2], env[model.getX()],
           env[model.getDelta()], env[model.getA()], env[model.getB()],
           env[model.getC()], valuesOf(model.getD()), valuesOf(model.getInit()));
+    } else if (auto model = dyn_cast<HlruOp>(op)) {
+      auto [batch, steps, channels] = sizes(model.getInput());
+      results =
+          referenceHlru(batch, steps, channels, sizes(model.getGates())[2] - 1,
+                        env[model.getGates()], env[model.getInput()],
+                        valuesOf(model.getInit()));
+    } else if (auto model = dyn_cast<BdlruOp>(op)) {
+      auto [batch, steps, width] = sizes(model.getInput());
+      int64_t block = sizes(model.getGates())[2] - 1;
+      results = referenceBdlru(batch, steps, width / block, block,
+                               env[model.getGates()], env[model.getInput()],
+                               valuesOf(model.getInit()));
     } else {
       auto gates = cast<NormalizeGatesOp>(op);
       results = {referenceNormalizeGates(

@@ -108,6 +108,59 @@ std::vector<Values> mlir::recurrence::referenceSelectiveSsm(
   return {y, h};
 }
 
+std::vector<Values>
+mlir::recurrence::referenceHlru(int64_t batch, int64_t steps, int64_t channels,
+                                int64_t order, const Values &gates,
+                                const Values &v, const Values &init) {
+  Values h(batch * steps * channels);
+  Values history = orZeros(init, batch * order * channels);
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    double *latest = &history[bi * order * channels];
+    for (int64_t t = 0; t < steps; ++t) {
+      int64_t step = bi * steps + t;
+      for (int64_t n = 0; n < channels; ++n) {
+        const double *g = &gates[(step * channels + n) * (order + 1)];
+        double next = g[order] * v[step * channels + n];
+        for (int64_t i = 0; i < order; ++i)
+          next += g[i] * latest[i * channels + n];
+        for (int64_t i = order - 1; i > 0; --i)
+          latest[i * channels + n] = latest[(i - 1) * channels + n];
+        latest[n] = next;
+        h[step * channels + n] = next;
+      }
+    }
+  }
+  return {h, history};
+}
+
+std::vector<Values>
+mlir::recurrence::referenceBdlru(int64_t batch, int64_t steps, int64_t blocks,
+                                 int64_t block, const Values &gates,
+                                 const Values &v, const Values &init) {
+  int64_t width = blocks * block;
+  Values h(batch * steps * width);
+  Values state = orZeros(init, batch * width);
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    double *last = &state[bi * width];
+    for (int64_t t = 0; t < steps; ++t) {
+      int64_t step = bi * steps + t;
+      Values next(width);
+      for (int64_t g = 0; g < blocks; ++g)
+        for (int64_t i = 0; i < block; ++i) {
+          const double *row =
+              &gates[((step * blocks + g) * block + i) * (block + 1)];
+          double sum = row[block] * v[step * width + g * block + i];
+          for (int64_t j = 0; j < block; ++j)
+            sum += row[j] * last[g * block + j];
+          next[g * block + i] = sum;
+        }
+      std::copy(next.begin(), next.end(), last);
+      std::copy(next.begin(), next.end(), &h[step * width]);
+    }
+  }
+  return {h, state};
+}
+
 Values mlir::recurrence::referenceNormalizeGates(const std::string &function,
                                                  int64_t width,
                                                  const Values &raw) {

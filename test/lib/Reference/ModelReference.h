@@ -54,6 +54,21 @@ std::vector<Values> referenceSelectiveSsm(int64_t batch, int64_t steps,
                                           const Values &c, const Values &d,
                                           const Values &init);
 
+/// H-LRU of order m on gates [B, T, N, m + 1] and v [B, T, N]:
+/// h_t = sum_{i=1..m} gates_t[.., i - 1] h_{t-i} + gates_t[.., m] v_t, the
+/// state the m latest h, newest first, [B, m, N]. Returns {h, state_T}.
+std::vector<Values> referenceHlru(int64_t batch, int64_t steps,
+                                  int64_t channels, int64_t order,
+                                  const Values &gates, const Values &v,
+                                  const Values &init);
+
+/// BD-LRU with blocks of m on gates [B, T, H, m, m + 1] and v [B, T, H*m]:
+/// for row i of block g, h_t[g m + i] = sum_j gates_t[g, i, j] h_{t-1}[g m
+/// + j] + gates_t[g, i, m] v_t[g m + i]. Returns {h, h_T}.
+std::vector<Values> referenceBdlru(int64_t batch, int64_t steps, int64_t blocks,
+                                   int64_t block, const Values &gates,
+                                   const Values &v, const Values &init);
+
 /// normalize_gates on rows of `width`: w = f(raw) / sum |f(raw)| over the
 /// row, f one of exp, sigmoid, softplus, abs. Empty for another f.
 Values referenceNormalizeGates(const std::string &function, int64_t width,
