@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -28,8 +29,16 @@ static LogicalResult atShapes(Location loc, MutableArrayRef<Type> types,
     auto &[type, shape] = pair;
     auto tensor = cast<RankedTensorType>(type);
     bool fits = static_cast<int64_t>(shape.size()) == tensor.getRank();
-    for (auto [dim, size] : llvm::zip(tensor.getShape(), shape))
+    bool overflows = false;
+    int64_t elements = 1;
+    for (auto [dim, size] : llvm::zip(tensor.getShape(), shape)) {
       fits &= size >= 1 && (ShapedType::isDynamic(dim) || dim == size);
+      overflows |= llvm::MulOverflow(elements, size, elements);
+    }
+    if (fits && overflows)
+      return emitError(loc) << what << "[" << i
+                            << "]: expected fewer than 2^63 elements, got ["
+                            << ArrayRef<int64_t>(shape) << "]";
     if (!fits)
       return emitError(loc)
              << what << "[" << i << "]: expected a shape that fits " << tensor
@@ -123,6 +132,11 @@ OwningOpRef<ModuleOp> mlir::recurrence::buildModelModule(MLIRContext *context,
     llvm::append_range(results, states);
   if (spec.offsets)
     args.push_back(RankedTensorType::get({kDynamic}, b.getI64Type()));
+  if (spec.argShapes.empty() != spec.resultShapes.empty()) {
+    emitError(loc) << "arg_shapes and result_shapes: give both (static "
+                      "sizes) or neither";
+    return nullptr;
+  }
   if (failed(atShapes(loc, args, spec.argShapes, "arg_shapes")) ||
       failed(atShapes(loc, results, spec.resultShapes, "result_shapes")))
     return nullptr;

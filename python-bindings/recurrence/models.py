@@ -163,7 +163,12 @@ def _model(model, dtype, gradient=False, shapes=None, **options):
     if compiled is None:
         if shapes is not None:
             spec = dict(spec, arg_shapes=shapes[0], result_shapes=shapes[1])
-        native = _recurrence.compile_model(spec, gradient=gradient)
+        try:
+            native = _recurrence.compile_model(spec, gradient=gradient)
+        except Exception:
+            # A compile that failed takes no static shape's place.
+            api._static_shapes.get(variant, set()).discard(shapes)
+            raise
         entry = "model_grad" if gradient else "model"
         compiled = (api.CudaCompiled(native, entry) if spec["target"] == "cuda"
                     else api.Compiled(native, entry))
@@ -213,8 +218,9 @@ def normalize_gates(raw, *, f="exp", out=None):
     check_choice("f", f, GATE_FUNCTIONS)
     raw = as_float_array("raw", raw)
     check_rank("raw", raw, 1, "[..., K]")
-    compiled = _model("normalize_gates", raw.dtype, function=f)
     flat = raw.reshape(-1, raw.shape[-1])
+    compiled = _model("normalize_gates", raw.dtype, function=f,
+                      shapes=([flat.shape], [flat.shape]))
     return _outputs(compiled, [flat], [flat.shape], [raw.shape], [out])
 
 

@@ -285,6 +285,12 @@ def test_model_shapes_that_do_not_fit_get_a_clear_error():
     with pytest.raises(ValueError, match="model spec: 'arg_shapes' must be "
                                          "a list of lists of integers"):
         compile_with([[2, "7", 4]], [])
+    with pytest.raises(ValueError, match="arg_shapes and result_shapes: "
+                                         "give both"):
+        compile_with(args, [])
+    with pytest.raises(ValueError, match="arg_shapes\\[0\\]: expected fewer "
+                                         "than 2\\^63 elements"):
+        compile_with([[2 ** 40, 2 ** 40, 4]] + args[1:], [[2, 7, 5]])
     # hlru's gates end in m + 1 = 3, static in the type.
     hlru = models._model_spec("hlru", np.float32, param=2)
     with pytest.raises(ValueError, match="arg_shapes\\[0\\]: expected a shape "

@@ -230,8 +230,8 @@ def test_a_model_is_compiled_for_its_first_sizes_then_for_any(monkeypatch):
         [repr(None), repr((((6, 9, 4), (6, 9, 4), (6, 9, 5), (6, 9),
                             (6, 9), (6, 4, 5)), ((6, 9, 5), (6, 4, 5))))])
 
-    # The gradient at static sizes (the first call of its variant) equals
-    # the one at dynamic sizes (after a call at other sizes).
+    # The gradient at dynamic sizes (a call after one at other sizes)
+    # equals the one compiled for the static sizes of the same call.
     def gradient(q, k, v, beta, gate, init):
         y_bar = np.cos(np.arange(v.size)).reshape(v.shape)
         return models.delta_rule_gradient(
@@ -239,13 +239,17 @@ def test_a_model_is_compiled_for_its_first_sizes_then_for_any(monkeypatch):
             final_state_bar=np.sin(np.arange(init.size)).reshape(init.shape),
             schedule="chunked", chunk_size=4)
 
-    static = gradient(*calls[6])
     gradient(*calls[9])
     dynamic = gradient(*calls[6])
+    gradients = [key for key in models._cache if key[0]]
+    assert [key[-1] is None for key in gradients] == [False, True]
+    monkeypatch.setattr(models, "_cache", {})
+    monkeypatch.setattr(rec.api, "_static_shapes", {})
+    static = gradient(*calls[6])
+    assert [key[-1][0][0] for key in models._cache] == [(6, 6, 4)]
     assert len(static) == len(dynamic) == 6
     for x, y in zip(static, dynamic):
         np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-13)
-    assert sum(key[0] for key in models._cache) == 2
 
     # $RECURRENCE_STATIC_SHAPES: how many shapes a variant is compiled for.
     monkeypatch.setattr(models, "_cache", {})

@@ -8,6 +8,7 @@
 // RUN: recurrence-run %s --entry gated_delta | FileCheck %s --check-prefix=DELTA
 // RUN: recurrence-run %s --entry ssm | FileCheck %s --check-prefix=SSM
 // RUN: recurrence-run %s --entry gates | FileCheck %s --check-prefix=GATES
+// RUN: recurrence-run %s --entry one_row | FileCheck %s --check-prefix=GATES
 // RUN: recurrence-run %s --entry hlru | FileCheck %s --check-prefix=HLRU
 // RUN: recurrence-run %s --entry bdlru | FileCheck %s --check-prefix=BDLRU
 //
@@ -92,6 +93,12 @@ func.func @ssm(%x: tensor<2x13x5xf32>, %delta: tensor<2x13x5xf32>,
 func.func @gates(%raw: tensor<4x6x3xf64>) -> tensor<4x6x3xf64> {
   %w = recurrence.normalize_gates softplus %raw : tensor<4x6x3xf64>
   return %w : tensor<4x6x3xf64>
+}
+
+// One row of gates, no batch dims.
+func.func @one_row(%raw: tensor<6xf32>) -> tensor<6xf32> {
+  %w = recurrence.normalize_gates abs %raw : tensor<6xf32>
+  return %w : tensor<6xf32>
 }
 
 // H-LRU of order 2 on normalized gates, from an init, with its final

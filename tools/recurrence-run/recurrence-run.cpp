@@ -123,11 +123,13 @@ private:
         }))
       return op.emitError("the float64 reference does not evaluate packed "
                           "sequences (offsets)");
-    // [..., T, X]: (B, T, X), the batch dims flattened.
+    // [..., T, X]: (B, T, X), the batch dims flattened (a missing dim 1).
     auto sizes = [](Value value) {
-      ArrayRef<int64_t> shape = cast<ShapedType>(value.getType()).getShape();
+      SmallVector<int64_t> shape(cast<ShapedType>(value.getType()).getShape());
+      while (shape.size() < 2)
+        shape.insert(shape.begin(), 1);
       int64_t batch = 1;
-      for (int64_t size : shape.drop_back(2))
+      for (int64_t size : ArrayRef<int64_t>(shape).drop_back(2))
         batch *= size;
       return std::array<int64_t, 3>{batch, shape[shape.size() - 2],
                                     shape.back()};

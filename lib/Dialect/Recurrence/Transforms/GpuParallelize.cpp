@@ -530,7 +530,8 @@ void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
 /// kernels of one thread: each such store, with the loads and pure ops
 /// right before it that only compute its value, into an `scf.parallel` over
 /// [0, 1). Kernels run in program order on the call's stream, as the host
-/// code did.
+/// code did. (Inside a host loop that is a kernel per iteration: slow, but
+/// it runs, where the lowering used to refuse.)
 void hostStoresToKernels(RewriterBase &rewriter, Operation *root) {
   SmallVector<memref::StoreOp> stores;
   root->walk([&](memref::StoreOp store) {
