@@ -55,7 +55,7 @@ for ((m = 0; m < count; m++)); do
   target="$suite"
   # "lit:FILTER": the lit tests whose names match FILTER kill it (the GPU
   # lowering's are checked here by their IR, not run).
-  [[ "$suite" == lit:* ]] && target=recurrence-opt
+  [[ "$suite" == lit:* ]] && target=recurrence-lit-depends
   cp "$ROOT/$file" "$backup/source"
   current="$file" # only now may the trap restore it
   if ! /usr/bin/python3 "$tool" apply "$list" "$m" "$ROOT"; then
