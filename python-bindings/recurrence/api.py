@@ -404,15 +404,19 @@ def compiled_scan(spec, gradient=False, sizes=None):
     return compiled
 
 
-def static_sizes(variant, shape, target):
+def static_sizes(variant, shape, target, dims):
     """Whether to compile `variant` (a key of what is compiled) for the
-    static sizes of a call, `shape` (a key of them), where trip counts and
-    strides become constants, rather than once for any sizes. Like
+    static sizes of a call, `shape` (a key of them) whose sizes are `dims`,
+    where trip counts and strides become constants, rather than once for
+    any sizes. Never for an empty problem (a size of 0 in `dims`): it has
+    nothing to gain. Like
     torch.compile, which makes a size dynamic once it has changed: only for
     the first $RECURRENCE_STATIC_SHAPES shapes of a variant, by default 8 on
     "cuda", whose kernels compile in under a second, and 1 on "cpu", where
     a model's gradient takes seconds; 0 compiles every variant for any
     sizes."""
+    if any(d < 1 for d in dims):
+        return False
     shapes = _static_shapes.setdefault(variant, set())
     if shape in shapes:
         return True

@@ -178,15 +178,14 @@ def _model(model, dtype, gradient=False, shapes=None, **options):
 
 def _static_shapes(variant, target, shapes):
     """The sizes to compile `variant` for: `shapes` ((argument shapes,
-    result shapes)) when api.static_sizes says so and no size is 0 (an
-    empty problem has nothing to gain), else None: dynamic sizes."""
+    result shapes)) when api.static_sizes says so, else None: dynamic
+    sizes."""
     if shapes is None:
         return None
     shapes = tuple(tuple(tuple(int(d) for d in shape) for shape in group)
                    for group in shapes)
-    if any(d < 1 for group in shapes for shape in group for d in shape):
-        return None
-    return shapes if api.static_sizes(variant, shapes, target) else None
+    dims = [d for group in shapes for shape in group for d in shape]
+    return shapes if api.static_sizes(variant, shapes, target, dims) else None
 
 
 def model_structures(model, **options):

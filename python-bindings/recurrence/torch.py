@@ -202,9 +202,10 @@ def _cuda_compiled(spec, sizes, gradient=False):
         return entry[1]
     shape = (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
              sizes["columns"]) + api._layouts_key(sizes)
-    empty = 0 in shape[0] or 0 in shape[1:]  # nothing to gain
-    if empty or not api.static_sizes(
-            (gradient,) + tuple(sorted(spec.items())), shape, "cuda"):
+    dims = tuple(sizes["batch"]) + (sizes["steps"], sizes["size"],
+                                    sizes["columns"])
+    if not api.static_sizes((gradient,) + tuple(sorted(spec.items())),
+                            shape, "cuda", dims):
         sizes = None
     compiled = api.compiled_scan(dict(spec, target="cuda"), gradient, sizes)
     if len(_CUDA_COMPILED) >= 512:  # each entry keeps `spec`, and its id, alive
