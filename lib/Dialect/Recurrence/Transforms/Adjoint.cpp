@@ -739,11 +739,23 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
         Value cs = readout ? steps.slice(readout, start, steps_) : Value();
         Value ys = ybar ? steps.slice(ybar, start, steps_) : Value();
         Value before = steps.at(checkpoints, k);
+        // h_{start} .. h_{start+n}: the state before the chunk, then its
+        // states, written there in place (as in firstOrder), so that the
+        // state each step read is a view.
+        Value history = tensor::EmptyOp::create(
+            b, loc, statesSizes(steps.plus(steps_, 1)), elementType);
+        history = steps.put(before, history, b.getIndexAttr(0));
         Value states =
             scan(steps_, false, ops, in, ks, vs, before, false).getOutput();
+        history =
+            steps.into(states, history, b.getIndexAttr(1), statesSizes(steps_));
+        Value previous = steps.slice(history, b.getIndexAttr(0), steps_);
 
-        // G over the chunk, with F on h_T when this chunk ends at T.
-        Value directs = direct(cs, ys, steps_);
+        // G over the chunk, with F on h_T when this chunk ends at T. Without
+        // F, G_t = c_t ybar_t^T enters the adjoint scan as a factored input
+        // and is never built.
+        bool factored = cs && ys && !last;
+        Value directs = factored ? Value() : direct(cs, ys, steps_);
         if (last) {
           Value end = arith::SubIOp::create(b, loc, steps_, one);
           Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -754,13 +766,11 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
         }
         Value from = arith::AddIOp::create(b, loc, start, one);
         SmallVector<Value> chunkOps = sliceAll(adjointOps, from, steps_);
-        Value mu = scan(steps_, true, chunkOps, directs, Value(), Value(),
-                        carried[0], false)
-                       .getOutput();
+        Value mu =
+            scan(steps_, true, chunkOps, directs, factored ? cs : Value(),
+                 factored ? ys : Value(), carried[0], false)
+                .getOutput();
 
-        Value previous = steps.put(before, padSteps(b, loc, states, 1, 0),
-                                   b.getIndexAttr(0));
-        previous = steps.slice(previous, b.getIndexAttr(0), steps_);
         StepGradients g =
             gradientsOf(ops, ks, vs, cs, ys, mu, states, previous);
         SmallVector<Value> parts(g.transitions);

@@ -16,6 +16,22 @@
 // RUN:   | FileCheck %s --check-prefix=WHOLE
 // RUN: recurrence-opt %s -recurrence-differentiate=checkpoint=16 %{lower} \
 // RUN:   | FileCheck %s --check-prefix=CHUNKED
+// RUN: recurrence-opt %s -recurrence-differentiate=checkpoint=16 \
+// RUN:   | FileCheck %s --check-prefix=FACTORED
+
+// In each chunk, the readout's cotangent q_t ybar_t^T enters the adjoint
+// scan as a factored input, never built; the recomputed states go straight
+// after the state before the chunk, so that the state each step read is a
+// view of the same buffer.
+// FACTORED-LABEL: func.func @gated_attention_grad(
+// FACTORED: scf.for
+// FACTORED: scf.for
+// FACTORED: %[[HISTORY:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [2, 1, 8, 16]
+// FACTORED: %[[STATES:.*]] = recurrence.scan diagonal matrix transition
+// FACTORED: %[[ALL:.*]] = tensor.insert_slice %[[STATES]] into %[[HISTORY]][0, 1, 0, 0]
+// FACTORED: tensor.extract_slice %[[ALL]][0, 0, 0, 0]
+// FACTORED-NOT: recurrence.scan
+// FACTORED: recurrence.scan diagonal matrix reverse transition({{.*}}) factored_input(
 
 // WHOLE-LABEL: func.func @gated_attention_grad(
 // WHOLE-DAG: memref.alloc() {{.*}} : memref<2x64x8x16xf32>
