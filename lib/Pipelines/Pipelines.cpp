@@ -57,7 +57,11 @@ static void addBufferization(OpPassManager &pm) {
 }
 
 /// Loops and buffers to the LLVM dialect.
-static void addLowerToLLVM(OpPassManager &pm, bool openmp) {
+static void addLowerToLLVM(OpPassManager &pm, bool openmp, int64_t cores) {
+  // The linalg ops outside the scans' parallel loops share the cores too.
+  if (openmp)
+    pm.addNestedPass<func::FuncOp>(
+        createParallelizeLinalgPass(ParallelizeLinalgPassOptions{cores}));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (openmp) {
@@ -130,7 +134,7 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
                   LowerSequentialPassOptions{cores, options.minChannelTile,
                                              options.minRuntimeChannelTile});
   addBufferization(pm);
-  addLowerToLLVM(pm, options.openmp);
+  addLowerToLLVM(pm, options.openmp, cores);
 }
 
 void mlir::recurrence::buildRecurrenceToNVVMPipeline(

@@ -496,6 +496,32 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def ParallelizeLinalgPass : Pass<"recurrence-parallelize-linalg"> {
+  let summary = "Run large linalg ops outside parallel loops on every core";
+  let description = [{
+    A linalg op on buffers that no parallel loop encloses (the gradient
+    contractions between an adjoint's scans, a model's gates that were not
+    fused into a scan) becomes a nest of `scf.parallel` over its parallel
+    dims, which the OpenMP conversion then shares among the cores, when its
+    iteration space holds at least `min-iterations` points; otherwise, and
+    inside a scan's parallel loops, where a nested team would only add forks,
+    it stays for the serial loops of `-convert-linalg-to-loops`. With sizes
+    known only at run time, both forms are emitted behind an `scf.if` on the
+    iteration count.
+  }];
+  let options = [
+    Option<"cores", "cores", "int64_t", /*default=*/"0",
+           "Cores to share the ops among (1: none is parallelized; 0: the "
+           "num_cores of the module's DLTI \"CPU\" device, else 1)">,
+    Option<"minIterations", "min-iterations", "int64_t",
+           /*default=*/"65536",
+           "The fewest points of an iteration space worth a fork and a join "
+           "of the thread team">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def OpenMPForkWhenParallelPass : Pass<"recurrence-omp-fork-when-parallel"> {
   let summary = "Run OpenMP parallel loops of one iteration without a fork";
   let description = [{
