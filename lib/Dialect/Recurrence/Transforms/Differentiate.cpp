@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_DIFFERENTIATEPASS
@@ -196,6 +198,63 @@ private:
   DenseMap<Value, Value> map;
 };
 
+/// Whether iter_arg `i` of `loop` only feeds itself: every op its value
+/// reaches in the body is pure, and their values reach nothing but its own
+/// operand of the yield.
+bool feedsOnlyItself(scf::ForOp loop, unsigned i) {
+  Operation *yield = loop.getBody()->getTerminator();
+  SmallVector<Value> worklist = {loop.getRegionIterArgs()[i]};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == yield) {
+        if (use.getOperandNumber() != i)
+          return false;
+        continue;
+      }
+      if (user->getBlock() != loop.getBody() || user->getNumRegions() ||
+          !isMemoryEffectFree(user))
+        return false;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
+/// Drops from `func` the values that its loops carry but nothing reads (a
+/// checkpointed adjoint's gradient of an operand that depends on no
+/// argument, such as a model's constant gate, built chunk by chunk into a
+/// result no one uses), with the work that only they needed.
+void dropUnreadCarriedValues(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<Operation *> changed;
+  func.walk([&](scf::ForOp loop) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+      BlockArgument arg = loop.getRegionIterArgs()[i];
+      if (!loop.getResult(i).use_empty() || yield.getOperand(i) == arg ||
+          !feedsOnlyItself(loop, i))
+        continue;
+      // Carried unchanged, the value is then dropped by the loop's folder.
+      rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(i, arg); });
+      changed.push_back(loop);
+    }
+  });
+  if (changed.empty())
+    return;
+  (void)runRegionDCE(rewriter, func.getBody());
+  RewritePatternSet patterns(func.getContext());
+  scf::ForOp::getCanonicalizationPatterns(patterns, func.getContext());
+  GreedyRewriteConfig config;
+  config.enableFolding(false).enableConstantCSE(false).setStrictness(
+      GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(changed, std::move(patterns), config);
+  (void)runRegionDCE(rewriter, func.getBody());
+}
+
 /// Adds `<name>_grad` for `func`: a copy of its body, then the reverse sweep.
 LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
                             int64_t checkpoint, const TargetModel *target) {
@@ -251,6 +310,7 @@ LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
   for (Operation *op : llvm::reverse(primal))
     if (isOpTriviallyDead(op))
       rewriter.eraseOp(op);
+  dropUnreadCarriedValues(rewriter, grad);
   return success();
 }
 

@@ -36,3 +36,20 @@ func.func @hlru(%raw: tensor<2x5x4x3xf32>, %v: tensor<2x5x4xf32>) -> tensor<2x5x
   %h = recurrence.hlru gates(%g : tensor<2x5x4x3xf32>) input(%v : tensor<2x5x4xf32>) -> tensor<2x5x4xf32>
   return %h : tensor<2x5x4xf32>
 }
+
+// A delta rule without a gate decomposes into a dplr<1> scan whose diagonal
+// operand is a constant (ones). With checkpoints, its gradient is built
+// chunk by chunk in the backward loop; nothing reads it, so the loop does
+// not carry it: the state's cotangent and the five gradients that reach
+// the arguments (U's and V's, the factored input's key and value, the
+// readout's), with no [2, 12, 4] ones' gradient among them.
+// RUN: recurrence-opt %s -recurrence-differentiate=checkpoint=4 \
+// RUN:   | FileCheck %s --check-prefix=UNREAD
+// UNREAD-LABEL: func.func @delta_grad(
+// UNREAD:   scf.for
+// UNREAD:   %[[GRADS:.*]]:6 = scf.for {{.*}} -> (tensor<2x4x3xf32>, tensor<2x12x4x1xf32>, tensor<2x12x4x1xf32>, tensor<2x12x4xf32>, tensor<2x12x3xf32>, tensor<2x12x4xf32>)
+// UNREAD:   return %[[GRADS]]#5, %{{.*}}, %[[GRADS]]#4, %{{.*}} :
+func.func @delta(%q: tensor<2x12x4xf32>, %k: tensor<2x12x4xf32>, %v: tensor<2x12x3xf32>, %beta: tensor<2x12xf32>) -> tensor<2x12x3xf32> {
+  %y = recurrence.delta_rule q(%q : tensor<2x12x4xf32>) k(%k : tensor<2x12x4xf32>) v(%v : tensor<2x12x3xf32>) beta(%beta : tensor<2x12xf32>) -> tensor<2x12x3xf32>
+  return %y : tensor<2x12x3xf32>
+}
