@@ -53,8 +53,8 @@ def tensor_type(shape):
     return "tensor<" + "x".join(map(str, shape)) + "xf64>"
 
 
-def source(model):
-    shapes, body, results = MODELS[model]
+def source(model, models=MODELS):
+    shapes, body, results = models[model]
     types = [tensor_type(s) for s in shapes]
     body = body.format(*types)
     # The results' types, read off the op's line.
@@ -65,8 +65,8 @@ def source(model):
             f"  {body}\n  return {returns} : {', '.join(result_types)}\n}}\n")
 
 
-def operands(model, rng):
-    shapes = MODELS[model][0]
+def operands(model, rng, models=MODELS):
+    shapes = models[model][0]
     values = [rng.uniform(-1, 1, s) for s in shapes]
     if model == "selective_ssm":
         values[1] = rng.uniform(0.1, 0.5, shapes[1])  # delta > 0
@@ -116,6 +116,31 @@ def test_model_gradient_equals_central_differences(model):
     rng = np.random.default_rng(sum(map(ord, model)))
     check_gradient(rec.compile(text, "f"), rec.compile(str(module), "f_grad"),
                    operands(model, rng), rng)
+
+
+# Sizes at which the gradient's contractions between the scans (over a
+# checkpointed chunk of 16 steps: [B, 16, 64, 64] and [B, 16, 128, 16]) are
+# large enough to be shared among the cores (-recurrence-parallelize-linalg).
+LARGE = {
+    "gated_delta_rule": (
+        [(B, 40, 64), (B, 40, 64), (B, 40, 64), (B, 40), (B, 40),
+         (B, 64, 64)], MODELS["gated_delta_rule"][1], ["y", "s"]),
+    "selective_ssm": (
+        [(B, 40, 128), (B, 40, 128), (128, 16), (B, 40, 16), (B, 40, 16),
+         (128,), (B, 16, 128)], MODELS["selective_ssm"][1], ["y", "s"]),
+}
+
+
+@pytest.mark.parametrize("model", sorted(LARGE))
+def test_gradient_of_contractions_on_two_cores(model, monkeypatch):
+    monkeypatch.setenv("RECURRENCE_CORES", "2")
+    text = source(model, LARGE)
+    module = rec.Module.parse(text)
+    module.run_pipeline(
+        "builtin.module(recurrence-differentiate{checkpoint=16})")
+    rng = np.random.default_rng(sum(map(ord, model)) + 1)
+    check_gradient(rec.compile(text, "f"), rec.compile(str(module), "f_grad"),
+                   operands(model, rng, LARGE), rng)
 
 
 # Second order: the gradient function of a scan is again scans and linalg
