@@ -48,6 +48,9 @@ bool insideParallelLoop(Operation *op) {
 /// The number of points of `op`'s iteration space, a constant where its
 /// sizes are, computed before `op` otherwise.
 OpFoldResult iterationCount(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  if (!ShapedType::isDynamicShape(sizes))
+    return rewriter.getIndexAttr(ShapedType::getNumElements(sizes));
   Location loc = op.getLoc();
   int64_t known = 1;
   Value dynamic;
@@ -130,7 +133,7 @@ LogicalResult toParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op,
   FailureOr<linalg::LinalgLoops> loops =
       linalg::linalgOpToParallelLoops(rewriter, op);
   if (failed(loops))
-    return failure();
+    return op.emitOpError("could not be lowered to parallel loops");
   rewriter.eraseOp(op);
   for (auto [i, loop] : llvm::enumerate(*loops))
     if (auto parallel = dyn_cast<scf::ParallelOp>(loop))
