@@ -200,10 +200,9 @@ def _cuda_compiled(spec, sizes, gradient=False):
     entry = _CUDA_COMPILED.get(key)
     if entry is not None and entry[0] is spec:
         return entry[1]
-    shape = (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
-             sizes["columns"]) + api._layouts_key(sizes)
     dims = tuple(sizes["batch"]) + (sizes["steps"], sizes["size"],
                                     sizes["columns"])
+    shape = (dims, api._layouts_key(sizes))
     if not api.static_sizes((gradient,) + tuple(sorted(spec.items())),
                             shape, "cuda", dims):
         sizes = None

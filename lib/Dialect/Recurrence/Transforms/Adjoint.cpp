@@ -408,13 +408,12 @@ private:
     return result;
   }
 
-  /// [B, T + 1, N, D] with init (or zeros) at step 0, to take the states at
-  /// steps 1 .. T: built before they are, so that the scan computing them
-  /// can write there in place.
-  Value historyFront() {
-    SmallVector<OpFoldResult> sizes = statesSizes(steps.plus(length, 1));
+  /// [B, count + 1, N, D] with `first` at step 0, to take the states at
+  /// steps 1 .. count: built before they are, so that the scan computing
+  /// them can write there in place.
+  Value historyFront(OpFoldResult count, Value first) {
+    SmallVector<OpFoldResult> sizes = statesSizes(steps.plus(count, 1));
     Value history = tensor::EmptyOp::create(b, loc, sizes, elementType);
-    Value first = init ? init : zeroTensor(b, loc, stateSizes(), elementType);
     return steps.put(first, history, b.getIndexAttr(0));
   }
 
@@ -502,7 +501,8 @@ private:
 SmallVector<Value> AdjointBuilder::firstOrder() {
   // The states h_1 .. h_T, recomputed after h_0 (init or zeros): h_{t-1}
   // for every step is a view.
-  Value history = historyFront();
+  Value history = historyFront(
+      length, init ? init : zeroTensor(b, loc, stateSizes(), elementType));
   Value states =
       scan(length, false, transitions, input, key, value, init, false)
           .getOutput();
@@ -740,11 +740,9 @@ SmallVector<Value> AdjointBuilder::checkpointed(int64_t chunk) {
         Value ys = ybar ? steps.slice(ybar, start, steps_) : Value();
         Value before = steps.at(checkpoints, k);
         // h_{start} .. h_{start+n}: the state before the chunk, then its
-        // states, written there in place (as in firstOrder), so that the
-        // state each step read is a view.
-        Value history = tensor::EmptyOp::create(
-            b, loc, statesSizes(steps.plus(steps_, 1)), elementType);
-        history = steps.put(before, history, b.getIndexAttr(0));
+        // states, written there in place, so that the state each step read
+        // is a view.
+        Value history = historyFront(steps_, before);
         Value states =
             scan(steps_, false, ops, in, ks, vs, before, false).getOutput();
         history =

@@ -245,7 +245,6 @@ void dropUnreadCarriedValues(RewriterBase &rewriter, func::FuncOp func) {
   });
   if (changed.empty())
     return;
-  (void)runRegionDCE(rewriter, func.getBody());
   RewritePatternSet patterns(func.getContext());
   scf::ForOp::getCanonicalizationPatterns(patterns, func.getContext());
   GreedyRewriteConfig config;
