@@ -5,7 +5,8 @@
 // parallel: b and t shared, n and d serial inside) and the contraction
 // z[b, t, n] = sum_d x[b, t, d, n] (a reduction before a parallel dim).
 // Every value is an integer below 2^24, exact in f32: each sum of |errors|
-// is 0.
+// is 0. n and d have one size, so that an index that goes to the wrong
+// serial loop reads the wrong element rather than out of bounds.
 //
 // RUN: recurrence-opt %s -recurrence-to-llvm="cores=2 openmp" | %run | FileCheck %s
 
@@ -42,17 +43,16 @@ func.func @main() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %c16 = arith.constant 16 : index
-  %c32 = arith.constant 32 : index
+  %c8 = arith.constant 8 : index
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   %two = arith.constant 2.0 : f32
 
-  %xe = tensor.empty() : tensor<2x16x64x32xf32>
+  %xe = tensor.empty() : tensor<2x8x64x64xf32>
   %x = linalg.generic {indexing_maps = [#x],
                        iterator_types = ["parallel", "parallel", "parallel",
                                          "parallel"]}
-      outs(%xe : tensor<2x16x64x32xf32>) {
+      outs(%xe : tensor<2x8x64x64xf32>) {
   ^bb0(%out: f32):
     %b = linalg.index 0 : index
     %t = linalg.index 1 : index
@@ -60,44 +60,44 @@ func.func @main() {
     %n = linalg.index 3 : index
     %f = func.call @formula(%b, %t, %d, %n) : (index, index, index, index) -> f32
     linalg.yield %f : f32
-  } -> tensor<2x16x64x32xf32>
+  } -> tensor<2x8x64x64xf32>
 
-  %ye = tensor.empty() : tensor<2x16x32x64xf32>
+  %ye = tensor.empty() : tensor<2x8x64x64xf32>
   %y = linalg.generic {indexing_maps = [#x, #y],
                        iterator_types = ["parallel", "parallel", "parallel",
                                          "parallel"]}
-      ins(%x : tensor<2x16x64x32xf32>) outs(%ye : tensor<2x16x32x64xf32>) {
+      ins(%x : tensor<2x8x64x64xf32>) outs(%ye : tensor<2x8x64x64xf32>) {
   ^bb0(%in: f32, %out: f32):
     %v = arith.mulf %in, %two : f32
     linalg.yield %v : f32
-  } -> tensor<2x16x32x64xf32>
+  } -> tensor<2x8x64x64xf32>
 
-  %ze = tensor.empty() : tensor<2x16x32xf32>
-  %zf = linalg.fill ins(%zero : f32) outs(%ze : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %ze = tensor.empty() : tensor<2x8x64xf32>
+  %zf = linalg.fill ins(%zero : f32) outs(%ze : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
   %z = linalg.generic {indexing_maps = [#x, #z],
                        iterator_types = ["parallel", "parallel", "reduction",
                                          "parallel"]}
-      ins(%x : tensor<2x16x64x32xf32>) outs(%zf : tensor<2x16x32xf32>) {
+      ins(%x : tensor<2x8x64x64xf32>) outs(%zf : tensor<2x8x64xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %v = arith.addf %acc, %in : f32
     linalg.yield %v : f32
-  } -> tensor<2x16x32xf32>
+  } -> tensor<2x8x64xf32>
 
   // The references, as plain loops; sums of |error|.
   %ey, %ez = scf.for %b = %c0 to %c2 step %c1 iter_args(%sy0 = %zero, %sz0 = %zero) -> (f32, f32) {
-    %ry, %rz = scf.for %t = %c0 to %c16 step %c1 iter_args(%sy1 = %sy0, %sz1 = %sz0) -> (f32, f32) {
-      %qy, %qz = scf.for %n = %c0 to %c32 step %c1 iter_args(%sy2 = %sy1, %sz2 = %sz1) -> (f32, f32) {
+    %ry, %rz = scf.for %t = %c0 to %c8 step %c1 iter_args(%sy1 = %sy0, %sz1 = %sz0) -> (f32, f32) {
+      %qy, %qz = scf.for %n = %c0 to %c64 step %c1 iter_args(%sy2 = %sy1, %sz2 = %sz1) -> (f32, f32) {
         %py, %sum = scf.for %d = %c0 to %c64 step %c1 iter_args(%sy3 = %sy2, %s = %zero) -> (f32, f32) {
           %f = func.call @formula(%b, %t, %d, %n) : (index, index, index, index) -> f32
           %want = arith.mulf %f, %two : f32
-          %got = tensor.extract %y[%b, %t, %n, %d] : tensor<2x16x32x64xf32>
+          %got = tensor.extract %y[%b, %t, %n, %d] : tensor<2x8x64x64xf32>
           %err = arith.subf %got, %want : f32
           %abs = math.absf %err : f32
           %sy4 = arith.addf %sy3, %abs : f32
           %s1 = arith.addf %s, %f : f32
           scf.yield %sy4, %s1 : f32, f32
         }
-        %gz = tensor.extract %z[%b, %t, %n] : tensor<2x16x32xf32>
+        %gz = tensor.extract %z[%b, %t, %n] : tensor<2x8x64xf32>
         %dz = arith.subf %gz, %sum : f32
         %az = math.absf %dz : f32
         %sz3 = arith.addf %sz2, %az : f32
