@@ -11,6 +11,8 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STACK
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STATIC
+// RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=4 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPE
+// RUN: recurrence-opt %s "-recurrence-to-nvvm=unroll=4 pipeline=0" -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=NOPIPE
 
 // CHECK: gpu.launch
 // CHECK: scf.for
@@ -92,14 +94,47 @@ func.func @chunked(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // With static sizes a chunk's loop has a constant trip count (64 here). It
 // is still a time loop: only a count of at most two unrolled bodies (of
 // chunk-unroll steps for a chunk's loop, unroll for a sequential one) is
-// left alone, which is what a block's m x m loops are.
+// left alone, which is what a block's m x m loops are. Its static count
+// also lets it be pipelined (below): the loads of its 4 steps (8 values)
+// are carried to the next iteration.
 // STATIC-LABEL: func.func @static_chunk
 // STATIC: gpu.launch
 // STATIC: %[[FOUR:.*]] = arith.constant 4 : index
-// STATIC: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[FOUR]] {
-// STATIC: } {recurrence.chunk_steps = 64 : index}
+// STATIC: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[FOUR]] iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 func.func @static_chunk(%a: tensor<2x64x8xf32>, %b: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
   %h_dest = tensor.empty() : tensor<2x64x8xf32>
   %h = recurrence.scan diagonal schedule chunked<64> transition(%a : tensor<2x64x8xf32>) input(%b : tensor<2x64x8xf32>) outs(%h_dest : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
   return %h : tensor<2x64x8xf32>
+}
+
+// A sequential time loop of static trip count (512 steps, unrolled by 4) is
+// pipelined in two stages: the prologue loads the first 4 steps' a_t and
+// b_t, and each iteration, while it computes its 4 steps from the values
+// carried in, loads the next iteration's, each right after the last use of
+// the same operand of this iteration (a_t after the product with the
+// state, b_t after the sum), so that a thread keeps 4 steps of each
+// operand in flight at all times. The epilogue computes the last 4 steps
+// and loads nothing. With pipeline=0 the loop carries nothing.
+// PIPE-LABEL: func.func @static_sequential
+// PIPE: gpu.launch
+// PIPE-COUNT-8: memref.load %{{(subview|expand_shape)}}
+// PIPE: scf.for {{.*}} iter_args(%[[A0:[^ ]+]] = %{{[^,]+}}, %[[B0:[^ ]+]] = {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// PIPE: %[[H:.*]] = memref.load %alloca
+// PIPE-NEXT: arith.mulf %[[A0]], %[[H]]
+// PIPE-NOT: arith.addf
+// PIPE: memref.load %subview
+// PIPE-NEXT: arith.addf %{{.*}}, %[[B0]]
+// PIPE-NOT: memref.store
+// PIPE: memref.load %expand_shape
+// PIPE-NEXT: memref.store
+// PIPE: scf.yield
+// PIPE-NOT: memref.load %{{(subview|expand_shape)}}
+// PIPE: gpu.terminator
+// NOPIPE-LABEL: func.func @static_sequential
+// NOPIPE: gpu.launch
+// NOPIPE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{[^ ]+}} {
+func.func @static_sequential(%a: tensor<2x512x64xf32>, %b: tensor<2x512x64xf32>) -> tensor<2x512x64xf32> {
+  %h_dest = tensor.empty() : tensor<2x512x64xf32>
+  %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x512x64xf32>) input(%b : tensor<2x512x64xf32>) outs(%h_dest : tensor<2x512x64xf32>) -> tensor<2x512x64xf32>
+  return %h : tensor<2x512x64xf32>
 }

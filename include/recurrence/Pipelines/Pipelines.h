@@ -99,6 +99,11 @@ struct RecurrenceToNVVMOptions
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),
       llvm::cl::init(4)};
+  PassOptions::Option<bool> pipeline{
+      *this, "pipeline",
+      llvm::cl::desc("Issue a time loop's next unrolled loads while the "
+                     "current steps compute (static trip counts)"),
+      llvm::cl::init(true)};
 };
 
 /// recurrence ops on tensors -> loops over (batch, [chunk,] channel block)

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -79,8 +80,9 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
 
 /// Moves the loads of distinct buffers not in `written`, with the pure ops
 /// of `block` they use, to the start of `block`, keeping their order.
-void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written,
-                        gpu::LaunchOp launch) {
+/// Returns the first op that was not moved.
+Operation *hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written,
+                              gpu::LaunchOp launch) {
   Operation *frontier = &block.front();
   SmallVector<memref::LoadOp> loads;
   for (Operation &op : block.without_terminator())
@@ -126,6 +128,104 @@ void hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written,
         op->moveBefore(frontier);
     }
   }
+  return frontier;
+}
+
+/// Gives the ops from `frontier` on their own copy of the pure arithmetic
+/// before it that they read (a store's index, shared with a load's), so
+/// that the arithmetic a pipelined iteration runs ahead is not carried to
+/// the next one. Returns the new first op of that part.
+Operation *unshareArithmetic(Block &block, Operation *frontier) {
+  IRMapping copies;
+  OpBuilder builder(frontier);
+  Operation *first = frontier;
+  std::function<Value(Value)> copyOf = [&](Value value) -> Value {
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != &block || !def->isBeforeInBlock(frontier) ||
+        isa<memref::LoadOp>(def))
+      return value;
+    if (Value copied = copies.lookupOrNull(value))
+      return copied;
+    for (Value operand : def->getOperands())
+      copies.map(operand, copyOf(operand));
+    Operation *clone = builder.clone(*def, copies);
+    if (first == frontier)
+      first = clone;
+    return copies.lookup(value);
+  };
+  for (Operation *op = frontier; op && !op->hasTrait<OpTrait::IsTerminator>();
+       op = op->getNextNode()) {
+    for (OpOperand &operand : op->getOpOperands())
+      operand.set(copyOf(operand.get()));
+  }
+  return first;
+}
+
+/// The order of a two-stage pipelined loop body: the ops before `frontier`
+/// (the moved loads and their index arithmetic) run one iteration ahead,
+/// each next load placed right after the last op that reads its value of
+/// this iteration, so that the register it frees takes the next one. A
+/// thread then has `unroll` steps' loads in flight at all times, in the
+/// registers of one unrolled body.
+void interleavedSchedule(
+    scf::ForOp loop, Operation *frontier,
+    std::vector<std::pair<Operation *, unsigned>> &schedule) {
+  Block &body = *loop.getBody();
+  SmallVector<Operation *> ahead, rest;
+  for (Operation &op : body.without_terminator())
+    (op.isBeforeInBlock(frontier) ? ahead : rest).push_back(&op);
+  DenseMap<Operation *, int64_t> position, anchor;
+  for (auto [index, op] : llvm::enumerate(rest))
+    position[op] = index;
+  // A load's anchor is its last reader of this iteration; the arithmetic
+  // of a load's index comes before the first load that needs it (-1: at the
+  // start).
+  for (Operation *op : llvm::reverse(ahead)) {
+    bool isLoad = isa<memref::LoadOp>(op);
+    int64_t at = isLoad ? -1 : INT64_MAX;
+    for (Operation *user : op->getUsers()) {
+      Operation *inBody = body.findAncestorOpInBlock(*user);
+      if (!inBody)
+        continue;
+      if (auto it = position.find(inBody); isLoad && it != position.end())
+        at = std::max(at, it->second);
+      else if (auto it = anchor.find(inBody); !isLoad && it != anchor.end())
+        at = std::min(at, it->second);
+    }
+    anchor[op] = at == INT64_MAX ? -1 : at;
+  }
+  auto emitAnchoredAt = [&](int64_t at) {
+    for (Operation *op : ahead)
+      if (anchor[op] == at)
+        schedule.emplace_back(op, 0);
+  };
+  emitAnchoredAt(-1);
+  for (auto [index, op] : llvm::enumerate(rest)) {
+    schedule.emplace_back(op, 1);
+    emitAnchoredAt(index);
+  }
+}
+
+/// Pipelines `loop` in two stages with upstream's loop pipeliner: the loads
+/// before `frontier` of iteration i + 1 are issued while iteration i
+/// computes. Only loops of at least two iterations of static count (a
+/// dynamic count would need the prologue's loads predicated).
+void pipelineLoads(scf::ForOp loop, Operation *frontier) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (!trips || trips->getSExtValue() < 2 ||
+      frontier == &loop.getBody()->front() ||
+      frontier->hasTrait<OpTrait::IsTerminator>())
+    return;
+  frontier = unshareArithmetic(*loop.getBody(), frontier);
+  scf::PipeliningOption options;
+  options.getScheduleFn =
+      [frontier](scf::ForOp forOp,
+                 std::vector<std::pair<Operation *, unsigned>> &schedule) {
+        interleavedSchedule(forOp, frontier, schedule);
+      };
+  IRRewriter rewriter(loop);
+  // A loop the pipeliner refuses stays as it is, its loads still first.
+  (void)scf::pipelineForLoop(rewriter, loop, options);
 }
 
 /// Moves the static stack buffers of `launch` to the start of its body, the
@@ -211,7 +311,10 @@ struct GpuLoadsInFlightPass
           if (succeeded(unrolled) && unrolled->mainLoopOp)
             loop = *unrolled->mainLoopOp;
         }
-        hoistReadOnlyLoads(*loop.getBody(), *written, launch);
+        Operation *frontier =
+            hoistReadOnlyLoads(*loop.getBody(), *written, launch);
+        if (pipeline)
+          pipelineLoads(loop, frontier);
       }
     });
   }

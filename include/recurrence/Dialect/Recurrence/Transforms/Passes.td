@@ -449,13 +449,22 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
     above the body's stores is
     sound because the operands a kernel only reads never overlap its
     results (the JIT's calling convention guarantees it).
+
+    With `pipeline`, a time loop of static trip count is then pipelined in
+    two stages by upstream's `scf::pipelineForLoop`: the next iteration's
+    loads are issued while this one computes, each placed after the last
+    reader of the same load of this iteration, so that a thread keeps
+    `unroll` steps' loads in flight at all times instead of in bursts.
   }];
   let options = [
     Option<"unroll", "unroll", "int64_t", /*default=*/"8",
            "Steps whose loads are issued together (1: no unrolling)">,
     Option<"chunkUnroll", "chunk-unroll", "int64_t", /*default=*/"4",
            "The same in a chunked phase's loop over one chunk (marked "
-           "`recurrence.chunk_steps`), whose kernel has many threads">
+           "`recurrence.chunk_steps`), whose kernel has many threads">,
+    Option<"pipeline", "pipeline", "bool", /*default=*/"true",
+           "Issue the next unrolled iteration's loads while this one "
+           "computes (loops of static trip count)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
