@@ -956,19 +956,27 @@ def bench_frameworks():
         print(line, flush=True)
 
 
+def backward_problem(B=8, T=16384, N=1536):
+    """The diagonal f32 [B, T, N] forward + backward benchmark: the leaves
+    a and b, the cotangent g, and a call that runs both passes."""
+    a = (torch.rand(B, T, N, device="cuda") * 0.9).requires_grad_()
+    b = torch.randn(B, T, N, device="cuda").requires_grad_()
+    g = torch.randn(B, T, N, device="cuda")
+
+    def forward_backward():
+        a.grad = b.grad = None
+        rt.scan(a, b).backward(g)
+
+    return a, b, g, forward_backward
+
+
 def bench_backward(baselines=None):
     """Forward + backward of diagonal f32 [B, T, N] against a copy of the
     bytes it must move at least (a, b, the cotangent and y read; y, da, db
     written), and against accelerated_scan's forward + backward."""
     accelerated = baseline_scan(baselines)
-    B, T, N = 8, 16384, 1536
-    a = (torch.rand(B, T, N, device="cuda") * 0.9).requires_grad_()
-    b = torch.randn(B, T, N, device="cuda").requires_grad_()
-    g = torch.randn(B, T, N, device="cuda")
-
-    def ours():
-        a.grad = b.grad = None
-        rt.scan(a, b).backward(g)
+    a, b, g, ours = backward_problem()
+    B, T, N = a.shape
 
     moved = 7 * a.numel() * 4
     source = torch.empty(moved // 8, device="cuda")

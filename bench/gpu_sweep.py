@@ -30,15 +30,8 @@ def measure(options):
         print(f"SWEEP [{options}] {label} (B,T,N)=({B},{T},{N}) "
               f"ms={ours * 1e3:.3f} vs_copy={copy / ours:.3f}", flush=True)
         del a, b, source, target
-    B, T, N = 8, 16384, 1536
-    a = (torch.rand(B, T, N, device="cuda") * 0.9).requires_grad_()
-    b = torch.randn(B, T, N, device="cuda").requires_grad_()
-    g = torch.randn(B, T, N, device="cuda")
-
-    def forward_backward():
-        a.grad = b.grad = None
-        rt.scan(a, b).backward(g)
-
+    a, b, g, forward_backward = gpu_check.backward_problem()
+    B, T, N = a.shape
     took = gpu_check.seconds(forward_backward, reps=5)
     print(f"SWEEP [{options}] diagonal forward+backward (B,T,N)=({B},{T},{N}) "
           f"ms={took * 1e3:.3f}", flush=True)
