@@ -56,6 +56,42 @@ static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Random seed"),
 namespace {
 using Array = std::vector<double>;
 
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+/// The elements of row-major `values` of `shape` whose index along `axis`
+/// is in [begin, end).
+Array sliceAlong(const Array &values, ArrayRef<int64_t> shape, int64_t axis,
+                 int64_t begin, int64_t end) {
+  int64_t outer = numElements(shape.take_front(axis));
+  int64_t inner = numElements(shape.drop_front(axis + 1));
+  Array slice;
+  slice.reserve(outer * (end - begin) * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    slice.insert(slice.end(),
+                 values.begin() + (o * shape[axis] + begin) * inner,
+                 values.begin() + (o * shape[axis] + end) * inner);
+  return slice;
+}
+
+/// Writes `slice` (as sliceAlong gives it) into `values` of `shape` from
+/// index `begin` along `axis`.
+void placeAlong(Array &values, ArrayRef<int64_t> shape, int64_t axis,
+                int64_t begin, const Array &slice) {
+  int64_t outer = numElements(shape.take_front(axis));
+  int64_t inner = numElements(shape.drop_front(axis + 1));
+  int64_t count =
+      static_cast<int64_t>(slice.size()) / std::max<int64_t>(outer * inner, 1);
+  for (int64_t o = 0; o < outer; ++o)
+    std::copy(slice.begin() + o * count * inner,
+              slice.begin() + (o + 1) * count * inner,
+              values.begin() + (o * shape[axis] + begin) * inner);
+}
+
 /// Evaluates a function body in float64: recurrence.scan through the
 /// reference, the model ops through their equations,
 /// elementwise arith on tensors directly.
@@ -101,6 +137,8 @@ private:
       return scan.emitError("the float64 reference does not evaluate "
                             "structure '")
              << spec.structure << "'";
+    if (scan.getOffsets())
+      return evalPacked(scan, spec, *sizes);
     std::vector<Array> operands;
     for (Value operand : scan.getDpsInputs())
       operands.push_back(env[operand]);
@@ -108,6 +146,54 @@ private:
     env[scan.getOutput()] = std::move(result.output);
     if (Value last = scan.getFinalState())
       env[last] = std::move(result.finalState);
+    return success();
+  }
+
+  /// A scan over packed sequences as one scan per sequence, each on the
+  /// slices of the operands between its offsets along T, from its own init
+  /// (index s along the sequence dim), writing its own final state there.
+  /// An empty sequence's final state is its init (or zero).
+  LogicalResult evalPacked(ScanOp scan, ScanSpec spec, ScanSizes sizes) {
+    const Array &offsets = env[scan.getOffsets()];
+    auto shapeOf = [](Value value) {
+      return cast<ShapedType>(value.getType()).getShape();
+    };
+    int64_t axis = sizes.batch.size();
+    spec.offsets = false;
+    sizes.sequences = 1;
+    Array output(numElements(shapeOf(scan.getOutput())), 0.0), finalState;
+    Value last = scan.getFinalState();
+    if (last)
+      finalState.assign(numElements(shapeOf(last)), 0.0);
+    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+      auto begin = static_cast<int64_t>(offsets[s]);
+      auto end = static_cast<int64_t>(offsets[s + 1]);
+      std::vector<Array> operands;
+      Array init;
+      for (Value operand : scan.getDpsInputs()) {
+        if (operand == scan.getOffsets())
+          continue;
+        bool perSequence = operand == scan.getInit();
+        operands.push_back(sliceAlong(env[operand], shapeOf(operand), axis,
+                                      perSequence ? s : begin,
+                                      perSequence ? s + 1 : end));
+        if (perSequence)
+          init = operands.back();
+      }
+      if (begin == end) {
+        if (last && !init.empty())
+          placeAlong(finalState, shapeOf(last), axis, s, init);
+        continue;
+      }
+      sizes.steps = end - begin;
+      ReferenceResult result = referenceScan(spec, sizes, operands);
+      placeAlong(output, shapeOf(scan.getOutput()), axis, begin, result.output);
+      if (last)
+        placeAlong(finalState, shapeOf(last), axis, s, result.finalState);
+    }
+    env[scan.getOutput()] = std::move(output);
+    if (last)
+      env[last] = std::move(finalState);
     return success();
   }
 
@@ -191,24 +277,53 @@ private:
   llvm::DenseMap<Value, Array> env;
 };
 
-int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t size : shape)
-    count *= size;
-  return count;
-}
-
 /// The buffer element type of a tensor type that recurrence-run accepts.
 ElementType dtypeOf(Type type) {
   return *elementTypeOf(cast<RankedTensorType>(type).getElementType());
 }
 
+/// The steps of the packed axis that `arg` delimits, if a scan reads it as
+/// its offsets.
+std::optional<int64_t> packedSteps(BlockArgument arg) {
+  for (Operation *user : arg.getUsers())
+    if (auto scan = dyn_cast<ScanOp>(user); scan && scan.getOffsets() == arg)
+      if (std::optional<ScanSizes> sizes = scanSizesOf(scan))
+        return sizes->steps;
+  return std::nullopt;
+}
+
+/// Offsets of `sequences` sequences over `steps` packed steps: the first
+/// sequence empty and the second of one step (where there are that many),
+/// the other bounds drawn at random, sorted.
+Array randomOffsets(std::mt19937_64 &engine, int64_t sequences, int64_t steps) {
+  if (sequences < 1)
+    return Array(1, 0.0);
+  Array offsets(sequences + 1, 0.0);
+  offsets[sequences] = static_cast<double>(steps);
+  int64_t fixed = std::min<int64_t>(2, sequences - 1);
+  if (fixed == 2)
+    offsets[2] = static_cast<double>(std::min<int64_t>(1, steps));
+  std::uniform_int_distribution<int64_t> bound(
+      static_cast<int64_t>(offsets[fixed]), steps);
+  for (int64_t s = fixed + 1; s < sequences; ++s)
+    offsets[s] = static_cast<double>(bound(engine));
+  std::sort(offsets.begin() + fixed + 1, offsets.end() - 1);
+  return offsets;
+}
+
 /// Random inputs; an argument used as a scan's transition is drawn from the
-/// range that keeps that transition contractive.
+/// range that keeps that transition contractive, and one used as its
+/// offsets is a valid set of bounds.
 std::vector<Array> randomArguments(func::FuncOp func) {
   std::mt19937_64 engine(seed);
   std::vector<Array> args;
   for (BlockArgument arg : func.getArguments()) {
+    if (std::optional<int64_t> steps = packedSteps(arg)) {
+      args.push_back(randomOffsets(
+          engine, cast<ShapedType>(arg.getType()).getNumElements() - 1,
+          *steps));
+      continue;
+    }
     double range = 1.0;
     for (OpOperand &use : arg.getUses())
       if (auto scan = dyn_cast<ScanOp>(use.getOwner())) {
@@ -290,8 +405,11 @@ int checkGradient(ModuleOp module, func::FuncOp primal, func::FuncOp grad) {
   std::vector<Array> args = randomArguments(primal);
   std::mt19937_64 engine(seed + 1);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  // Directions and cotangents; integers (offsets) are not differentiated.
   auto draw = [&](Type type) {
-    Array values(numElements(cast<RankedTensorType>(type).getShape()));
+    Array values(numElements(cast<RankedTensorType>(type).getShape()), 0.0);
+    if (isa<IntegerType>(getElementTypeOrSelf(type)))
+      return values;
     for (double &value : values) {
       value = uniform(engine);
       if (cast<RankedTensorType>(type).getElementType().isF32())
@@ -346,6 +464,9 @@ int checkGradient(ModuleOp module, func::FuncOp primal, func::FuncOp grad) {
   constexpr double step = 1e-3;
   bool ok = true;
   for (unsigned along = 0; along <= numArgs; ++along) {
+    if (along < numArgs && isa<IntegerType>(getElementTypeOrSelf(
+                               primal.getArgumentTypes()[along])))
+      continue;
     // A direction through argument `along`, or through all of them.
     std::vector<Array> direction;
     for (unsigned i = 0; i < numArgs; ++i) {
@@ -416,7 +537,7 @@ int main(int argc, char **argv) {
     if (!tensor || !tensor.hasStaticShape() ||
         !elementTypeOf(tensor.getElementType()))
       return entry.emitError("recurrence-run needs static tensors of f32, "
-                             "f64, f16 or bf16, got ")
+                             "f64, f16 or bf16 (or i32, i64 offsets), got ")
                  << type,
              1;
   }
