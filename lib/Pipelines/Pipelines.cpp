@@ -174,9 +174,9 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Several time steps' operand loads in flight per thread.
-  pm.addNestedPass<func::FuncOp>(
-      createGpuLoadsInFlightPass(GpuLoadsInFlightPassOptions{
-          options.unroll, options.chunkUnroll, options.pipeline}));
+  pm.addNestedPass<func::FuncOp>(createGpuLoadsInFlightPass(
+      GpuLoadsInFlightPassOptions{options.unroll, options.chunkUnroll,
+                                  options.chunkLoads, options.pipeline}));
   // Constants and index computations into the kernels rather than passed
   // as arguments: LLVM then sees constant indices (and keeps a thread's
   // stack buffers in registers) and folds constant index arithmetic.

@@ -99,6 +99,12 @@ struct RecurrenceToNVVMOptions
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),
       llvm::cl::init(4)};
+  PassOptions::Option<int64_t> chunkLoads{
+      *this, "chunk-loads",
+      llvm::cl::desc("A chunk's loop unrolled by as many steps as issue this "
+                     "many operand loads, where that is more than "
+                     "chunk-unroll"),
+      llvm::cl::init(32)};
   PassOptions::Option<bool> pipeline{
       *this, "pipeline",
       llvm::cl::desc("Issue a time loop's next unrolled loads while the "

@@ -259,6 +259,18 @@ void hoistStaticAllocas(gpu::LaunchOp launch) {
     alloca->moveBefore(&entry.front());
 }
 
+/// The loads in one iteration of `loop` of buffers that `launch` never
+/// writes: the operand loads a step issues.
+int64_t readOnlyLoads(scf::ForOp loop, const DenseSet<Value> &written,
+                      gpu::LaunchOp launch) {
+  int64_t loads = 0;
+  loop.getBody()->walk([&](memref::LoadOp load) {
+    Value buffer = memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
+    loads += isDistinctBuffer(buffer, launch) && !written.contains(buffer);
+  });
+  return loads;
+}
+
 /// Whether `loop` is a time loop worth unrolling by `factor`: innermost,
 /// not a warp scan's tiles, and not a constant trip count of at most two
 /// unrolled bodies (a block's m x m loops, or a sequence too short to
@@ -293,10 +305,15 @@ struct GpuLoadsInFlightPass
       if (!written)
         return;
       // A chunk's loop runs in one of many threads: fewer steps in flight
-      // keep its registers, and so the threads resident, many.
+      // keep its registers, and so the threads resident, many; but at
+      // least `chunk-loads` loads per unrolled body, so that a step of few
+      // operands (diagonal's a_t and b_t) still keeps enough in flight.
       auto factorOf = [&](scf::ForOp loop) -> int64_t {
-        return loop->hasAttr(recurrence::kChunkStepsAttrName) ? chunkUnroll
-                                                              : unroll;
+        if (!loop->hasAttr(recurrence::kChunkStepsAttrName))
+          return unroll;
+        int64_t loads =
+            std::max<int64_t>(1, readOnlyLoads(loop, *written, launch));
+        return std::max<int64_t>(chunkUnroll, chunkLoads / loads);
       };
       SmallVector<scf::ForOp> loops;
       launch.getBody().walk([&](scf::ForOp loop) {

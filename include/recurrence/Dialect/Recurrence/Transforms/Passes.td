@@ -445,7 +445,9 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
     step's latency per step. A chunked phase's loop over one chunk, which
     its lowering marks with `recurrence.chunk_steps`, is unrolled by
     `chunk-unroll` instead: its kernel has a thread per chunk, and fewer
-    registers per thread keep more of them resident. Moving those loads
+    registers per thread keep more of them resident; but by as many steps
+    as issue `chunk-loads` loads where that is more (16 steps of a
+    diagonal chunk's a_t and b_t). Moving those loads
     above the body's stores is
     sound because the operands a kernel only reads never overlap its
     results (the JIT's calling convention guarantees it).
@@ -462,6 +464,10 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
     Option<"chunkUnroll", "chunk-unroll", "int64_t", /*default=*/"4",
            "The same in a chunked phase's loop over one chunk (marked "
            "`recurrence.chunk_steps`), whose kernel has many threads">,
+    Option<"chunkLoads", "chunk-loads", "int64_t", /*default=*/"32",
+           "A chunk's loop is unrolled by more than chunk-unroll where that "
+           "many steps issue fewer loads than this (of the buffers the "
+           "kernel only reads)">,
     Option<"pipeline", "pipeline", "bool", /*default=*/"true",
            "Issue the next unrolled iteration's loads while this one "
            "computes (loops of static trip count)">
