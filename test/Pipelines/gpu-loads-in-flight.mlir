@@ -13,6 +13,7 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STATIC
 // RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=4 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPE
 // RUN: recurrence-opt %s "-recurrence-to-nvvm=unroll=4 pipeline=0" -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=NOPIPE
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONELOAD
 
 // CHECK: gpu.launch
 // CHECK: scf.for
@@ -138,3 +139,18 @@ func.func @static_sequential(%a: tensor<2x512x64xf32>, %b: tensor<2x512x64xf32>)
   %h = recurrence.scan diagonal schedule sequential transition(%a : tensor<2x512x64xf32>) input(%b : tensor<2x512x64xf32>) outs(%h_dest : tensor<2x512x64xf32>) -> tensor<2x512x64xf32>
   return %h : tensor<2x512x64xf32>
 }
+
+// A step of one load (identity: b_t) would take 32 steps for chunk-loads'
+// 32 loads; a chunk's loop is unrolled by at most a quarter of its chunk
+// (16 of 64), so that this one-chunk loop still runs whole unrolled bodies,
+// pipelined (16 values carried), and keeps its chunk mark.
+// ONELOAD-LABEL: func.func @static_identity_chunk
+// ONELOAD: gpu.launch
+// ONELOAD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16{{(_[0-9]+)?}} iter_args({{.*}}) -> ({{(f32, )+}}f32) {
+// ONELOAD: } {recurrence.chunk_steps = 64 : index}
+func.func @static_identity_chunk(%b: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
+  %h_dest = tensor.empty() : tensor<2x64x8xf32>
+  %h = recurrence.scan identity schedule chunked<64> input(%b : tensor<2x64x8xf32>) outs(%h_dest : tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
+  return %h : tensor<2x64x8xf32>
+}
+// NOPIPE-LABEL: func.func @static_identity_chunk

@@ -216,6 +216,16 @@ void pipelineLoads(scf::ForOp loop, Operation *frontier) {
       frontier == &loop.getBody()->front() ||
       frontier->hasTrait<OpTrait::IsTerminator>())
     return;
+  // What runs ahead must not read a value the loop carries: the next
+  // iteration's would come from this one's later stage.
+  for (Operation &op : *loop.getBody()) {
+    if (&op == frontier)
+      break;
+    if (llvm::any_of(op.getOperands(), [&](Value operand) {
+          return llvm::is_contained(loop.getRegionIterArgs(), operand);
+        }))
+      return;
+  }
   frontier = unshareArithmetic(*loop.getBody(), frontier);
   scf::PipeliningOption options;
   options.getScheduleFn =
@@ -224,8 +234,12 @@ void pipelineLoads(scf::ForOp loop, Operation *frontier) {
         interleavedSchedule(forOp, frontier, schedule);
       };
   IRRewriter rewriter(loop);
+  DictionaryAttr attributes = loop->getDiscardableAttrDictionary();
   // A loop the pipeliner refuses stays as it is, its loads still first.
-  (void)scf::pipelineForLoop(rewriter, loop, options);
+  FailureOr<scf::ForOp> pipelined =
+      scf::pipelineForLoop(rewriter, loop, options);
+  if (succeeded(pipelined))
+    (*pipelined)->setDiscardableAttrs(attributes);
 }
 
 /// Moves the static stack buffers of `launch` to the start of its body, the
@@ -313,7 +327,14 @@ struct GpuLoadsInFlightPass
           return unroll;
         int64_t loads =
             std::max<int64_t>(1, readOnlyLoads(loop, *written, launch));
-        return std::max<int64_t>(chunkUnroll, chunkLoads / loads);
+        // At most a quarter of the chunk, so that a short chunk's loop
+        // still has whole unrolled bodies to run.
+        auto steps =
+            loop->getAttrOfType<IntegerAttr>(recurrence::kChunkStepsAttrName);
+        int64_t chunk =
+            steps ? steps.getValue().getSExtValue() : chunkLoads * 4;
+        return std::max<int64_t>(chunkUnroll,
+                                 std::min(chunkLoads / loads, chunk / 4));
       };
       SmallVector<scf::ForOp> loops;
       launch.getBody().walk([&](scf::ForOp loop) {
