@@ -111,8 +111,11 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   pm.addPass(createSelectSchedulePass(schedule));
   // Where the caller's buffers hold each sequence's steps contiguously,
   // a warp per sequence rather than a thread per channel.
-  if (target == "cuda")
+  // And where a scan's channels form blocks, a lane per row of a block.
+  if (target == "cuda") {
     pm.addPass(createGpuWarpScanPass());
+    pm.addPass(createGpuBlockRowsPass());
+  }
   pm.addPass(createLowerScanPass());
   pm.addPass(
       createLowerChunkedPass(LowerChunkedPassOptions{tileChunks, onePass}));
@@ -176,7 +179,8 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // Several time steps' operand loads in flight per thread.
   pm.addNestedPass<func::FuncOp>(createGpuLoadsInFlightPass(
       GpuLoadsInFlightPassOptions{options.unroll, options.chunkUnroll,
-                                  options.chunkLoads, options.pipeline}));
+                                  options.chunkLoads, options.pipeline,
+                                  options.loads}));
   // Constants and index computations into the kernels rather than passed
   // as arguments: LLVM then sees constant indices (and keeps a thread's
   // stack buffers in registers) and folds constant index arithmetic.

@@ -8,6 +8,8 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=1 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=unroll=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=loads=0 2>&1 | FileCheck %s --check-prefix=ZEROLOADS
+// RUN: recurrence-opt %s -recurrence-to-nvvm=loads=6 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=LOADS
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STACK
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STATIC
@@ -36,7 +38,17 @@
 // ONE-NOT: scf.for
 // ONE-LABEL: func.func @chunked
 
-// ZERO: error: unroll and chunk-unroll must be positive, got 0 and 4
+// ZERO: error: unroll, chunk-unroll and loads must be positive, got 0, 4 and 128
+// ZEROLOADS: error: unroll, chunk-unroll and loads must be positive, got 8, 4 and 0
+
+// With `loads` = 6, a sequential step's 2 loads (a_t, b_t) unroll the time
+// loop by 3 steps rather than 64.
+// LOADS-LABEL: func.func @diagonal
+// LOADS: scf.for
+// LOADS-COUNT-6: memref.load %{{(subview|expand_shape)}}
+// LOADS-NOT: memref.load %{{(subview|expand_shape)}}
+// LOADS: memref.load %alloca
+// LOADS-LABEL: func.func @chunked
 
 // A chunked scan's loops over the steps of one chunk (marked with the chunk
 // size, which bounds their trip count) are unrolled by chunk-unroll (4) or,

@@ -110,6 +110,12 @@ struct RecurrenceToNVVMOptions
       llvm::cl::desc("Issue a time loop's next unrolled loads while the "
                      "current steps compute (static trip counts)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> loads{
+      *this, "loads",
+      llvm::cl::desc("A sequential time loop unrolled by fewer than unroll "
+                     "steps where those would issue more operand loads "
+                     "than this"),
+      llvm::cl::init(128)};
 };
 
 /// recurrence ops on tensors -> loops over (batch, [chunk,] channel block)

@@ -105,11 +105,13 @@ bool TargetModel::keepsSequential(ScanOp op) const {
   // allocates in the kernel when their size is dynamic. So does a scan
   // over packed sequences: its chunks would tile the restarted transitions.
   // And so does one that the warp lowering takes (time-contiguous caller
-  // buffers): its warps split long sequences into chunks themselves.
+  // buffers): its warps split long sequences into chunks themselves; and
+  // one that the row lowering takes (blocks of channels): a lane per row
+  // gives it m times the threads of a chunked one per block.
   std::optional<ScanDims> shape = ScanDims::fromOp(op);
   return !lanesPerBlock(op) || op->hasAttr(kPackedAttrName) ||
          (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)) ||
-         takesWarpScan(op);
+         takesWarpScan(op) || takesBlockRows(op);
 }
 
 int64_t TargetModel::adjointCheckpoint(ScanOp op) const {

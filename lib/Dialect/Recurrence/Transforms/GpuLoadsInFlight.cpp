@@ -306,11 +306,12 @@ struct GpuLoadsInFlightPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (unroll < 1 || chunkUnroll < 1) {
+    if (unroll < 1 || chunkUnroll < 1 || maxLoads < 1) {
       getOperation()->emitError()
-          << "unroll and chunk-unroll must be positive, got "
-          << static_cast<int64_t>(unroll) << " and "
-          << static_cast<int64_t>(chunkUnroll);
+          << "unroll, chunk-unroll and loads must be positive, got "
+          << static_cast<int64_t>(unroll) << ", "
+          << static_cast<int64_t>(chunkUnroll) << " and "
+          << static_cast<int64_t>(maxLoads);
       return signalPassFailure();
     }
     getOperation()->walk([&](gpu::LaunchOp launch) {
@@ -322,11 +323,14 @@ struct GpuLoadsInFlightPass
       // keep its registers, and so the threads resident, many; but at
       // least `chunk-loads` loads per unrolled body, so that a step of few
       // operands (diagonal's a_t and b_t) still keeps enough in flight.
+      // A sequential thread's loop: `unroll` steps, or as many as issue
+      // `loads` loads where that is fewer (a block row's m + 1 loads a
+      // step), so that the loads in flight fit in its registers.
       auto factorOf = [&](scf::ForOp loop) -> int64_t {
-        if (!loop->hasAttr(recurrence::kChunkStepsAttrName))
-          return unroll;
         int64_t loads =
             std::max<int64_t>(1, readOnlyLoads(loop, *written, launch));
+        if (!loop->hasAttr(recurrence::kChunkStepsAttrName))
+          return std::clamp<int64_t>(maxLoads / loads, 1, unroll);
         // At most a quarter of the chunk, so that a short chunk's loop
         // still has whole unrolled bodies to run.
         auto steps =

@@ -667,9 +667,13 @@ struct GpuParallelizePass
       return signalPassFailure();
     for (scf::ParallelOp loop : scans) {
       // A warp scan's blocks hold whole warps (its lanes shuffle), and
-      // several: an SM runs at most 32 blocks.
+      // several: an SM runs at most 32 blocks. A lowering that knows
+      // better gives the block's size as the attribute's value.
       int64_t size = threads;
-      if (loop->hasAttr(recurrence::kWarpLanesAttrName))
+      if (auto lanes =
+              loop->getAttrOfType<IntegerAttr>(recurrence::kWarpLanesAttrName))
+        size = lanes.getInt();
+      else if (loop->hasAttr(recurrence::kWarpLanesAttrName))
         size = std::max<int64_t>(llvm::alignTo(size, 32), kWarpScanThreads);
       scf::tileParallelLoop(flatten(rewriter, loop), {size},
                             /*noMinMaxBounds=*/true);

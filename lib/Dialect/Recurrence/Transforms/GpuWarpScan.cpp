@@ -27,6 +27,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuCallerBuffers.h"
+
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
@@ -44,6 +46,7 @@ namespace mlir::recurrence {
 
 using namespace mlir;
 using namespace mlir::recurrence;
+using namespace mlir::recurrence::gpu_lowering;
 
 namespace {
 constexpr int64_t kWarpSize = 32;
@@ -54,63 +57,14 @@ constexpr int64_t kStepsPerLane = 4;
 /// H200, enough loads in flight to stream from memory.
 constexpr int64_t kWarpsWanted = 4096;
 
-/// The caller's buffer that `value` reads in place, or null.
-Value callerBuffer(Value value) {
-  auto toTensor = value ? value.getDefiningOp<bufferization::ToTensorOp>()
-                        : bufferization::ToTensorOp();
-  if (!toTensor || !isa<MemRefType>(toTensor.getBuffer().getType()))
-    return {};
-  return toTensor.getBuffer();
-}
-
-/// Whether `buffer`'s dim `dim` has a static unit stride.
-bool isContiguousAlong(Value buffer, int64_t dim) {
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides[dim] == 1;
-}
-
-/// The caller's buffer that `result`'s one use materializes it in, or null.
-bufferization::MaterializeInDestinationOp callerDestination(Value result) {
-  if (!result || !result.hasOneUse())
-    return {};
-  auto materialize =
-      dyn_cast<bufferization::MaterializeInDestinationOp>(*result.user_begin());
-  if (!materialize || materialize.getSource() != result ||
-      !isa<MemRefType>(materialize.getDest().getType()))
-    return {};
-  return materialize;
-}
-
-/// Whether the structure's composite of one step is its one transition
-/// operand, read as a diagonal: then a step is h = a h + b elementwise.
-bool isElementwiseByOperand(ScanOp op) {
-  RecurrenceStructureInterface structure = op.getStructure();
-  if (structure.getCompositeForm() != CompositeForm::Diagonal ||
-      structure.getStateDepth() != 0 || op.getTransition().size() != 1)
-    return false;
-  // Built in a block of its own that nothing runs: whatever the structure
-  // creates there is dropped with it.
-  Value a = op.getTransition().front();
-  Block scratch;
-  OpBuilder b(op.getContext());
-  b.setInsertionPointToStart(&scratch);
-  bool byOperand = structure.buildStepComposite(b, op.getLoc(), a,
-                                                /*perElement=*/false) == a;
-  scratch.dropAllReferences();
-  return byOperand;
-}
-
 /// Why `op` does not take the warp lowering, or "" when it does.
 StringRef unsupported(ScanOp op) {
-  if (op.getMatrix() || op.hasFactoredInput() || op.getReadout() ||
-      op.getOffsets())
-    return "not a vector state with a plain input";
+  StringRef reason;
+  if (failed(CallerResults::of(op, reason)))
+    return reason;
   if (!op.getStateType().isF32())
     return "the state is not f32";
-  if (!isElementwiseByOperand(op))
+  if (!isCompositeByOperand(op, CompositeForm::Diagonal))
     return "not an elementwise first-order structure";
   Value a = op.getTransition().front();
   auto type = cast<RankedTensorType>(op.getInput().getType());
@@ -118,34 +72,10 @@ StringRef unsupported(ScanOp op) {
       !type.hasStaticShape())
     return "transition and input not of one static shape";
   int64_t time = op.getBatchRank();
-  Value aBuffer = callerBuffer(a), bBuffer = callerBuffer(op.getInput());
-  if (!aBuffer || !bBuffer || (op.getInit() && !callerBuffer(op.getInit())))
-    return "operands not read from the caller's buffers";
-  if (!isContiguousAlong(aBuffer, time) || !isContiguousAlong(bBuffer, time))
+  if (!isContiguousAlong(callerBuffer(a), time) ||
+      !isContiguousAlong(callerBuffer(op.getInput()), time))
     return "time is not contiguous in the caller's buffers";
-  auto output = callerDestination(op.getOutput());
-  auto finalState =
-      op.getFinalState() ? callerDestination(op.getFinalState()) : output;
-  if (!output || !finalState)
-    return "results not materialized in the caller's buffers";
-  if (output->getBlock() != op->getBlock() ||
-      finalState->getBlock() != op->getBlock())
-    return "results materialized in another block";
   return "";
-}
-
-/// `value` (of a float type) as `type`.
-Value convert(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  if (value.getType().getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::TruncFOp::create(b, loc, type, value);
-}
-
-/// A float constant of `type`.
-Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
 /// Whether `lane` (i32) is a warp's first.
@@ -245,8 +175,10 @@ Tile emitTile(OpBuilder &b, Location loc, const WarpScan &scan,
         scan.reverse ? arith::SubIOp::create(b, loc, last, clamped).getResult()
                      : clamped);
     SmallVector<Value> at = stepIndices(coords, result.times.back());
-    Value a = convert(b, loc, memref::LoadOp::create(b, loc, scan.a, at), f32);
-    Value x = convert(b, loc, memref::LoadOp::create(b, loc, scan.b, at), f32);
+    Value a =
+        convertFloat(b, loc, memref::LoadOp::create(b, loc, scan.a, at), f32);
+    Value x =
+        convertFloat(b, loc, memref::LoadOp::create(b, loc, scan.b, at), f32);
     result.steps.push_back(
         {arith::SelectOp::create(b, loc, result.valid.back(), a, one),
          arith::SelectOp::create(b, loc, result.valid.back(), x, zero)});
@@ -289,8 +221,8 @@ void emitWrites(OpBuilder &b, Location loc, const WarpScan &scan,
     auto store = scf::IfOp::create(b, loc, isValid, /*else=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&store.getThenRegion().front());
-    memref::StoreOp::create(b, loc, convert(b, loc, h, outType), scan.output,
-                            stepIndices(coords, t));
+    memref::StoreOp::create(b, loc, convertFloat(b, loc, h, outType),
+                            scan.output, stepIndices(coords, t));
   }
 }
 
@@ -319,16 +251,16 @@ Value initialState(OpBuilder &b, Location loc, const WarpScan &scan,
                    ValueRange coords) {
   if (!scan.init)
     return floatConstant(b, loc, b.getF32Type(), 0.0);
-  return convert(b, loc, memref::LoadOp::create(b, loc, scan.init, coords),
-                 b.getF32Type());
+  return convertFloat(b, loc, memref::LoadOp::create(b, loc, scan.init, coords),
+                      b.getF32Type());
 }
 
 /// Writes the sequence's final state `h` at `coords`.
 void writeFinalState(OpBuilder &b, Location loc, const WarpScan &scan,
                      ValueRange coords, Value h) {
   Type type = cast<MemRefType>(scan.finalState.getType()).getElementType();
-  memref::StoreOp::create(b, loc, convert(b, loc, h, type), scan.finalState,
-                          coords);
+  memref::StoreOp::create(b, loc, convertFloat(b, loc, h, type),
+                          scan.finalState, coords);
 }
 
 /// The lane with global index `global` in `sweep`: warp global / 32 runs
@@ -449,16 +381,13 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
     return rewriter.notifyMatchFailure(op, reason);
   auto type = cast<RankedTensorType>(op.getInput().getType());
   int64_t batchRank = op.getBatchRank();
-  auto outputWrite = callerDestination(op.getOutput());
-  auto finalWrite = op.getFinalState()
-                        ? callerDestination(op.getFinalState())
-                        : bufferization::MaterializeInDestinationOp();
+  CallerResults results = *CallerResults::of(op, reason);
   WarpScan scan{op.getReverse(),
                 callerBuffer(op.getTransition().front()),
                 callerBuffer(op.getInput()),
                 op.getInit() ? callerBuffer(op.getInit()) : Value(),
-                outputWrite.getDest(),
-                finalWrite ? finalWrite.getDest() : Value(),
+                results.outputBuffer(),
+                results.finalStateBuffer(),
                 llvm::to_vector(type.getShape().take_front(batchRank)),
                 type.getDimSize(batchRank),
                 type.getDimSize(batchRank + 1),
@@ -476,10 +405,7 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
   Location loc = op.getLoc();
   // The caller's buffers are written where the later of the results was
   // materialized (both after the op, in its block).
-  Operation *later = outputWrite;
-  if (finalWrite && later->isBeforeInBlock(finalWrite))
-    later = finalWrite;
-  rewriter.setInsertionPoint(later);
+  rewriter.setInsertionPoint(results.later());
   if (scan.rows > 0) {
     auto warps = [&](Sweep sweep) {
       parallelLoop(rewriter, loc, scan.rows * scan.chunks * kWarpSize,
@@ -504,10 +430,7 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
     }
     warps(Sweep::Write);
   }
-  rewriter.eraseOp(outputWrite);
-  if (finalWrite)
-    rewriter.eraseOp(finalWrite);
-  rewriter.eraseOp(op);
+  results.eraseWithScan(rewriter, op);
   return success();
 }
 

@@ -38,8 +38,8 @@ inline constexpr llvm::StringLiteral kChunkStepsAttrName =
 inline constexpr llvm::StringLiteral kPackedAttrName = "recurrence.packed";
 
 /// The discardable attribute on the parallel loop of a warp scan (see
-/// lowerScanToWarpScan): one iteration per lane, 32 per sequence, whose
-/// blocks must hold whole warps.
+/// lowerScanToWarpScan, lowerScanToBlockRows): one iteration per lane, whose
+/// blocks must hold whole warps; an integer value is the block's size.
 inline constexpr llvm::StringLiteral kWarpLanesAttrName =
     "recurrence.warp_lanes";
 
@@ -67,6 +67,19 @@ LogicalResult lowerScanToWarpScan(RewriterBase &rewriter, ScanOp op);
 
 /// Whether lowerScanToWarpScan takes `op` (whatever its schedule).
 bool takesWarpScan(ScanOp op);
+
+/// On the GPU, a sequential scan of m x m blocks given by its transition
+/// operand (m dividing a warp; a vector state, static shapes, an f32 state,
+/// operands read from and results materialized in the caller's memrefs) as
+/// an scf.parallel with a lane per row of each block, marked
+/// kWarpLanesAttrName with a warp per GPU block: the m lanes of a block
+/// share its state by shuffles. The results' materializations are replaced
+/// by the loop's writes. Fails, changing nothing, where the scan does not
+/// qualify.
+LogicalResult lowerScanToBlockRows(RewriterBase &rewriter, ScanOp op);
+
+/// Whether lowerScanToBlockRows takes `op` (whatever its schedule).
+bool takesBlockRows(ScanOp op);
 
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per

@@ -439,7 +439,8 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
   let description = [{
     In every `gpu.launch`, unrolls each innermost `scf.for` whose trip
     count is not a small constant (the time loop of a sequential scan) by
-    `unroll`, then moves the loads of buffers the kernel never writes, with
+    `unroll` (or by as many steps as issue `loads` loads, where that is
+    fewer), then moves the loads of buffers the kernel never writes, with
     the index arithmetic they need, to the start of the loop body. A thread
     then has the operands of `unroll` steps in flight at once instead of one
     step's latency per step. A chunked phase's loop over one chunk, which
@@ -470,7 +471,11 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
            "kernel only reads)">,
     Option<"pipeline", "pipeline", "bool", /*default=*/"true",
            "Issue the next unrolled iteration's loads while this one "
-           "computes (loops of static trip count)">
+           "computes (loops of static trip count)">,
+    Option<"maxLoads", "loads", "int64_t", /*default=*/"128",
+           "A sequential time loop is unrolled by fewer than unroll steps "
+           "where those would issue more loads than this (of the buffers "
+           "the kernel only reads)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
@@ -582,6 +587,29 @@ def GpuWarpScanPass : Pass<"recurrence-gpu-warp-scan"> {
     of memrefs with time at unit stride and whose results are materialized
     in memrefs (the JIT's destination-passing wrapper); other scans are left
     to the other lowerings.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def GpuBlockRowsPass : Pass<"recurrence-gpu-block-rows"> {
+  let summary = "A lane per block row for scans of m x m blocks";
+  let description = [{
+    On the GPU, lowers a sequential scan whose step is m x m blocks given by
+    its transition operand (`block_diagonal<m>`, m dividing a warp) to an
+    `scf.parallel` with a lane per row of each block (`recurrence.warp_lanes`
+    = 32: a warp per GPU block), rather than a thread per block that would
+    walk its m^2 entries each step with batch x N/m threads in all. Each
+    lane loads its row of A_t and its input, takes the block's m state
+    elements from the block's lanes (`gpu.shuffle idx`), and keeps its own
+    element. Lanes past the last row (when the rows do not fill the last
+    warp) run on copies of it and write nothing. Applies to a vector state
+    with a plain input, static shapes with at least one step and an f32
+    state, whose operands are `bufferization.to_tensor` of memrefs and
+    whose results are materialized in memrefs; other scans are left to the
+    other lowerings.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::gpu::GPUDialect",

@@ -1,0 +1,65 @@
+//===- GpuCallerBuffers.h - Scans that read and write the caller's memrefs ===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The GPU lowerings that bypass the tensor path (a warp per sequence, a lane
+// per block row) read a scan's operands from the caller's memrefs and write
+// its results into them directly, before bufferization. These helpers find
+// those memrefs and build the few scalar conversions the lowerings share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RECURRENCE_LIB_TRANSFORMS_GPUCALLERBUFFERS_H
+#define RECURRENCE_LIB_TRANSFORMS_GPUCALLERBUFFERS_H
+
+#include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::recurrence::gpu_lowering {
+
+/// The caller's buffer that `value` reads in place, or null.
+Value callerBuffer(Value value);
+
+/// Whether `buffer`'s dim `dim` has a static unit stride.
+bool isContiguousAlong(Value buffer, int64_t dim);
+
+/// The writes of a scan's results into the caller's buffers.
+struct CallerResults {
+  bufferization::MaterializeInDestinationOp output, finalState; // or null
+
+  /// The results' writes, when `op` (a vector-state scan) reads its
+  /// transitions, input and init from the caller's buffers and its results
+  /// are materialized in the caller's buffers in its block; else the reason
+  /// it does not qualify.
+  static FailureOr<CallerResults> of(ScanOp op, StringRef &reason);
+
+  Value outputBuffer() { return output.getDest(); }
+  Value finalStateBuffer() {
+    return finalState ? finalState.getDest() : Value();
+  }
+  /// The later of the writes: where code that replaces them goes.
+  Operation *later() const;
+  /// Erases the writes and `op`, once code writing the buffers replaced them.
+  void eraseWithScan(RewriterBase &rewriter, ScanOp op) const;
+};
+
+/// `value` (of a float type) as float `type`.
+Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
+
+/// A float constant of `type`.
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// Whether `op`'s structure composes the step from its one transition
+/// operand as it is (its composite of one step is that operand), in the
+/// given form. `op` is not changed.
+bool isCompositeByOperand(ScanOp op, CompositeForm form);
+
+} // namespace mlir::recurrence::gpu_lowering
+
+#endif // RECURRENCE_LIB_TRANSFORMS_GPUCALLERBUFFERS_H

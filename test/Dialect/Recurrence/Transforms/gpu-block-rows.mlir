@@ -1,0 +1,132 @@
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-block-rows -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
+
+// A sequential block_diagonal<4> scan on the caller's buffers becomes a
+// parallel loop with a lane per row of each block (2 x 12 = 24 rows, in one
+// warp of 32 lanes; a warp per GPU block) that writes the caller's buffers
+// itself. Each lane loads its row of A_t (reverse: from the end) and its
+// input, widened from bf16, takes the block's 4 state elements from the
+// block's lanes (shuffles idx from its first lane + j) and adds the
+// products to the input. Lanes 24..31 run on copies of the last row and
+// write nothing.
+// CHECK-LABEL: func.func @rows
+// CHECK-NOT: recurrence.scan
+// CHECK-NOT: materialize_in_destination
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c32) step (%c1)
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[G]], %c24
+// CHECK: %[[ROW:.*]] = arith.minui %[[G]], %c23
+// CHECK: %[[AT:.*]]:2 = affine.delinearize_index %[[ROW]] into (2, 12)
+// CHECK: %[[BLOCK:.*]] = arith.divui %[[AT]]#1, %c4
+// CHECK: %[[I:.*]] = arith.remui %[[AT]]#1, %c4
+// CHECK: %[[LANE:.*]] = arith.remui %[[G]], %c32
+// CHECK: %[[OFF:.*]] = arith.remui %[[LANE]], %c4
+// CHECK: %[[FIRST:.*]] = arith.subi %[[LANE]], %[[OFF]]
+// CHECK: %[[FIRST32:.*]] = arith.index_cast %[[FIRST]] : index to i32
+// CHECK: %[[H0:.*]] = memref.load %arg2[%[[AT]]#0, %[[AT]]#1]
+// CHECK: %[[END:.*]] = scf.for %[[S:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
+// CHECK: %[[T:.*]] = arith.subi %c4, %[[S]]
+// CHECK: %[[X:.*]] = memref.load %arg1[%[[AT]]#0, %[[T]], %[[AT]]#1]
+// CHECK: %[[XF:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c0]
+// CHECK: gpu.shuffle  idx %[[H]], %[[FIRST32]], %c32_i32
+// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c1]
+// CHECK: %[[SRC1:.*]] = arith.addi %[[FIRST32]], %c1_i32
+// CHECK: gpu.shuffle  idx %[[H]], %[[SRC1]], %c32_i32
+// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c2]
+// CHECK: gpu.shuffle  idx
+// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c3]
+// CHECK: gpu.shuffle  idx
+// CHECK: %[[S0:.*]] = arith.addf %[[XF]], %{{.*}} fastmath<contract>
+// CHECK: %[[S1:.*]] = arith.addf %[[S0]], %{{.*}} fastmath<contract>
+// CHECK: %[[S2:.*]] = arith.addf %[[S1]], %{{.*}} fastmath<contract>
+// CHECK: %[[NEW:.*]] = arith.addf %[[S2]], %{{.*}} fastmath<contract>
+// CHECK: scf.if %[[VALID]] {
+// CHECK-NEXT: %[[OUT:.*]] = arith.truncf %[[NEW]] : f32 to bf16
+// CHECK-NEXT: memref.store %[[OUT]], %arg3[%[[AT]]#0, %[[T]], %[[AT]]#1]
+// CHECK: scf.yield %[[NEW]] : f32
+// CHECK: scf.if %[[VALID]] {
+// CHECK-NEXT: memref.store %[[END]], %arg4[%[[AT]]#0, %[[AT]]#1]
+// CHECK: } {recurrence.warp_lanes = 32 : i64}
+// CHECK-NEXT: return
+
+// The kernel: one block of 32 threads, 4 shuffles a step (5 steps).
+// PTX-LABEL: llvm.func @rows(
+// PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(32 : index) : i64
+// PTX-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
+// PTX: gpu.launch_func  @rows_kernel::@rows_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[TPB]], %[[ONE]], %[[ONE]])
+// PTX: gpu.binary @rows_kernel
+// PTX-COUNT-20: shfl.sync.idx.b32
+// PTX-NOT: shfl.sync.idx.b32
+func.func @rows(%A: memref<2x5x3x4x4xbf16>, %b: memref<2x5x12xbf16>,
+                %h0: memref<2x12xf32>, %y: memref<2x5x12xbf16>,
+                %last: memref<2x12xf32>) {
+  %At = bufferization.to_tensor %A restrict : memref<2x5x3x4x4xbf16> to tensor<2x5x3x4x4xbf16>
+  %bt = bufferization.to_tensor %b restrict : memref<2x5x12xbf16> to tensor<2x5x12xbf16>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<2x12xf32> to tensor<2x12xf32>
+  %h_dest = tensor.empty() : tensor<2x5x12xbf16>
+  %last_dest = tensor.empty() : tensor<2x12xf32>
+  %h, %l = recurrence.scan block_diagonal<4> schedule sequential reverse accumulate(f32) transition(%At : tensor<2x5x3x4x4xbf16>) input(%bt : tensor<2x5x12xbf16>) init(%h0t : tensor<2x12xf32>) outs(%h_dest, %last_dest : tensor<2x5x12xbf16>, tensor<2x12xf32>) -> tensor<2x5x12xbf16>, tensor<2x12xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<2x5x12xbf16>, memref<2x5x12xbf16>) -> ()
+  bufferization.materialize_in_destination %l in restrict writable %last : (tensor<2x12xf32>, memref<2x12xf32>) -> ()
+  return
+}
+
+// -----
+
+// Rows that fill their warps (8 x 512 = 4096, 128 blocks of a warp), with
+// no init: lanes need no guard; a lane's 16 products go to 4 interleaved
+// sums. Its time loop is unrolled by 7 steps (7 x 17 loads fit in the 128
+// of `loads`) and pipelined: the prologue issues a whole unrolled step's
+// loads.
+// CHECK-LABEL: func.func @full_warps
+// CHECK-NOT: arith.cmpi
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c4096) step (%c1)
+// CHECK: scf.for %{{.*}} = %c0 to %c4096 step %c1 iter_args(%{{.*}} = %cst) -> (f32)
+// CHECK-COUNT-16: gpu.shuffle  idx
+// CHECK-NOT: scf.if
+// CHECK: memref.store
+// CHECK: } {recurrence.warp_lanes = 32 : i64}
+// PTX-LABEL: llvm.func @full_warps(
+// PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(32 : index) : i64
+// PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(128 : index) : i64
+// PTX: gpu.launch_func  @full_warps_kernel::@full_warps_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTX: gpu.binary @full_warps_kernel
+// PTX-COUNT-119: ld.global.b32
+func.func @full_warps(%A: memref<8x4096x32x16x16xf32>, %b: memref<8x4096x512xf32>,
+                      %y: memref<8x4096x512xf32>) {
+  %At = bufferization.to_tensor %A restrict : memref<8x4096x32x16x16xf32> to tensor<8x4096x32x16x16xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<8x4096x512xf32> to tensor<8x4096x512xf32>
+  %h_dest = tensor.empty() : tensor<8x4096x512xf32>
+  %h = recurrence.scan block_diagonal<16> schedule sequential transition(%At : tensor<8x4096x32x16x16xf32>) input(%bt : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<8x4096x512xf32>, memref<8x4096x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// Left to the other lowerings: a chunked scan; blocks of 3, which do not
+// divide a warp; operands that are not the caller's buffers; a diagonal.
+// CHECK-LABEL: func.func @not_taken
+// CHECK: recurrence.scan block_diagonal<2> schedule chunked<16>
+// CHECK: recurrence.scan block_diagonal<3> schedule sequential
+// CHECK: recurrence.scan block_diagonal<2> schedule sequential
+// CHECK: recurrence.scan diagonal schedule sequential
+// CHECK-NOT: gpu.shuffle
+func.func @not_taken(%A: memref<2x40x3x2x2xf32>, %A3: memref<2x40x2x3x3xf32>,
+                     %b: memref<2x40x6xf32>,
+                     %y1: memref<2x40x6xf32>, %y2: memref<2x40x6xf32>,
+                     %y3: memref<2x40x6xf32>,
+                     %At2: tensor<2x40x3x2x2xf32>) -> tensor<2x40x6xf32> {
+  %At = bufferization.to_tensor %A restrict : memref<2x40x3x2x2xf32> to tensor<2x40x3x2x2xf32>
+  %A3t = bufferization.to_tensor %A3 restrict : memref<2x40x2x3x3xf32> to tensor<2x40x2x3x3xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<2x40x6xf32> to tensor<2x40x6xf32>
+  %h_dest = tensor.empty() : tensor<2x40x6xf32>
+  %h1 = recurrence.scan block_diagonal<2> schedule chunked<16> transition(%At : tensor<2x40x3x2x2xf32>) input(%bt : tensor<2x40x6xf32>) outs(%h_dest : tensor<2x40x6xf32>) -> tensor<2x40x6xf32>
+  bufferization.materialize_in_destination %h1 in restrict writable %y1 : (tensor<2x40x6xf32>, memref<2x40x6xf32>) -> ()
+  %h2 = recurrence.scan block_diagonal<3> schedule sequential transition(%A3t : tensor<2x40x2x3x3xf32>) input(%bt : tensor<2x40x6xf32>) outs(%h_dest : tensor<2x40x6xf32>) -> tensor<2x40x6xf32>
+  bufferization.materialize_in_destination %h2 in restrict writable %y2 : (tensor<2x40x6xf32>, memref<2x40x6xf32>) -> ()
+  %h3 = recurrence.scan block_diagonal<2> schedule sequential transition(%At2 : tensor<2x40x3x2x2xf32>) input(%bt : tensor<2x40x6xf32>) outs(%h_dest : tensor<2x40x6xf32>) -> tensor<2x40x6xf32>
+  bufferization.materialize_in_destination %h3 in restrict writable %y3 : (tensor<2x40x6xf32>, memref<2x40x6xf32>) -> ()
+  %h5 = recurrence.scan diagonal schedule sequential transition(%bt : tensor<2x40x6xf32>) input(%bt : tensor<2x40x6xf32>) outs(%h_dest : tensor<2x40x6xf32>) -> tensor<2x40x6xf32>
+  return %h5 : tensor<2x40x6xf32>
+}
