@@ -2,96 +2,109 @@
 // RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
 
 // A sequential block_diagonal<4> scan on the caller's buffers becomes a
-// parallel loop with a lane per row of each block (2 x 12 = 24 rows, in one
-// warp of 32 lanes; a warp per GPU block) that writes the caller's buffers
-// itself. Each lane loads its row of A_t (reverse: from the end) and its
-// input, widened from bf16, takes the block's 4 state elements from the
-// block's lanes (shuffles idx from its first lane + j) and adds the
-// products to the input. Lanes 24..31 run on copies of the last row and
+// parallel loop with 2 lanes per row of each block (3 x 12 = 36 rows, 72
+// lanes, in 3 warps; a warp per GPU block) that writes the caller's
+// buffers itself. Lane g takes columns 2 (g mod 2) and the next of row
+// g / 2: it loads those entries of A_t (reverse: from the end) and the
+// row's input, widened from bf16, takes h_j from the first lane of row j
+// (a shuffle idx from the block's first lane + 2 j), and the row's 2 lanes
+// add their sums (a shuffle xor 1), so both hold the row's new state. The
+// row's first lane writes; lanes 72..95 run on copies of the last row and
 // write nothing.
 // CHECK-LABEL: func.func @rows
 // CHECK-NOT: recurrence.scan
 // CHECK-NOT: materialize_in_destination
-// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c32) step (%c1)
-// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[G]], %c24
-// CHECK: %[[ROW:.*]] = arith.minui %[[G]], %c23
-// CHECK: %[[AT:.*]]:2 = affine.delinearize_index %[[ROW]] into (2, 12)
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c96) step (%c1)
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %[[G]], %c72
+// CHECK: %[[PART:.*]] = arith.remui %[[G]], %c2
+// CHECK: %[[FIRSTPART:.*]] = arith.cmpi eq, %[[PART]], %c0
+// CHECK: %[[WRITES:.*]] = arith.andi %[[INSIDE]], %[[FIRSTPART]]
+// CHECK: %[[R:.*]] = arith.divui %[[G]], %c2
+// CHECK: %[[ROW:.*]] = arith.minui %[[R]], %c35
+// CHECK: %[[AT:.*]]:2 = affine.delinearize_index %[[ROW]] into (3, 12)
 // CHECK: %[[BLOCK:.*]] = arith.divui %[[AT]]#1, %c4
 // CHECK: %[[I:.*]] = arith.remui %[[AT]]#1, %c4
 // CHECK: %[[LANE:.*]] = arith.remui %[[G]], %c32
-// CHECK: %[[OFF:.*]] = arith.remui %[[LANE]], %c4
+// CHECK: %[[OFF:.*]] = arith.remui %[[LANE]], %c8
 // CHECK: %[[FIRST:.*]] = arith.subi %[[LANE]], %[[OFF]]
 // CHECK: %[[FIRST32:.*]] = arith.index_cast %[[FIRST]] : index to i32
+// CHECK: %[[J0:.*]] = arith.muli %[[PART]], %c2
+// CHECK: %[[J032:.*]] = arith.index_cast %[[J0]] : index to i32
+// CHECK: %[[SKIP:.*]] = arith.muli %[[J032]], %c2_i32
 // CHECK: %[[H0:.*]] = memref.load %arg2[%[[AT]]#0, %[[AT]]#1]
 // CHECK: %[[END:.*]] = scf.for %[[S:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
 // CHECK: %[[T:.*]] = arith.subi %c4, %[[S]]
 // CHECK: %[[X:.*]] = memref.load %arg1[%[[AT]]#0, %[[T]], %[[AT]]#1]
 // CHECK: %[[XF:.*]] = arith.extf %[[X]] : bf16 to f32
-// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c0]
-// CHECK: gpu.shuffle  idx %[[H]], %[[FIRST32]], %c32_i32
-// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c1]
-// CHECK: %[[SRC1:.*]] = arith.addi %[[FIRST32]], %c1_i32
-// CHECK: gpu.shuffle  idx %[[H]], %[[SRC1]], %c32_i32
-// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c2]
-// CHECK: gpu.shuffle  idx
-// CHECK: memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %c3]
-// CHECK: gpu.shuffle  idx
-// CHECK: %[[S0:.*]] = arith.addf %[[XF]], %{{.*}} fastmath<contract>
-// CHECK: %[[S1:.*]] = arith.addf %[[S0]], %{{.*}} fastmath<contract>
-// CHECK: %[[S2:.*]] = arith.addf %[[S1]], %{{.*}} fastmath<contract>
-// CHECK: %[[NEW:.*]] = arith.addf %[[S2]], %{{.*}} fastmath<contract>
-// CHECK: scf.if %[[VALID]] {
+// CHECK: %[[SRC:.*]] = arith.addi %[[FIRST32]], %[[SKIP]]
+// CHECK: %[[A0:.*]] = memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %[[J0]]]
+// CHECK: %[[A0F:.*]] = arith.extf %[[A0]] : bf16 to f32
+// CHECK: %[[H0J:.*]], %{{.*}} = gpu.shuffle  idx %[[H]], %[[SRC]], %c32_i32
+// CHECK: %[[P0:.*]] = arith.mulf %[[A0F]], %[[H0J]] fastmath<contract>
+// CHECK: %[[J1:.*]] = arith.addi %[[J0]], %c1
+// CHECK: %[[A1:.*]] = memref.load %arg0[%[[AT]]#0, %[[T]], %[[BLOCK]], %[[I]], %[[J1]]]
+// CHECK: %[[A1F:.*]] = arith.extf %[[A1]] : bf16 to f32
+// CHECK: %[[SRC1:.*]] = arith.addi %[[SRC]], %c2_i32
+// CHECK: %[[H1J:.*]], %{{.*}} = gpu.shuffle  idx %[[H]], %[[SRC1]], %c32_i32
+// CHECK: %[[P1:.*]] = arith.mulf %[[A1F]], %[[H1J]] fastmath<contract>
+// CHECK: %[[MINE:.*]] = arith.addf %[[P0]], %[[P1]] fastmath<contract>
+// CHECK: %[[OTHER:.*]], %{{.*}} = gpu.shuffle  xor %[[MINE]], %c1_i32, %c32_i32
+// CHECK: %[[SUM:.*]] = arith.addf %[[MINE]], %[[OTHER]]
+// CHECK: %[[NEW:.*]] = arith.addf %[[XF]], %[[SUM]]
+// CHECK: scf.if %[[WRITES]] {
 // CHECK-NEXT: %[[OUT:.*]] = arith.truncf %[[NEW]] : f32 to bf16
 // CHECK-NEXT: memref.store %[[OUT]], %arg3[%[[AT]]#0, %[[T]], %[[AT]]#1]
 // CHECK: scf.yield %[[NEW]] : f32
-// CHECK: scf.if %[[VALID]] {
+// CHECK: scf.if %[[WRITES]] {
 // CHECK-NEXT: memref.store %[[END]], %arg4[%[[AT]]#0, %[[AT]]#1]
 // CHECK: } {recurrence.warp_lanes = 32 : i64}
 // CHECK-NEXT: return
 
-// The kernel: one block of 32 threads, 4 shuffles a step (5 steps).
+// The kernel: 3 blocks of 32 threads, 2 shuffles idx and 1 xor a step (5
+// steps).
 // PTX-LABEL: llvm.func @rows(
 // PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(32 : index) : i64
-// PTX-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
-// PTX: gpu.launch_func  @rows_kernel::@rows_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[TPB]], %[[ONE]], %[[ONE]])
+// PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(3 : index) : i64
+// PTX: gpu.launch_func  @rows_kernel::@rows_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
 // PTX: gpu.binary @rows_kernel
-// PTX-COUNT-20: shfl.sync.idx.b32
+// PTX-COUNT-10: shfl.sync.idx.b32
 // PTX-NOT: shfl.sync.idx.b32
-func.func @rows(%A: memref<2x5x3x4x4xbf16>, %b: memref<2x5x12xbf16>,
-                %h0: memref<2x12xf32>, %y: memref<2x5x12xbf16>,
-                %last: memref<2x12xf32>) {
-  %At = bufferization.to_tensor %A restrict : memref<2x5x3x4x4xbf16> to tensor<2x5x3x4x4xbf16>
-  %bt = bufferization.to_tensor %b restrict : memref<2x5x12xbf16> to tensor<2x5x12xbf16>
-  %h0t = bufferization.to_tensor %h0 restrict : memref<2x12xf32> to tensor<2x12xf32>
-  %h_dest = tensor.empty() : tensor<2x5x12xbf16>
-  %last_dest = tensor.empty() : tensor<2x12xf32>
-  %h, %l = recurrence.scan block_diagonal<4> schedule sequential reverse accumulate(f32) transition(%At : tensor<2x5x3x4x4xbf16>) input(%bt : tensor<2x5x12xbf16>) init(%h0t : tensor<2x12xf32>) outs(%h_dest, %last_dest : tensor<2x5x12xbf16>, tensor<2x12xf32>) -> tensor<2x5x12xbf16>, tensor<2x12xf32>
-  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<2x5x12xbf16>, memref<2x5x12xbf16>) -> ()
-  bufferization.materialize_in_destination %l in restrict writable %last : (tensor<2x12xf32>, memref<2x12xf32>) -> ()
+func.func @rows(%A: memref<3x5x3x4x4xbf16>, %b: memref<3x5x12xbf16>,
+                %h0: memref<3x12xf32>, %y: memref<3x5x12xbf16>,
+                %last: memref<3x12xf32>) {
+  %At = bufferization.to_tensor %A restrict : memref<3x5x3x4x4xbf16> to tensor<3x5x3x4x4xbf16>
+  %bt = bufferization.to_tensor %b restrict : memref<3x5x12xbf16> to tensor<3x5x12xbf16>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<3x12xf32> to tensor<3x12xf32>
+  %h_dest = tensor.empty() : tensor<3x5x12xbf16>
+  %last_dest = tensor.empty() : tensor<3x12xf32>
+  %h, %l = recurrence.scan block_diagonal<4> schedule sequential reverse accumulate(f32) transition(%At : tensor<3x5x3x4x4xbf16>) input(%bt : tensor<3x5x12xbf16>) init(%h0t : tensor<3x12xf32>) outs(%h_dest, %last_dest : tensor<3x5x12xbf16>, tensor<3x12xf32>) -> tensor<3x5x12xbf16>, tensor<3x12xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<3x5x12xbf16>, memref<3x5x12xbf16>) -> ()
+  bufferization.materialize_in_destination %l in restrict writable %last : (tensor<3x12xf32>, memref<3x12xf32>) -> ()
   return
 }
 
 // -----
 
-// Rows that fill their warps (8 x 512 = 4096, 128 blocks of a warp), with
-// no init: lanes need no guard; a lane's 16 products go to 4 interleaved
-// sums. Its time loop is unrolled by 7 steps (7 x 17 loads fit in the 128
-// of `loads`) and pipelined: the prologue issues a whole unrolled step's
-// loads.
+// block_diagonal<16>: 2 lanes per row (8 x 512 rows, 8192 lanes, 256
+// blocks of a warp), 8 columns each, with no init and no lanes past the
+// rows. A lane's 8 products go to 4 interleaved sums. Its time loop is
+// unrolled by 14 steps (14 x 9 loads fit in the 128 of `loads`) and
+// pipelined: the prologue issues a whole unrolled step's loads.
 // CHECK-LABEL: func.func @full_warps
-// CHECK-NOT: arith.cmpi
-// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c4096) step (%c1)
+// CHECK-NOT: arith.cmpi ult
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c8192) step (%c1)
 // CHECK: scf.for %{{.*}} = %c0 to %c4096 step %c1 iter_args(%{{.*}} = %cst) -> (f32)
-// CHECK-COUNT-16: gpu.shuffle  idx
-// CHECK-NOT: scf.if
+// CHECK-COUNT-8: gpu.shuffle  idx
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32
+// CHECK-NOT: gpu.shuffle
 // CHECK: memref.store
 // CHECK: } {recurrence.warp_lanes = 32 : i64}
 // PTX-LABEL: llvm.func @full_warps(
 // PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(32 : index) : i64
-// PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(128 : index) : i64
+// PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(256 : index) : i64
 // PTX: gpu.launch_func  @full_warps_kernel::@full_warps_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
 // PTX: gpu.binary @full_warps_kernel
-// PTX-COUNT-119: ld.global.b32
+// PTX-COUNT-126: ld.global.b32
 func.func @full_warps(%A: memref<8x4096x32x16x16xf32>, %b: memref<8x4096x512xf32>,
                       %y: memref<8x4096x512xf32>) {
   %At = bufferization.to_tensor %A restrict : memref<8x4096x32x16x16xf32> to tensor<8x4096x32x16x16xf32>

@@ -56,9 +56,10 @@ func.func @time_contiguous(%a: memref<1x262144x256xf32, strided<[67108864, 1, 26
 // -----
 
 // The same block_diagonal<16> read from and written into the caller's
-// buffers: -recurrence-gpu-block-rows gives each block row a lane (4096
-// lanes, m times a chunked kernel's per block), so the scan stays
-// sequential.
+// buffers: -recurrence-gpu-block-rows gives each block row 2 lanes (8192
+// lanes, more than the 4800 from which sequential threads stream as fast
+// as chunked kernels), so the scan stays sequential. block_diagonal<2>
+// gets a lane per row, 4096 in all, and the estimates choose.
 func.func @block_rows(%A: memref<8x4096x32x16x16xf32>, %b: memref<8x4096x512xf32>,
                       %y: memref<8x4096x512xf32>) {
   %At = bufferization.to_tensor %A restrict : memref<8x4096x32x16x16xf32> to tensor<8x4096x32x16x16xf32>
@@ -66,6 +67,17 @@ func.func @block_rows(%A: memref<8x4096x32x16x16xf32>, %b: memref<8x4096x512xf32
   %h_dest = tensor.empty() : tensor<8x4096x512xf32>
   // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda
   %h = recurrence.scan block_diagonal<16> transition(%At : tensor<8x4096x32x16x16xf32>) input(%bt : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<8x4096x512xf32>, memref<8x4096x512xf32>) -> ()
+  return
+}
+
+func.func @block_rows_2(%A: memref<8x4096x256x2x2xf32>, %b: memref<8x4096x512xf32>,
+                        %y: memref<8x4096x512xf32>) {
+  %At = bufferization.to_tensor %A restrict : memref<8x4096x256x2x2xf32> to tensor<8x4096x256x2x2xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<8x4096x512xf32> to tensor<8x4096x512xf32>
+  %h_dest = tensor.empty() : tensor<8x4096x512xf32>
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda
+  %h = recurrence.scan block_diagonal<2> transition(%At : tensor<8x4096x256x2x2xf32>) input(%bt : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   bufferization.materialize_in_destination %h in restrict writable %y : (tensor<8x4096x512xf32>, memref<8x4096x512xf32>) -> ()
   return
 }

@@ -78,8 +78,9 @@ bool takesWarpScan(ScanOp op);
 /// qualify.
 LogicalResult lowerScanToBlockRows(RewriterBase &rewriter, ScanOp op);
 
-/// Whether lowerScanToBlockRows takes `op` (whatever its schedule).
-bool takesBlockRows(ScanOp op);
+/// The lanes lowerScanToBlockRows gives `op` (whatever its schedule), 0
+/// where it does not take it.
+int64_t blockRowLanes(ScanOp op);
 
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per

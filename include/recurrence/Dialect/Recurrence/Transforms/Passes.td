@@ -599,11 +599,14 @@ def GpuBlockRowsPass : Pass<"recurrence-gpu-block-rows"> {
   let description = [{
     On the GPU, lowers a sequential scan whose step is m x m blocks given by
     its transition operand (`block_diagonal<m>`, m dividing a warp) to an
-    `scf.parallel` with a lane per row of each block (`recurrence.warp_lanes`
-    = 32: a warp per GPU block), rather than a thread per block that would
-    walk its m^2 entries each step with batch x N/m threads in all. Each
-    lane loads its row of A_t and its input, takes the block's m state
-    elements from the block's lanes (`gpu.shuffle idx`), and keeps its own
+    `scf.parallel` with k lanes per row of each block (m / 2, at most
+    32 / m so that a block fits in a warp), m / k
+    columns each (`recurrence.warp_lanes` = 32: a warp per GPU block),
+    rather than a thread per block that would walk its m^2 entries each
+    step with batch x N/m threads in all. Each lane loads its columns of its
+    row of A_t and the row's input, takes those columns' state elements
+    from their rows' lanes (`gpu.shuffle idx`), and the row's k lanes sum
+    their products by butterfly (`gpu.shuffle xor`); each keeps the row's
     element. Lanes past the last row (when the rows do not fill the last
     warp) run on copies of it and write nothing. Applies to a vector state
     with a plain input, static shapes with at least one step and an f32
