@@ -271,15 +271,9 @@ LogicalResult mlir::recurrence::lowerScanToBlockRows(RewriterBase &rewriter,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(results.later());
   if (scan.rows > 0) {
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value lanes = arith::ConstantIndexOp::create(
-        rewriter, loc, llvm::alignTo(scan.rows * scan.lanesPerRow, kWarpSize));
-    auto loop = scf::ParallelOp::create(
-        rewriter, loc, ValueRange{zero}, ValueRange{lanes}, ValueRange{one},
-        [&](OpBuilder &b, Location, ValueRange ivs) {
-          emitLane(b, loc, scan, ivs[0]);
-        });
+    auto loop = parallelLoop(
+        rewriter, loc, llvm::alignTo(scan.rows * scan.lanesPerRow, kWarpSize),
+        [&](OpBuilder &b, Value global) { emitLane(b, loc, scan, global); });
     // A warp per block of threads: the rows are few (batch x N), and the
     // blocks then spread over every SM.
     loop->setAttr(kWarpLanesAttrName, rewriter.getI64IntegerAttr(kWarpSize));
@@ -292,16 +286,7 @@ namespace {
 struct GpuBlockRowsPass
     : recurrence::impl::GpuBlockRowsPassBase<GpuBlockRowsPass> {
   void runOnOperation() override {
-    // Collected first: a rewrite also erases the results' writes after the
-    // op, which a walk would visit next.
-    SmallVector<ScanOp> scans;
-    getOperation()->walk([&](ScanOp op) {
-      if (op.getScheduleOrAuto().getKind() == ScheduleKind::Sequential)
-        scans.push_back(op);
-    });
-    IRRewriter rewriter(&getContext());
-    for (ScanOp op : scans)
-      (void)lowerScanToBlockRows(rewriter, op);
+    lowerSequentialScans(getOperation(), lowerScanToBlockRows);
   }
 };
 } // namespace

@@ -120,3 +120,27 @@ bool gpu_lowering::isCompositeByOperand(ScanOp op, CompositeForm form) {
   scratch.dropAllReferences();
   return byOperand;
 }
+
+scf::ParallelOp
+gpu_lowering::parallelLoop(OpBuilder &b, Location loc, int64_t count,
+                           function_ref<void(OpBuilder &, Value)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value bound = arith::ConstantIndexOp::create(b, loc, count);
+  return scf::ParallelOp::create(
+      b, loc, ValueRange{zero}, ValueRange{bound}, ValueRange{one},
+      [&](OpBuilder &nb, Location, ValueRange ivs) { body(nb, ivs[0]); });
+}
+
+void gpu_lowering::lowerSequentialScans(
+    Operation *root,
+    function_ref<LogicalResult(RewriterBase &, ScanOp)> lower) {
+  SmallVector<ScanOp> scans;
+  root->walk([&](ScanOp op) {
+    if (op.getScheduleOrAuto().getKind() == ScheduleKind::Sequential)
+      scans.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (ScanOp op : scans)
+    (void)lower(rewriter, op);
+}

@@ -19,6 +19,7 @@
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::recurrence::gpu_lowering {
@@ -59,6 +60,16 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value);
 /// operand as it is (its composite of one step is that operand), in the
 /// given form. `op` is not changed.
 bool isCompositeByOperand(ScanOp op, CompositeForm form);
+
+/// A one-dim parallel loop over [0, count) whose body `body` builds.
+scf::ParallelOp parallelLoop(OpBuilder &b, Location loc, int64_t count,
+                             function_ref<void(OpBuilder &, Value)> body);
+
+/// Applies `lower` to every sequential scan under `root` (collected first:
+/// a lowering also erases the results' writes after the op, which a walk
+/// would visit next). A scan that `lower` does not take stays as it is.
+void lowerSequentialScans(
+    Operation *root, function_ref<LogicalResult(RewriterBase &, ScanOp)> lower);
 
 } // namespace mlir::recurrence::gpu_lowering
 

@@ -348,17 +348,6 @@ void emitCarry(OpBuilder &b, Location loc, const WarpScan &scan, Value row) {
     writeFinalState(b, loc, scan, coords, loop.getResult(0));
 }
 
-/// A parallel loop over [0, count) whose body `body` builds.
-scf::ParallelOp parallelLoop(OpBuilder &b, Location loc, int64_t count,
-                             function_ref<void(OpBuilder &, Value)> body) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value bound = arith::ConstantIndexOp::create(b, loc, count);
-  return scf::ParallelOp::create(
-      b, loc, ValueRange{zero}, ValueRange{bound}, ValueRange{one},
-      [&](OpBuilder &nb, Location, ValueRange ivs) { body(nb, ivs[0]); });
-}
-
 /// The chunks each sequence is split into: enough warps to fill the GPU
 /// (kWarpsWanted over all sequences), each chunk whole tiles.
 int64_t chunksFor(int64_t rows, int64_t steps) {
@@ -438,16 +427,7 @@ namespace {
 struct GpuWarpScanPass
     : recurrence::impl::GpuWarpScanPassBase<GpuWarpScanPass> {
   void runOnOperation() override {
-    // Collected first: a rewrite also erases the results' writes after the
-    // op, which a walk would visit next.
-    SmallVector<ScanOp> scans;
-    getOperation()->walk([&](ScanOp op) {
-      if (op.getScheduleOrAuto().getKind() == ScheduleKind::Sequential)
-        scans.push_back(op);
-    });
-    IRRewriter rewriter(&getContext());
-    for (ScanOp op : scans)
-      (void)lowerScanToWarpScan(rewriter, op);
+    lowerSequentialScans(getOperation(), lowerScanToWarpScan);
   }
 };
 } // namespace
