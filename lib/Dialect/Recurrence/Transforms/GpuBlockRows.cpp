@@ -49,7 +49,6 @@ using namespace mlir::recurrence;
 using namespace mlir::recurrence::gpu_lowering;
 
 namespace {
-constexpr int64_t kWarpSize = 32;
 /// Independent partial sums of a row's products: a chain of m FMAs would
 /// make each step wait m FMA latencies.
 constexpr int64_t kPartialSums = 4;

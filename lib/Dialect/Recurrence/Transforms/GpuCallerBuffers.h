@@ -24,6 +24,9 @@
 
 namespace mlir::recurrence::gpu_lowering {
 
+/// The lanes of a warp, which shuffles exchange values among.
+inline constexpr int64_t kWarpSize = 32;
+
 /// The caller's buffer that `value` reads in place, or null.
 Value callerBuffer(Value value);
 

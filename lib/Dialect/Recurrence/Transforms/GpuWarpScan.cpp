@@ -49,7 +49,6 @@ using namespace mlir::recurrence;
 using namespace mlir::recurrence::gpu_lowering;
 
 namespace {
-constexpr int64_t kWarpSize = 32;
 /// The consecutive steps one lane loads and composes per tile.
 constexpr int64_t kStepsPerLane = 4;
 /// The warps a scan is split into at least, where its sequences are long
