@@ -140,6 +140,27 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   addLowerToLLVM(pm, options.openmp, cores);
 }
 
+/// The number after `prefix` at the start of `text` ("sm_90" -> 90), or 0.
+static int64_t versionAfter(StringRef text, StringRef prefix) {
+  int64_t version = 0;
+  if (!text.consume_front(prefix) ||
+      text.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
+/// Whether NVPTX selects an L2 prefetch (`prefetch.L2`) for `chip` with
+/// `features`: sm_90 and PTX 8.0 on. Older targets get none rather than a
+/// fatal instruction-selection error.
+static bool prefetchesL2(StringRef chip, StringRef features) {
+  int64_t ptx = 0;
+  SmallVector<StringRef> parts;
+  features.split(parts, ',');
+  for (StringRef part : parts)
+    ptx = std::max(ptx, versionAfter(part.trim(), "+ptx"));
+  return versionAfter(chip, "sm_") >= 90 && ptx >= 80;
+}
+
 void mlir::recurrence::buildRecurrenceToNVVMPipeline(
     OpPassManager &pm, const RecurrenceToNVVMOptions &options) {
   // One GPU thread per batch element and channel (or block of channels):
@@ -176,11 +197,15 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Several time steps' operand loads in flight per thread.
+  // Several time steps' operand loads in flight per thread, and L2
+  // prefetches ahead of them where the target has them.
+  int64_t prefetch = prefetchesL2(options.chip, options.features)
+                         ? static_cast<int64_t>(options.prefetch)
+                         : 0;
   pm.addNestedPass<func::FuncOp>(createGpuLoadsInFlightPass(
       GpuLoadsInFlightPassOptions{options.unroll, options.chunkUnroll,
                                   options.chunkLoads, options.pipeline,
-                                  options.loads}));
+                                  options.loads, prefetch}));
   // Constants and index computations into the kernels rather than passed
   // as arguments: LLVM then sees constant indices (and keeps a thread's
   // stack buffers in registers) and folds constant index arithmetic.

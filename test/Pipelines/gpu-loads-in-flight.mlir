@@ -9,6 +9,9 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm=unroll=1 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=unroll=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=loads=0 2>&1 | FileCheck %s --check-prefix=ZEROLOADS
+// RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=PREFETCH
+// RUN: recurrence-opt %s "-recurrence-to-nvvm=chip=sm_80 features=+ptx75" -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=NOPREFETCH
+// RUN: not recurrence-opt %s -recurrence-gpu-loads-in-flight=prefetch=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: recurrence-opt %s -recurrence-to-nvvm=loads=6 -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=LOADS
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=CHUNK
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=STACK
@@ -40,6 +43,34 @@
 
 // ZERO: error: unroll, chunk-unroll and loads must be positive, got 0, 4 and 128
 // ZEROLOADS: error: unroll, chunk-unroll and loads must be positive, got 8, 4 and 0
+
+// With `prefetch` (64 steps), the unrolled time loop's body also prefetches
+// into L2 what its loads read one unrolled iteration (64 steps) later,
+// where two iterations from there are still in the loop: the index
+// arithmetic of each of its 128 loads (a_t and b_t of 64 steps, each on
+// lines of its own) recomputed from iv + 64, the element's address from the
+// buffer's pointer, offset and strides, and one nvvm.prefetch each; the
+// epilogue's last steps prefetch nothing. A
+// target without prefetch.L2 (sm_80) gets none; a negative distance is an
+// error.
+// PREFETCH-LABEL: func.func @diagonal
+// PREFETCH: scf.for %[[IV:.*]] = %c0 to %[[UB:.*]] step %[[STEP:[^ ]*]] {
+// PREFETCH: %[[TWO:.*]] = arith.muli %[[STEP]], %c2{{.*}} : index
+// PREFETCH-NEXT: %[[REACH:.*]] = arith.addi %[[AHEAD:[^,]*]], %[[TWO]] : index
+// PREFETCH-NEXT: %[[INSIDE:.*]] = arith.cmpi sle, %[[REACH]], %[[UB]] : index
+// PREFETCH-NEXT: scf.if %[[INSIDE]] {
+// PREFETCH-NEXT: memref.subview %subview[0, %[[AHEAD]], 0]
+// PREFETCH: memref.extract_strided_metadata
+// PREFETCH: memref.extract_aligned_pointer_as_index
+// PREFETCH: llvm.inttoptr
+// PREFETCH-NEXT: nvvm.prefetch level =  L2
+// PREFETCH-COUNT-127: nvvm.prefetch level =  L2
+// PREFETCH-NOT: nvvm.prefetch
+// PREFETCH: scf.for %{{.*}} = %[[UB]] to
+// PREFETCH-NOT: nvvm.prefetch
+// PREFETCH-LABEL: func.func @chunked
+// NOPREFETCH-NOT: nvvm.prefetch
+// NEGATIVE: error: prefetch must not be negative, got -1
 
 // With `loads` = 6, a sequential step's 2 loads (a_t, b_t) unroll the time
 // loop by 3 steps rather than 64.

@@ -116,6 +116,12 @@ struct RecurrenceToNVVMOptions
                      "steps where those would issue more operand loads "
                      "than this"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("Prefetch into L2 what a sequential time loop's loads "
+                     "read this many steps later (0: none; sm_90 and "
+                     "+ptx80 on)"),
+      llvm::cl::init(64)};
 };
 
 /// recurrence ops on tensors -> loops over (batch, [chunk,] channel block)

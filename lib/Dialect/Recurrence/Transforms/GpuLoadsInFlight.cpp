@@ -19,11 +19,13 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
@@ -78,6 +80,17 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
   return written;
 }
 
+/// Whether `load` reads a buffer that its SSA value tells apart from others
+/// and that nothing in `launch` writes (not in `written`): the operand
+/// loads of a step, which may move ahead of the step's stores.
+bool readsReadOnly(memref::LoadOp load, const DenseSet<Value> &written,
+                   gpu::LaunchOp launch) {
+  // A buffer the load's value does not tell apart (an scf.if result) may
+  // be one that is written.
+  Value buffer = memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
+  return isDistinctBuffer(buffer, launch) && !written.contains(buffer);
+}
+
 /// Moves the loads of distinct buffers not in `written`, with the pure ops
 /// of `block` they use, to the start of `block`, keeping their order.
 /// Returns the first op that was not moved.
@@ -86,14 +99,9 @@ Operation *hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written,
   Operation *frontier = &block.front();
   SmallVector<memref::LoadOp> loads;
   for (Operation &op : block.without_terminator())
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      // A buffer the load's value does not tell apart (an scf.if result)
-      // may be one that is written: such loads stay.
-      Value buffer =
-          memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
-      if (isDistinctBuffer(buffer, launch) && !written.contains(buffer))
-        loads.push_back(load);
-    }
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && readsReadOnly(load, written, launch))
+      loads.push_back(load);
   for (memref::LoadOp load : loads) {
     // The load and what it needs from this block, all of which must be pure
     // (the load aside) to move.
@@ -210,12 +218,13 @@ void interleavedSchedule(
 /// before `frontier` of iteration i + 1 are issued while iteration i
 /// computes. Only loops of at least two iterations of static count (a
 /// dynamic count would need the prologue's loads predicated).
-void pipelineLoads(scf::ForOp loop, Operation *frontier) {
+/// Returns the loop that runs the steady state (`loop` where it was left).
+scf::ForOp pipelineLoads(scf::ForOp loop, Operation *frontier) {
   std::optional<APInt> trips = loop.getStaticTripCount();
   if (!trips || trips->getSExtValue() < 2 ||
       frontier == &loop.getBody()->front() ||
       frontier->hasTrait<OpTrait::IsTerminator>())
-    return;
+    return loop;
   // What runs ahead must not read a value the loop carries: the next
   // iteration's would come from this one's later stage.
   for (Operation &op : *loop.getBody()) {
@@ -224,7 +233,7 @@ void pipelineLoads(scf::ForOp loop, Operation *frontier) {
     if (llvm::any_of(op.getOperands(), [&](Value operand) {
           return llvm::is_contained(loop.getRegionIterArgs(), operand);
         }))
-      return;
+      return loop;
   }
   frontier = unshareArithmetic(*loop.getBody(), frontier);
   scf::PipeliningOption options;
@@ -238,8 +247,111 @@ void pipelineLoads(scf::ForOp loop, Operation *frontier) {
   // A loop the pipeliner refuses stays as it is, its loads still first.
   FailureOr<scf::ForOp> pipelined =
       scf::pipelineForLoop(rewriter, loop, options);
-  if (succeeded(pipelined))
-    (*pipelined)->setDiscardableAttrs(attributes);
+  if (failed(pipelined))
+    return loop;
+  (*pipelined)->setDiscardableAttrs(attributes);
+  return *pipelined;
+}
+
+/// The value `value` of `loop`'s body takes `distance` iterations ahead:
+/// the pure arithmetic of the body it comes from recomputed by `b` from the
+/// induction variable `ahead` (recorded in `map`), or null where it reads
+/// anything else the loop changes (a carried value, a load).
+Value valueAhead(OpBuilder &b, scf::ForOp loop, Value value, IRMapping &map) {
+  if (Value known = map.lookupOrNull(value))
+    return known;
+  Block *body = loop.getBody();
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    return argument.getOwner() == body ? Value() : value;
+  Operation *def = value.getDefiningOp();
+  if (!body->findAncestorOpInBlock(*def))
+    return value;
+  if (!isPure(def) || def->getNumRegions() || def->getBlock() != body)
+    return {};
+  for (Value operand : def->getOperands())
+    if (!valueAhead(b, loop, operand, map))
+      return {};
+  b.clone(*def, map);
+  return map.lookup(value);
+}
+
+/// Has each read-only load of `loop`'s body prefetch into L2 what it will
+/// read `distance` iterations later, where those are still in the loop:
+/// the data is then on its way without holding a register, and the load
+/// that reads it waits for L2 rather than memory.
+void prefetchAhead(scf::ForOp loop, int64_t distance,
+                   const DenseSet<Value> &written, gpu::LaunchOp launch) {
+  Block *body = loop.getBody();
+  // One prefetch per line: loads that differ only by a constant in their
+  // last index (a block row's columns) read the same lines, and an L2
+  // prefetch, unlike a load, is not merged in L1.
+  auto lineOf = [](memref::LoadOp load) {
+    SmallVector<Value> key = {load.getMemRef()};
+    llvm::append_range(key, load.getIndices());
+    if (key.size() > 1)
+      if (auto add = key.back().getDefiningOp<arith::AddIOp>();
+          add && matchPattern(add.getRhs(), m_Constant()))
+        key.back() = add.getLhs();
+    return key;
+  };
+  SmallVector<memref::LoadOp> loads;
+  SmallVector<SmallVector<Value>> lines;
+  for (Operation &op : body->without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && readsReadOnly(load, written, launch) &&
+        load.getMemRefType().isStrided() &&
+        !llvm::is_contained(lines, lineOf(load))) {
+      loads.push_back(load);
+      lines.push_back(lineOf(load));
+    }
+  if (loads.empty())
+    return;
+  Location loc = loop.getLoc();
+  OpBuilder b(body->getTerminator());
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value step = loop.getStep();
+  Value ahead = arith::AddIOp::create(
+      b, loc, loop.getInductionVar(),
+      arith::MulIOp::create(b, loc, step, index(distance)));
+  // A pipelined body loads the next iteration's operands too: two
+  // iterations from `ahead` must still be in the loop.
+  Value reach = arith::AddIOp::create(
+      b, loc, ahead, arith::MulIOp::create(b, loc, step, index(2)));
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, reach,
+                                       loop.getUpperBound());
+  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  IRMapping map;
+  map.map(loop.getInductionVar(), ahead);
+  auto pointerType = LLVM::LLVMPointerType::get(b.getContext());
+  for (memref::LoadOp load : loads) {
+    Value memref = valueAhead(b, loop, load.getMemRef(), map);
+    SmallVector<Value> indices;
+    for (Value index : load.getIndices())
+      indices.push_back(valueAhead(b, loop, index, map));
+    if (!memref || llvm::is_contained(indices, Value()))
+      continue;
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value element = metadata.getOffset();
+    for (auto [at, stride] : llvm::zip(indices, metadata.getStrides()))
+      element = arith::AddIOp::create(
+          b, loc, element, arith::MulIOp::create(b, loc, at, stride));
+    int64_t bytes = load.getMemRefType().getElementTypeBitWidth() / 8;
+    Value address = arith::AddIOp::create(
+        b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
+        arith::MulIOp::create(b, loc, element, index(bytes)));
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc, pointerType,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
+            .getResult());
+    NVVM::PrefetchOp::create(b, loc,
+                             NVVM::PrefetchCacheLevelAttr::get(
+                                 b.getContext(), NVVM::PrefetchCacheLevel::L2),
+                             /*evictPriority=*/nullptr, pointer,
+                             /*predicate=*/Value());
+  }
 }
 
 /// Moves the static stack buffers of `launch` to the start of its body, the
@@ -279,8 +391,7 @@ int64_t readOnlyLoads(scf::ForOp loop, const DenseSet<Value> &written,
                       gpu::LaunchOp launch) {
   int64_t loads = 0;
   loop.getBody()->walk([&](memref::LoadOp load) {
-    Value buffer = memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
-    loads += isDistinctBuffer(buffer, launch) && !written.contains(buffer);
+    loads += readsReadOnly(load, written, launch);
   });
   return loads;
 }
@@ -306,6 +417,11 @@ struct GpuLoadsInFlightPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (prefetch < 0) {
+      getOperation()->emitError() << "prefetch must not be negative, got "
+                                  << static_cast<int64_t>(prefetch);
+      return signalPassFailure();
+    }
     if (unroll < 1 || chunkUnroll < 1 || maxLoads < 1) {
       getOperation()->emitError()
           << "unroll, chunk-unroll and loads must be positive, got "
@@ -356,7 +472,10 @@ struct GpuLoadsInFlightPass
         Operation *frontier =
             hoistReadOnlyLoads(*loop.getBody(), *written, launch);
         if (pipeline)
-          pipelineLoads(loop, frontier);
+          loop = pipelineLoads(loop, frontier);
+        if (prefetch > 0 && !loop->hasAttr(recurrence::kChunkStepsAttrName))
+          prefetchAhead(loop, llvm::divideCeil(prefetch, factor), *written,
+                        launch);
       }
     });
   }

@@ -105,6 +105,13 @@ func.func @rows(%A: memref<3x5x3x4x4xbf16>, %b: memref<3x5x12xbf16>,
 // PTX: gpu.launch_func  @full_warps_kernel::@full_warps_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
 // PTX: gpu.binary @full_warps_kernel
 // PTX-COUNT-126: ld.global.b32
+// An L2 prefetch 64 steps ahead per line, not per load: each of the 14
+// steps' input, and its row of A once (twice for half of the steps, whose
+// column indices the pipeliner's copies of the index arithmetic hide from
+// each other), 35 rather than 126.
+// PTX: prefetch.L2
+// PTX-COUNT-34: prefetch.L2
+// PTX-NOT: prefetch.L2
 func.func @full_warps(%A: memref<8x4096x32x16x16xf32>, %b: memref<8x4096x512xf32>,
                       %y: memref<8x4096x512xf32>) {
   %At = bufferization.to_tensor %A restrict : memref<8x4096x32x16x16xf32> to tensor<8x4096x32x16x16xf32>

@@ -475,9 +475,16 @@ def GpuLoadsInFlightPass : Pass<"recurrence-gpu-loads-in-flight"> {
     Option<"maxLoads", "loads", "int64_t", /*default=*/"128",
            "A sequential time loop is unrolled by fewer than unroll steps "
            "where those would issue more loads than this (of the buffers "
-           "the kernel only reads)">
+           "the kernel only reads)">,
+    Option<"prefetch", "prefetch", "int64_t", /*default=*/"0",
+           "Prefetch into L2 what a sequential time loop's operand loads "
+           "read this many steps later (0: none)">
   ];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
