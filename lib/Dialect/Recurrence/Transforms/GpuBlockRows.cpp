@@ -98,15 +98,6 @@ StringRef unsupported(ScanOp op) {
   return "";
 }
 
-/// The indices [batch..., t, rest...] of step `t` at `coords` (batch...,
-/// n) with n replaced by `rest`.
-SmallVector<Value> stepIndices(ValueRange coords, Value t, ValueRange rest) {
-  SmallVector<Value> indices(coords.drop_back());
-  indices.push_back(t);
-  llvm::append_range(indices, rest);
-  return indices;
-}
-
 /// Runs `then` only where `valid` holds, or always when it is null.
 void guarded(OpBuilder &b, Location loc, Value valid,
              function_ref<void(OpBuilder &)> then) {
@@ -149,11 +140,7 @@ void emitLane(OpBuilder &b, Location loc, const BlockRows &scan, Value global) {
   Value row = arith::MinUIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, global, index(k)),
       index(scan.rows - 1));
-  SmallVector<int64_t> basis(scan.batch);
-  basis.push_back(scan.channels);
-  ValueRange coords = affine::AffineDelinearizeIndexOp::create(
-                          b, loc, row, basis, /*hasOuterBound=*/true)
-                          .getResults();
+  ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   Value n = coords.back();
   Value group = arith::DivUIOp::create(b, loc, n, index(m));
   Value inGroup = arith::RemUIOp::create(b, loc, n, index(m));

@@ -8,6 +8,7 @@
 
 #include "GpuCallerBuffers.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -119,6 +120,24 @@ bool gpu_lowering::isCompositeByOperand(ScanOp op, CompositeForm form) {
                                                 /*perElement=*/false) == a;
   scratch.dropAllReferences();
   return byOperand;
+}
+
+ValueRange gpu_lowering::sequenceCoords(OpBuilder &b, Location loc,
+                                        ArrayRef<int64_t> batch,
+                                        int64_t channels, Value row) {
+  SmallVector<int64_t> basis(batch);
+  basis.push_back(channels);
+  return affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
+                                                  /*hasOuterBound=*/true)
+      .getResults();
+}
+
+SmallVector<Value> gpu_lowering::stepIndices(ValueRange coords, Value t,
+                                             ValueRange rest) {
+  SmallVector<Value> indices(coords.drop_back());
+  indices.push_back(t);
+  llvm::append_range(indices, rest);
+  return indices;
 }
 
 scf::ParallelOp

@@ -64,6 +64,16 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value);
 /// given form. `op` is not changed.
 bool isCompositeByOperand(ScanOp op, CompositeForm form);
 
+/// The coordinates (batch..., n) of sequence `row` of a scan with static
+/// `batch` sizes and `channels`, batch elements outermost.
+ValueRange sequenceCoords(OpBuilder &b, Location loc, ArrayRef<int64_t> batch,
+                          int64_t channels, Value row);
+
+/// The indices [batch..., t, rest...] of step `t` of the sequence at
+/// `coords` (batch..., n): `rest` is n itself, or the indices of a
+/// transition's entry for channel n.
+SmallVector<Value> stepIndices(ValueRange coords, Value t, ValueRange rest);
+
 /// A one-dim parallel loop over [0, count) whose body `body` builds.
 scf::ParallelOp parallelLoop(OpBuilder &b, Location loc, int64_t count,
                              function_ref<void(OpBuilder &, Value)> body);

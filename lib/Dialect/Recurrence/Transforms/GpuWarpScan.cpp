@@ -132,15 +132,6 @@ enum class Sweep {
   Write,     // the outputs, from each chunk's start state
 };
 
-/// The indices [batch..., t, n] of step `t` of the sequence `coords`
-/// (batch..., n).
-SmallVector<Value> stepIndices(ValueRange coords, Value t) {
-  SmallVector<Value> indices(coords.drop_back());
-  indices.push_back(t);
-  indices.push_back(coords.back());
-  return indices;
-}
-
 /// The lanes' part of one tile: their steps (loaded together, identity
 /// past the end), the inclusive scan of their pairs over the warp, and the
 /// validity and time of each step.
@@ -173,7 +164,8 @@ Tile emitTile(OpBuilder &b, Location loc, const WarpScan &scan,
     result.times.push_back(
         scan.reverse ? arith::SubIOp::create(b, loc, last, clamped).getResult()
                      : clamped);
-    SmallVector<Value> at = stepIndices(coords, result.times.back());
+    SmallVector<Value> at =
+        stepIndices(coords, result.times.back(), coords.back());
     Value a =
         convertFloat(b, loc, memref::LoadOp::create(b, loc, scan.a, at), f32);
     Value x =
@@ -221,7 +213,7 @@ void emitWrites(OpBuilder &b, Location loc, const WarpScan &scan,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&store.getThenRegion().front());
     memref::StoreOp::create(b, loc, convertFloat(b, loc, h, outType),
-                            scan.output, stepIndices(coords, t));
+                            scan.output, stepIndices(coords, t, coords.back()));
   }
 }
 
@@ -233,16 +225,6 @@ void inFirstLane(OpBuilder &b, Location loc, Value lane,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&branch.getThenRegion().front());
   then(b);
-}
-
-/// The coordinates (batch..., n) of sequence `row`.
-ValueRange sequenceCoords(OpBuilder &b, Location loc, const WarpScan &scan,
-                          Value row) {
-  SmallVector<int64_t> basis(scan.batch);
-  basis.push_back(scan.channels);
-  return affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
-                                                  /*hasOuterBound=*/true)
-      .getResults();
 }
 
 /// The f32 state the sequence at `coords` starts from: init's, or zero.
@@ -275,7 +257,7 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
   Value lane = arith::IndexCastOp::create(b, loc, b.getI32Type(), laneIndex);
   Value row = arith::DivUIOp::create(b, loc, warp, index(scan.chunks));
   Value chunk = arith::RemUIOp::create(b, loc, warp, index(scan.chunks));
-  ValueRange coords = sequenceCoords(b, loc, scan, row);
+  ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   int64_t tiles = llvm::divideCeil(scan.steps, kTile);
   Value begin = arith::MulIOp::create(b, loc, chunk, index(scan.chunkTiles));
   Value end = arith::MinUIOp::create(
@@ -330,7 +312,7 @@ void emitCarry(OpBuilder &b, Location loc, const WarpScan &scan, Value row) {
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  ValueRange coords = sequenceCoords(b, loc, scan, row);
+  ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   Value h0 = initialState(b, loc, scan, coords);
   auto loop = scf::ForOp::create(
       b, loc, index(0), index(scan.chunks), index(1), ValueRange{h0},
