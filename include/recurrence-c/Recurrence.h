@@ -84,7 +84,13 @@ RECURRENCE_EXPORT RecurrenceCompiled *recurrenceCompileFor(const char *ir,
  * (operands..., output cotangent[, final-state cotangent]) -> one gradient
  * per operand. With `gradient` 2, the gradient of that gradient (the pass
  * run again on it; static sizes only): (its arguments..., one cotangent per
- * operand) -> one gradient per argument of the first. */
+ * operand) -> one gradient per argument of the first. With `gradient` 3,
+ * the first-order gradient that also takes the scan's results, as the
+ * forward call returned them: (operands..., output[, final state], output
+ * cotangent[, final-state cotangent]) -> one gradient per operand; it reads
+ * the states from the output where that holds them exactly (no readout, a
+ * first-order structure, an output of the state's element type) rather
+ * than recomputing them. */
 RECURRENCE_EXPORT RecurrenceCompiled *
 recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
 

@@ -87,19 +87,21 @@ RecurrenceCompiled *recurrenceCompileFor(const char *ir, const char *entry,
 /// Adds the gradient of function `entry` of `module` (`order` 1), or the
 /// gradient of that gradient (2), for `target` (whose cost model picks how
 /// each adjoint recomputes its states), and returns its name; sets `error`
-/// and returns nothing when -recurrence-differentiate fails.
-static std::optional<std::string> differentiate(ModuleOp module,
-                                                StringRef entry, int order,
-                                                StringRef target,
-                                                char **error) {
+/// and returns nothing when -recurrence-differentiate fails. With
+/// `takeResults`, the (first-order) gradient takes `entry`'s results too.
+static std::optional<std::string>
+differentiate(ModuleOp module, StringRef entry, int order, StringRef target,
+              bool takeResults, char **error) {
   Diagnostics diagnostics;
   PassManager pm(&context());
   std::string name = entry.str();
   for (int i = 0; i < order; ++i) {
     // The first of two orders keeps its states at once: its checkpoint
     // loop would be no function of scans for the second to differentiate.
-    pm.addPass(createDifferentiatePass(
-        {/*checkpoint=*/0, i + 1 == order ? target.str() : "", {name}}));
+    pm.addPass(createDifferentiatePass({/*checkpoint=*/0,
+                                        i + 1 == order ? target.str() : "",
+                                        takeResults,
+                                        {name}}));
     name += "_grad";
   }
   if (failed(pm.run(module))) {
@@ -147,17 +149,20 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
   if (!gradient)
     return compiled(JitModule::compile(*module, {"scan"}, jitOptions(target)),
                     "scan", error);
-  if (gradient < 0 || gradient > 2)
-    return fail(error, "recurrenceCompileScan: gradient must be 0, 1 or 2, "
-                       "got " +
+  if (gradient < 0 || gradient > 3)
+    return fail(error, "recurrenceCompileScan: gradient must be 0, 1, 2 or "
+                       "3, got " +
                            std::to_string(gradient));
+  // 3: the first-order gradient that takes the results too.
+  bool takeResults = gradient == 3;
+  int order = takeResults ? 1 : gradient;
   // At dynamic sizes the first-order gradient branches on T = 0, which the
   // sweep does not differentiate.
-  if (gradient == 2 && !sizes)
+  if (order == 2 && !sizes)
     return fail(error, "recurrenceCompileScan: a second-order gradient is "
                        "compiled for static sizes (recurrenceCompileScanAt)");
   std::optional<std::string> entry =
-      differentiate(*module, "scan", gradient, target, error);
+      differentiate(*module, "scan", order, target, takeResults, error);
   if (!entry)
     return nullptr;
   return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),
@@ -183,7 +188,7 @@ RecurrenceCompiled *recurrenceCompileModelGradient(const char *specText,
     return nullptr;
   std::string target = llvm::cantFail(readModelSpec(specText)).target;
   std::optional<std::string> entry =
-      differentiate(*module, "model", 1, target, error);
+      differentiate(*module, "model", 1, target, false, error);
   if (!entry)
     return nullptr;
   return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),

@@ -390,6 +390,11 @@ def spec_dtypes(spec):
     return (_recurrence.DTYPES[narrow] if narrow else state), state
 
 
+# recurrenceCompileScan's `gradient` for the first-order gradient that
+# takes the forward call's results after the operands.
+GRADIENT_OF_RESULTS = 3
+
+
 def compiled_scan(spec, gradient=False, sizes=None):
     """The compiled scan of `spec` (for its "target"), or its gradient,
     compiled once per process: on dynamic shapes, or for `sizes` only."""
@@ -450,17 +455,22 @@ def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
     return compiled(unaliased(operands, outs), shapes, outs)
 
 
-def _gradients(spec, operands, gout, gfinal, last_shape, sizes=None):
+def _gradients(spec, operands, gout, gfinal, last_shape, sizes=None,
+               results=None):
     """The gradients of the scan of `spec` at `operands` (one array per
     operand, shaped like it) for the cotangent `gout` of its output and
     `gfinal` of its final state (None: zero), from the compiler's adjoint
-    (compiled for `sizes` only, when given)."""
-    compiled = compiled_scan(spec, gradient=True, sizes=sizes)
+    (compiled for `sizes` only, when given). `results`, the forward call's
+    (output[, final state]), when given: the adjoint reads the states from
+    the output instead of recomputing them (GRADIENT_OF_RESULTS)."""
+    compiled = compiled_scan(
+        spec, gradient=GRADIENT_OF_RESULTS if results else True, sizes=sizes)
     cotangents = [gout]
     if spec["final_state"]:
         cotangents.append(np.zeros(last_shape, gout.dtype) if gfinal is None
                           else gfinal)
-    arrays = [np.ascontiguousarray(x) for x in list(operands) + cotangents]
+    arrays = [np.ascontiguousarray(x)
+              for x in list(operands) + list(results or []) + cotangents]
     return compiled(arrays, [list(x.shape) for x in operands], [])
 
 

@@ -305,21 +305,27 @@ def _device_view(tensor):
 
 
 def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
-                        out_shape, last_shape):
+                        out_shape, last_shape, results=None):
     """The adjoint compiled for the GPU: one gradient per operand, in the
-    operand's dtype, from the output's cotangent (and the final state's)."""
-    compiled = _cuda_compiled(spec, sizes, gradient=True)
+    operand's dtype, from the output's cotangent (and the final state's),
+    reading the states from the forward's `results` when given."""
+    compiled = _cuda_compiled(
+        spec, sizes,
+        gradient=api.GRADIENT_OF_RESULTS if results else True)
+    results = list(results or [])
     device = operands[0].device
     _, arg_dtypes, _, result_dtypes = compiled.signature()
     dtypes = [api.torch_dtype(_torch, d) for d in arg_dtypes]
     cotangents = [grad_out if grad_out is not None else _torch.zeros(
-        tuple(out_shape), dtype=dtypes[len(operands)], device=device)]
+        tuple(out_shape), dtype=dtypes[len(operands) + len(results)],
+        device=device)]
     if spec["final_state"]:
         cotangents.append(grad_final if grad_final is not None else
                           _torch.zeros(tuple(last_shape), dtype=dtypes[-1],
                                        device=device))
     args = [t.detach().to(dtype).contiguous()
-            for t, dtype in zip(list(operands) + cotangents, dtypes)]
+            for t, dtype in zip(list(operands) + results + cotangents,
+                                dtypes)]
     grads = [_torch.empty(t.shape, dtype=api.torch_dtype(_torch, d),
                           device=device)
              for t, d in zip(operands, result_dtypes)]
@@ -328,9 +334,10 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
 
 def _scan_backward(transition, b, init, readout, grad_out, grad_final,
                    structure, reverse, matrix, return_final_state, schedule,
-                   chunk_size, offsets=None):
+                   chunk_size, offsets=None, results=None):
     """The gradient of every operand but offsets, from the compiler's
-    adjoint."""
+    adjoint; with the forward's `results` (output[, final state]), one that
+    reads the states from the output rather than recomputing them."""
     spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size, offsets)
@@ -339,11 +346,12 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
     if b[0].is_cuda:
         return _scan_backward_cuda(
             spec, sizes, operands, grad_out, grad_final, out_shape,
-            last_shape)[:differentiable]
+            last_shape, results)[:differentiable]
     cotangents = _host_cotangents(spec, b[0].dtype, grad_out, grad_final,
                                   out_shape, last_shape)
     grads = api._gradients(spec, [_numpy(t) for t in operands],
-                           *(cotangents + [None])[:2], last_shape)
+                           *(cotangents + [None])[:2], last_shape,
+                           results=results and [_numpy(r) for r in results])
     return [_tensor(g) for g in grads[:differentiable]]
 
 
@@ -430,16 +438,19 @@ class _Scan(_torch.autograd.Function):
         counts, params = args
         transition, b, init, readout, offsets = _unpack(tensors, counts)
         ctx.args = args
-        ctx.save_for_backward(*tensors)
         outputs = _scan_forward(transition, b, init, readout, *params,
                                 offsets=offsets)
+        # The outputs too: the adjoint reads the states there.
+        ctx.count = len(tensors)
+        ctx.save_for_backward(*tensors, *outputs)
         return tuple(outputs) if len(outputs) > 1 else outputs[0]
 
     @staticmethod
     def backward(ctx, *grads):
-        tensors = ctx.saved_tensors
-        result = _ScanBackward.apply(ctx.args, len(tensors), *tensors,
-                                     *grads)
+        saved = ctx.saved_tensors
+        tensors, results = saved[:ctx.count], list(saved[ctx.count:])
+        result = _ScanBackward.apply(ctx.args, len(tensors), results,
+                                     *tensors, *grads)
         result = list(result) if isinstance(result, tuple) else [result]
         # (offsets, last when given, get none.)
         result = result + [None] * (len(ctx.needs_input_grad) - 1 -
@@ -454,7 +465,9 @@ class _ScanBackward(_torch.autograd.Function):
     compiler's second-order gradient."""
 
     @staticmethod
-    def forward(ctx, args, count, *tensors):
+    def forward(ctx, args, count, results, *tensors):
+        # `results`, the forward's, are read as constants: this function's
+        # own gradient is the total one with respect to the operands.
         counts, params = args
         transition, b, init, readout, offsets = _unpack(tensors[:count],
                                                         counts)
@@ -463,7 +476,8 @@ class _ScanBackward(_torch.autograd.Function):
         ctx.save_for_backward(*tensors)
         result = _scan_backward(transition, b, init, readout, cotangents[0],
                                 cotangents[1] if len(cotangents) > 1 else
-                                None, *params, offsets=offsets)
+                                None, *params, offsets=offsets,
+                                results=results)
         return tuple(result)
 
     @staticmethod
@@ -481,9 +495,9 @@ class _ScanBackward(_torch.autograd.Function):
         differentiable = ctx.count - (offsets is not None)
         grads = (list(grads[:differentiable]) +
                  [None] * (offsets is not None) + list(grads[differentiable:]))
-        return (None, None) + tuple(
+        return (None, None, None) + tuple(
             g if needed else None
-            for g, needed in zip(grads, ctx.needs_input_grad[2:]))
+            for g, needed in zip(grads, ctx.needs_input_grad[3:]))
 
 
 def _scan_function(transition, b, init, readout, structure, reverse, matrix,
@@ -1222,15 +1236,20 @@ def _register_custom_ops():
                          reverse: bool, matrix: bool,
                          return_final_state: bool, schedule: str,
                          chunk_size: int,
-                         offsets: Optional[Tensor] = None) -> List[Tensor]:
+                         offsets: Optional[Tensor] = None,
+                         output: Optional[Tensor] = None,
+                         final: Optional[Tensor] = None) -> List[Tensor]:
+        # `output` and `final`, the forward's results when given: the
+        # adjoint reads the states there.
+        results = [r for r in (output, final) if r is not None]
         return _scan_backward(transition, b, init, readout, grad_out,
                               grad_final, structure, reverse, matrix,
                               return_final_state, schedule, chunk_size,
-                              offsets)
+                              offsets, results or None)
 
     @scan_backward_op.register_fake
     def _(transition, b, init, readout, grad_out, grad_final, *params):
-        _layout(transition, b, init, readout, *params)
+        _layout(transition, b, init, readout, *params[:7])
         return [t.new_empty(t.shape) for t in _operands(transition, b, init,
                                                         readout)]
 
@@ -1240,15 +1259,20 @@ def _register_custom_ops():
         offsets = inputs[10] if len(inputs) > 10 else None
         ctx.counts = _counts(transition, b, init, readout, offsets)
         ctx.params = inputs[4:10]
-        ctx.save_for_backward(*_operands(transition, b, init, readout,
-                                         offsets))
+        operands = _operands(transition, b, init, readout, offsets)
+        # The results too: the adjoint reads the states there.
+        ctx.count = len(operands)
+        ctx.save_for_backward(*operands, *output)
 
     def backward(ctx, grads):
-        transition, b, init, readout, offsets = _unpack(ctx.saved_tensors,
+        saved = ctx.saved_tensors
+        transition, b, init, readout, offsets = _unpack(saved[:ctx.count],
                                                         ctx.counts)
+        results = list(saved[ctx.count:]) + [None]
         result = _torch.ops.recurrence.scan_backward(
             transition, b, init, readout, grads[0],
-            grads[1] if len(grads) > 1 else None, *ctx.params, offsets)
+            grads[1] if len(grads) > 1 else None, *ctx.params, offsets,
+            results[0], results[1])
         # None for each parameter and for offsets when given: the
         # dispatcher drops a trailing argument equal to its default, and
         # backward returns one gradient per argument passed.
@@ -1288,6 +1312,9 @@ def _register_custom_ops():
         offsets = inputs[12] if len(inputs) > 12 else None
         ctx.counts = _counts(transition, b, init, readout, offsets)
         ctx.params = inputs[6:12]
+        # The forward's results (inputs 13, 14) get no gradient: the
+        # operands' below is the total one.
+        ctx.inputs = len(inputs)
         ctx.given = (grad_out is not None, grad_final is not None)
         ctx.save_for_backward(
             *_operands(transition, b, init, readout, offsets),
@@ -1312,7 +1339,7 @@ def _register_custom_ops():
         return _split_grads(result[:k], transition, b, init, readout) + (
             cotangents[0] if ctx.given[0] else None,
             cotangents[1] if ctx.given[1] else None) + (
-            None,) * (len(ctx.params) + (offsets is not None))
+            None,) * (ctx.inputs - 6)
 
     scan_backward_op.register_autograd(backward_backward,
                                        setup_context=setup_backward_context)

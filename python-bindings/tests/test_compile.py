@@ -100,6 +100,58 @@ def test_gradient_at_static_sizes(structure, a_shapes, steps, init):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("structure, a_shapes", [
+    ("scalar", [(2, "T")]),
+    ("diagonal", [(2, "T", 4)]),
+    ("block_diagonal", [(2, "T", 2, 2, 2)]),
+    ("dplr", [(2, "T", 4), (2, "T", 4, 1), (2, "T", 4, 1)]),
+    ("dense", [(2, "T", 4, 4)]),
+    ("higher_order", [(2, "T", 2, 4)]),
+])
+@pytest.mark.parametrize("steps, sized", [(1, True), (5, False), (5, True)])
+@pytest.mark.parametrize("variant", ["plain", "init_reverse_final", "factored",
+                                     "readout"])
+def test_gradient_of_results_reads_the_states(structure, a_shapes, steps,
+                                              variant, sized):
+    """The gradient that takes the forward's results (gradient 3, reading
+    the states from the output where it holds them) gives the gradients of
+    the one that recomputes them, on every structure, with init, reversed,
+    with a final state, a factored input and a readout (whose output holds
+    no states), at T = 1 and beyond, on dynamic and static sizes."""
+    from recurrence import api
+    rng = np.random.default_rng([steps, len(variant), len(structure)])
+    shapes = [tuple(steps if s == "T" else s for s in shape)
+              for shape in a_shapes]
+    a = [rng.uniform(-0.6, 0.6, shape) for shape in shapes]
+    if structure == "higher_order" and variant in ("factored", "readout"):
+        pytest.skip("higher_order takes a vector state")
+    b = rng.standard_normal((2, steps, 4))
+    if variant == "factored":
+        b = (b, rng.standard_normal((2, steps, 3)))
+    init = reverse = final = False
+    h0 = readout = None
+    if variant == "init_reverse_final":
+        reverse = final = True
+        h0 = rng.standard_normal((2, 2, 4) if structure == "higher_order"
+                                 else (2, 4))
+    if variant == "readout":
+        readout = rng.standard_normal((2, steps, 4))
+        b = (b, rng.standard_normal((2, steps, 3)))
+    spec, sizes, operands, out_shape, last_shape = api._prepare(
+        a[0] if len(a) == 1 else tuple(a), b, structure, h0, reverse, "auto",
+        None, readout, final, None)
+    sizes = sizes if sized else None
+    results = api._run(spec, operands, out_shape, last_shape)
+    gout = rng.standard_normal(out_shape)
+    gfinal = rng.standard_normal(last_shape) if final else None
+    want = api._gradients(spec, operands, gout, gfinal, last_shape, sizes)
+    got = api._gradients(spec, operands, gout, gfinal, last_shape, sizes,
+                         results=results)
+    assert len(got) == len(want) == len(operands)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
 def _time_major(rng, B, T, N, low=None):
     """A [B, T, N] view of a time-contiguous [B, N, T] array."""
     x = (rng.uniform(low, 1.0, (B, N, T)) if low is not None else

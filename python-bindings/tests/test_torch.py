@@ -244,6 +244,33 @@ def test_gradient_of_the_final_state_only():
     np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-12)
 
 
+def test_backward_reads_the_states_from_the_output():
+    """The backward takes the forward's output, where the adjoint reads the
+    states (the compiler's gradient of results), so autograd refuses an
+    output changed in place after the forward, as it does for torch.exp;
+    a copy changed in place leaves the gradients as they were."""
+    rng = np.random.default_rng(4)
+    a, b = tensors(rng.uniform(-0.9, 0.9, (2, 5, 3))), tensors(
+        rng.standard_normal((2, 5, 3)))
+    h = rt.scan(a, b)
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace"):
+        h.sum().backward()
+    h = rt.scan(a, b)
+    h.clone().mul_(2)
+    g = torch.tensor(rng.standard_normal((2, 5, 3)))
+    h.backward(g)
+    # d/da_t of sum_s g_s h_s is mu_t h_{t-1}, mu_t = g_t + a_{t+1} mu_{t+1}.
+    an, hn, gn = a.detach().numpy(), h.detach().numpy(), g.numpy()
+    mu = np.zeros_like(gn)
+    mu[:, -1] = gn[:, -1]
+    for t in range(3, -1, -1):
+        mu[:, t] = gn[:, t] + an[:, t + 1] * mu[:, t + 1]
+    previous = np.concatenate([np.zeros_like(hn[:, :1]), hn[:, :-1]], 1)
+    np.testing.assert_allclose(a.grad.numpy(), mu * previous, rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), mu, rtol=1e-12)
+
+
 def test_empty_batch_and_no_steps():
     a = torch.zeros((0, 4, 3), dtype=torch.float64, requires_grad=True)
     b = torch.zeros((0, 4, 3), dtype=torch.float64, requires_grad=True)

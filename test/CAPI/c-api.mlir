@@ -22,6 +22,10 @@
 // the same states run backwards.
 // CHECK: signature: {"arg_strides":[null,null],"arg_types":["f64","f64"],"args":{{\[\[}}-1,-1],[-1,-1]],"result_strides":[null],"result_types":["f64"],"results":{{\[\[}}-1,-1]]}
 // CHECK: reversed: 1.75 1.3125 1.5 1.25 1 1
+// Its gradient (recurrenceCompileScan's `gradient` 1), and the one that
+// reads the states from that output (3): the same numbers.
+// CHECK: reversed gradient 1: [[GRADIENT:.+]]
+// CHECK-NEXT: reversed gradient 3: [[GRADIENT]]{{$}}
 // The same specialized to T = 3, N = 2 (recurrenceCompileScanAt): static
 // signature, the same states, and a call at other shapes refused.
 // CHECK: sized signature: {"arg_strides":[null,null],"arg_types":["f64","f64"],"args":{{\[\[}}3,2],[3,2]],"result_strides":[null],"result_types":["f64"],"results":{{\[\[}}3,2]]}
@@ -47,7 +51,7 @@
 // CHECK: bad model param: loc("hlru"): unknown model 'hlru' (or a parameter 0 below 1)
 // CHECK: bad schedule: scan spec: unknown schedule 'fast'
 // CHECK: gradient 2: recurrenceCompileScan: a second-order gradient is compiled for static sizes (recurrenceCompileScanAt)
-// CHECK: gradient 3: recurrenceCompileScan: gradient must be 0, 1 or 2, got 3
+// CHECK: gradient 4: recurrenceCompileScan: gradient must be 0, 1, 2 or 3, got 4
 // CHECK: no chunk: scan spec: schedule 'chunked' needs a chunk_size of at least 1, got 0
 // CHECK: bad type: scan spec: 'reverse' must be a boolean
 // CHECK: bad json: model spec: [1:10, byte=10]: Unexpected EOF

@@ -153,6 +153,37 @@ int main(void) {
   printf("\n");
   recurrenceDestroy(fromSpec);
 
+  /* Its gradient, recomputing the states (1) and reading them from the
+   * output just computed (3): the same gradients. */
+  for (int32_t gradient = 1; gradient <= 3; gradient += 2) {
+    RecurrenceCompiled *specGrad = recurrenceCompileScan(
+        "{\"structure\": \"diagonal\", \"reverse\": true, \"f64\": true, "
+        "\"batch_rank\": 0}",
+        gradient, &error);
+    if (!specGrad) {
+      printf("spec gradient failed: %s\n", error);
+      return 1;
+    }
+    RecurrenceBuffer withOutput[4] = {
+        args[0], args[1], result, {ones, RECURRENCE_F64, 2, sizes, strides}};
+    RecurrenceBuffer withoutOutput[3] = {args[0], args[1], withOutput[3]};
+    double sa[6] = {0}, sb[6] = {0};
+    RecurrenceBuffer specGrads[2] = {{sa, RECURRENCE_F64, 2, sizes, strides},
+                                     {sb, RECURRENCE_F64, 2, sizes, strides}};
+    if (gradient == 3
+            ? recurrenceCall(specGrad, withOutput, 4, specGrads, 2, &error)
+            : recurrenceCall(specGrad, withoutOutput, 3, specGrads, 2,
+                             &error)) {
+      printf("spec gradient call failed: %s\n", error);
+      return 1;
+    }
+    printf("reversed gradient %d:", gradient);
+    for (int i = 0; i < 6; ++i)
+      printf(" %g %g", sa[i], sb[i]);
+    printf("\n");
+    recurrenceDestroy(specGrad);
+  }
+
   /* The same scan specialized to T = 3, N = 2: static signature, same
    * states, and a call with other shapes refused. */
   RecurrenceCompiled *sized = recurrenceCompileScanAt(
@@ -301,8 +332,8 @@ int main(void) {
     printf("gradient 2: %s\n", error);
     recurrenceFree(error);
   }
-  if (!recurrenceCompileScan("{}", 3, &error)) {
-    printf("gradient 3: %s\n", error);
+  if (!recurrenceCompileScan("{}", 4, &error)) {
+    printf("gradient 4: %s\n", error);
     recurrenceFree(error);
   }
   if (!recurrenceCompileScan("{\"schedule\": \"chunked\"}", 0, &error)) {

@@ -292,8 +292,9 @@ public:
         perElement(op.hasPerElementTransition()),
         depth(structure.getStateDepth()) {}
 
-  /// Reads the operands and cotangents into the canonical form.
-  void load(Value outputCotangent, Value finalStateCotangent) {
+  /// Reads the operands and cotangents into the canonical form, and the
+  /// scan's `output` (null when not given) where it holds the states.
+  void load(Value outputCotangent, Value finalStateCotangent, Value output) {
     vector = !(op.getMatrix() || op.hasFactoredInput());
     for (Value operand : op.getTransition())
       transitions.push_back(canon.in(operand, /*perStep=*/true));
@@ -323,7 +324,16 @@ public:
       offsets = canon.inOffsets(op.getOffsets(), length);
       sequences = MixedScanDims(b, op).sequences;
     }
+    // The output is the states where nothing reads them out, and holds them
+    // exactly where it has the state's type (not rounded to a narrower
+    // one).
+    if (output && !readout && !depth && !packed &&
+        elementTypeOf(output) == elementType)
+      givenStates = canon.in(output, true, vector);
   }
+
+  /// Whether the states come from the scan's output, not recomputed.
+  bool hasGivenStates() const { return givenStates != nullptr; }
 
   /// The gradients of every operand, with all states recomputed at once.
   SmallVector<Value> whole();
@@ -441,8 +451,10 @@ private:
                             Value rangeYbar, Value mu, Value states,
                             Value previous) {
     StepGradients g;
-    g.transitions = structure.buildTransitionGradient(b, loc, rangeTransitions,
-                                                      perElement, mu, previous);
+    // (Without `previous` the caller builds the transitions' own.)
+    if (previous)
+      g.transitions = structure.buildTransitionGradient(
+          b, loc, rangeTransitions, perElement, mu, previous);
     if (input) {
       g.input = mu;
     } else {
@@ -463,6 +475,51 @@ private:
                      g.readout, {0, 1, 2}, {kPar, kPar, kPar, kRed});
     }
     return g;
+  }
+
+  /// The transitions' gradients from the given states: step 0 read init
+  /// (or zeros), step t >= 1 the output's step t - 1. Two pieces written
+  /// into one tensor, so that no [B, T + 1, N, D] history is copied.
+  SmallVector<Value> transitionGradientsOfGiven(Value mu) {
+    OpFoldResult zero = b.getIndexAttr(0);
+    OpFoldResult first = affine::makeComposedFoldedAffineMin(
+        b, loc,
+        AffineMap::get(0, 1,
+                       {b.getAffineSymbolExpr(0), b.getAffineConstantExpr(1)},
+                       b.getContext()),
+        {length});
+    OpFoldResult rest = affine::makeComposedFoldedAffineApply(
+        b, loc, b.getAffineSymbolExpr(0) - b.getAffineSymbolExpr(1),
+        {length, first});
+    Value before;
+    if (init) {
+      SmallVector<OpFoldResult> sizes = statesSizes(b.getIndexAttr(1));
+      Value one = tensor::ExpandShapeOp::create(
+          b, loc, typeOf(sizes, elementType), init,
+          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}, sizes);
+      before = steps.slice(one, zero, first);
+    } else {
+      before = zeroTensor(b, loc, statesSizes(first), elementType);
+    }
+    // Each piece is written into the gradients; an empty one (a static T of
+    // 0 or 1) is not, its slice at T being out of bounds for the verifier.
+    SmallVector<Value> gradients;
+    for (Value operand : transitions)
+      gradients.push_back(emptyLike(b, loc, operand));
+    auto piece = [&](OpFoldResult from, OpFoldResult count, Value previous) {
+      if (isZeroInteger(count))
+        return;
+      SmallVector<Value> ranged;
+      for (Value operand : transitions)
+        ranged.push_back(steps.slice(operand, from, count));
+      SmallVector<Value> pieces = structure.buildTransitionGradient(
+          b, loc, ranged, perElement, steps.slice(mu, from, count), previous);
+      for (auto [whole, part] : llvm::zip_equal(gradients, pieces))
+        whole = steps.into(part, whole, from);
+    };
+    piece(zero, first, before);
+    piece(first, rest, steps.slice(givenStates, zero, rest));
+    return gradients;
   }
 
   /// The operands' gradients in their own forms.
@@ -494,21 +551,24 @@ private:
   bool perElement, vector = false;
   int64_t depth;
   SmallVector<Value> transitions;
-  Value input, key, value, init, readout, ybar, last, offsets;
+  Value input, key, value, init, readout, ybar, last, offsets, givenStates;
   OpFoldResult batch, length, size, columns, sequences;
 };
 
 SmallVector<Value> AdjointBuilder::firstOrder() {
-  // The states h_1 .. h_T, recomputed after h_0 (init or zeros): h_{t-1}
-  // for every step is a view.
-  Value history = historyFront(
-      length, init ? init : zeroTensor(b, loc, stateSizes(), elementType));
-  Value states =
-      scan(length, false, transitions, input, key, value, init, false)
-          .getOutput();
-  // (The sizes must not ask the scan, so that the write moves into it.)
-  history = steps.into(states, history, b.getIndexAttr(1), statesSizes(length));
-  Value previous = steps.slice(history, b.getIndexAttr(0), length);
+  // The states h_1 .. h_T, given or recomputed after h_0 (init or zeros):
+  // h_{t-1} for every step is then a view.
+  Value states = givenStates, previous;
+  if (!states) {
+    Value history = historyFront(
+        length, init ? init : zeroTensor(b, loc, stateSizes(), elementType));
+    states = scan(length, false, transitions, input, key, value, init, false)
+                 .getOutput();
+    // (The sizes must not ask the scan, so that the write moves into it.)
+    history =
+        steps.into(states, history, b.getIndexAttr(1), statesSizes(length));
+    previous = steps.slice(history, b.getIndexAttr(0), length);
+  }
   Value directs = direct(readout, ybar, length);
   // Step p maps mu_{p+2} to mu_{p+1}: A_{p+2}^T is step p + 1 of these.
   SmallVector<Value> transposed =
@@ -584,6 +644,8 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
 
   StepGradients g =
       gradientsOf(transitions, key, value, readout, ybar, mu, states, previous);
+  if (!previous)
+    g.transitions = transitionGradientsOfGiven(mu);
   return finish(g, init ? dInit : Value());
 }
 
@@ -928,18 +990,19 @@ SmallVector<Value> AdjointBuilder::packed() {
 
 FailureOr<SmallVector<Value>> mlir::recurrence::buildScanAdjoint(
     RewriterBase &rewriter, ScanOp op, Value outputCotangent,
-    Value finalStateCotangent, int64_t checkpoint) {
+    Value finalStateCotangent, int64_t checkpoint, Value output) {
   if (failed(op.verify()))
     return failure();
   Canonical canon(rewriter, op.getLoc(), op.getBatchRank(), op.getReverse(),
                   op.getStateType());
   AdjointBuilder builder(rewriter, op, canon);
-  builder.load(outputCotangent, finalStateCotangent);
+  builder.load(outputCotangent, finalStateCotangent, output);
   if (builder.readsOutOnly())
     return builder.transposedReadouts();
   if (builder.isPacked())
     return builder.packed();
-  if (checkpoint > 0 && !builder.hasDepth())
+  // Given states take no memory beyond the caller's: no checkpoints.
+  if (checkpoint > 0 && !builder.hasDepth() && !builder.hasGivenStates())
     return builder.checkpointed(checkpoint);
   return builder.whole();
 }

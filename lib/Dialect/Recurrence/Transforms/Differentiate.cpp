@@ -102,6 +102,10 @@ public:
              const TargetModel *target)
       : b(b), loc(loc), checkpoint(checkpoint), target(target) {}
 
+  /// Where the sweep reads `value` from an argument rather than
+  /// recomputing it: a result of the function, given to its gradient.
+  void give(Value value, Value argument) { given[value] = argument; }
+
   Value of(Value value) const { return map.lookup(value); }
   void add(Value value, Value cotangent) {
     if (cotangent && isa<FloatType>(getElementTypeOrSelf(value.getType())))
@@ -116,7 +120,8 @@ public:
       if (!output && !last)
         return success();
       FailureOr<SmallVector<Value>> gradients =
-          buildScanAdjoint(b, scan, output, last, checkpointOf(scan));
+          buildScanAdjoint(b, scan, output, last, checkpointOf(scan),
+                           given.lookup(scan.getOutput()));
       if (failed(gradients))
         return failure();
       // One gradient per operand before the destinations, whose contents
@@ -195,7 +200,7 @@ private:
 
   int64_t checkpoint;
   const TargetModel *target;
-  DenseMap<Value, Value> map;
+  DenseMap<Value, Value> map, given;
 };
 
 /// Whether iter_arg `i` of `loop` only feeds itself: every op its value
@@ -255,12 +260,17 @@ void dropUnreadCarriedValues(RewriterBase &rewriter, func::FuncOp func) {
 }
 
 /// Adds `<name>_grad` for `func`: a copy of its body, then the reverse sweep.
+/// With `takeResults`, the gradient takes `func`'s results after its
+/// arguments, and the scans it returns read their states there.
 LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
-                            int64_t checkpoint, const TargetModel *target) {
+                            int64_t checkpoint, const TargetModel *target,
+                            bool takeResults) {
   std::string name = (func.getSymName() + "_grad").str();
   Location loc = func.getLoc();
   FunctionType type = func.getFunctionType();
   SmallVector<Type> argTypes(type.getInputs());
+  if (takeResults)
+    llvm::append_range(argTypes, type.getResults());
   llvm::append_range(argTypes, type.getResults());
   IRRewriter rewriter(func.getContext());
   FunctionType gradType = rewriter.getFunctionType(argTypes, type.getInputs());
@@ -294,9 +304,16 @@ LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols,
   // The sweep, from the results' cotangents back to the arguments.
   Cotangents cotangents(rewriter, loc, checkpoint, target);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  unsigned cotangentsStart = type.getNumInputs();
+  if (takeResults) {
+    for (auto [index, result] : llvm::enumerate(ret.getOperands()))
+      cotangents.give(mapping.lookupOrDefault(result),
+                      body->getArgument(type.getNumInputs() + index));
+    cotangentsStart += type.getNumResults();
+  }
   for (auto [index, result] : llvm::enumerate(ret.getOperands()))
     cotangents.add(mapping.lookupOrDefault(result),
-                   body->getArgument(type.getNumInputs() + index));
+                   body->getArgument(cotangentsStart + index));
   for (Operation *op : llvm::reverse(primal))
     if (failed(cotangents.propagate(*op)))
       return failure();
@@ -361,7 +378,7 @@ struct DifferentiatePass
                   succeeded(generalizeNamedOps(rewriter, copy)) &&
                   succeeded(checkDifferentiable(copy)) &&
                   succeeded(differentiate(copy, symbols, checkpoint,
-                                          model ? &*model : nullptr)));
+                                          model ? &*model : nullptr, results)));
       rewriter.eraseOp(copy);
       if (failed(derived))
         return signalPassFailure();

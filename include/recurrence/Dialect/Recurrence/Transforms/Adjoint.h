@@ -41,10 +41,17 @@ namespace mlir::recurrence {
 /// Over packed sequences (`offsets`) the adjoint is a reverse scan over the
 /// same sequences, and init's gradient holds one state per sequence; the
 /// states are recomputed at once there (`checkpoint` does not apply yet).
+///
+/// `output`, when set, is the value of `op`'s output (the caller's saved
+/// forward result). Where it holds the states exactly (no readout, a
+/// first-order state, not packed, and the state's element type), the
+/// adjoint reads h_{t-1} from it instead of recomputing the states, and
+/// `checkpoint` does not apply.
 FailureOr<SmallVector<Value>> buildScanAdjoint(RewriterBase &rewriter,
                                                ScanOp op, Value outputCotangent,
                                                Value finalStateCotangent,
-                                               int64_t checkpoint = 0);
+                                               int64_t checkpoint = 0,
+                                               Value output = Value());
 
 /// Whether `buildGenericAdjoint` knows `op`: one tensor result of floats,
 /// projected-permutation maps, a body of arith/math ops with known

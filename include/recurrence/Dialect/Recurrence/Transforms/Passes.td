@@ -179,6 +179,12 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
            "Where `checkpoint` is 0, the target (cpu or cuda) whose cost "
            "model picks each scan's checkpoint (TargetModel::"
            "adjointCheckpoint); none: every scan's states at once">,
+    Option<"results", "results", "bool", /*default=*/"false",
+           "The gradient takes the function's results after its arguments "
+           "(then the cotangents), and the adjoint of a scan whose output "
+           "is returned reads its states there rather than recomputing "
+           "them (where the output holds them exactly: no readout, a "
+           "first-order state of the output's element type, not packed)">,
     ListOption<"functions", "functions", "std::string",
                "Differentiate only these functions (default: every function "
                "of scans or model ops); `functions=f_grad` on the output of "
