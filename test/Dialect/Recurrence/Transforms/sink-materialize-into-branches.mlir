@@ -189,3 +189,39 @@ func.func @insert(%c: i1, %n: index, %m: index) -> (tensor<?xf32>, tensor<?xf32>
   %j = tensor.insert_slice %r#1 into %other[%at] [%n] [1] : tensor<?xf32> into tensor<?xf32>
   return %i, %j : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A collapsed result (an adjoint's gradient in its canonical form with a
+// unit column) is written by writing the tensor it collapses into the buffer
+// expanded alike, made right after the buffer; that tensor's empty
+// destination then becomes the buffer: no temporary, no copy. Through an
+// scf.if too, whose result then gets its writes sunk into the branches.
+// CHECK-LABEL: func.func @collapsed
+// CHECK-SAME: %[[C:[a-z0-9]+]]: i1, %{{[a-z0-9]+}}: index, %[[O:[a-z0-9]+]]: memref<?x4xf32>)
+// CHECK: %[[E:.*]] = memref.expand_shape %[[O]] {{\[\[}}0], [1, 2]] output_shape [%{{.*}}, 4, 1] : memref<?x4xf32> into memref<?x4x1xf32>
+// CHECK: scf.if %[[C]] {
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[E]] : (tensor<?x4x1xf32>, memref<?x4x1xf32>)
+// CHECK: } else {
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[E]] : (tensor<?x4x1xf32>, memref<?x4x1xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// BUFFERS-LABEL: func.func @collapsed
+// BUFFERS-NOT: memref.alloc
+// BUFFERS-NOT: memref.copy
+// BUFFERS: return
+func.func @collapsed(%c: i1, %n: index, %o: memref<?x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %r = scf.if %c -> (tensor<?x4x1xf32>) {
+    %e = tensor.empty(%n) : tensor<?x4x1xf32>
+    %x = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4x1xf32>) -> tensor<?x4x1xf32>
+    scf.yield %x : tensor<?x4x1xf32>
+  } else {
+    %e = tensor.empty(%n) : tensor<?x4x1xf32>
+    %y = linalg.fill ins(%one : f32) outs(%e : tensor<?x4x1xf32>) -> tensor<?x4x1xf32>
+    scf.yield %y : tensor<?x4x1xf32>
+  }
+  %flat = tensor.collapse_shape %r [[0], [1, 2]] : tensor<?x4x1xf32> into tensor<?x4xf32>
+  bufferization.materialize_in_destination %flat in restrict writable %o : (tensor<?x4xf32>, memref<?x4xf32>) -> ()
+  return
+}
