@@ -106,14 +106,26 @@ bool TargetModel::keepsSequential(ScanOp op) const {
   // over packed sequences: its chunks would tile the restarted transitions.
   // And so does one that the warp lowering takes (time-contiguous caller
   // buffers): its warps split long sequences into chunks themselves; and
-  // one that the row lowering takes (blocks of channels) with as many lanes
-  // as stream as fast as chunked kernels (block_diagonal<4> at (8, 4096,
-  // 512): 0.299 ms against 0.429 chunked; <2>, with 4096 lanes, 0.236
-  // against 0.209).
+  // one that the row lowering takes (blocks of channels), see
+  // keepsBlockRows.
   std::optional<ScanDims> shape = ScanDims::fromOp(op);
   return !lanesPerBlock(op) || op->hasAttr(kPackedAttrName) ||
          (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)) ||
-         takesWarpScan(op) || blockRowLanes(op) >= chunkedBelowLanes();
+         takesWarpScan(op) || keepsBlockRows(op);
+}
+
+bool TargetModel::keepsBlockRows(ScanOp op) {
+  // Measured on the H200 (bench/block_rows_schedules.py, (B, 4096, 512),
+  // the row lanes prefetching into L2): block_diagonal<2> and <4> ran
+  // faster chunked at 2048 row lanes (0.148 against 0.176 ms; 0.212
+  // against 0.232) and faster on rows from 4096 (0.178 against 0.208;
+  // 0.232 against 0.258). From m = 8 the chunked kernels' m x m products
+  // cost more than rows at every size measured (<8> at 2048 lanes: 0.290
+  // against 0.840 ms).
+  constexpr int64_t kRowLanes = 4096, kRowsOnlyFrom = 8;
+  int64_t lanes = blockRowLanes(op);
+  return lanes && (lanes >= kRowLanes ||
+                   op.getStructure().getCompositeBlockSize() >= kRowsOnlyFrom);
 }
 
 int64_t TargetModel::adjointCheckpoint(ScanOp op) const {

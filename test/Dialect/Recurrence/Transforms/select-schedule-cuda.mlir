@@ -57,9 +57,11 @@ func.func @time_contiguous(%a: memref<1x262144x256xf32, strided<[67108864, 1, 26
 
 // The same block_diagonal<16> read from and written into the caller's
 // buffers: -recurrence-gpu-block-rows gives each block row 2 lanes (8192
-// lanes, more than the 4800 from which sequential threads stream as fast
-// as chunked kernels), so the scan stays sequential. block_diagonal<2>
-// gets a lane per row, 4096 in all, and the estimates choose.
+// lanes, more than the 4096 from which rows run faster than chunked
+// kernels), so the scan stays sequential. So does block_diagonal<2>, with
+// a lane per row, 4096 in all; at 2048 lanes the estimates choose
+// (chunked). From m = 8 rows win at any size: block_diagonal<8> with
+// 2048 lanes stays sequential.
 func.func @block_rows(%A: memref<8x4096x32x16x16xf32>, %b: memref<8x4096x512xf32>,
                       %y: memref<8x4096x512xf32>) {
   %At = bufferization.to_tensor %A restrict : memref<8x4096x32x16x16xf32> to tensor<8x4096x32x16x16xf32>
@@ -76,8 +78,30 @@ func.func @block_rows_2(%A: memref<8x4096x256x2x2xf32>, %b: memref<8x4096x512xf3
   %At = bufferization.to_tensor %A restrict : memref<8x4096x256x2x2xf32> to tensor<8x4096x256x2x2xf32>
   %bt = bufferization.to_tensor %b restrict : memref<8x4096x512xf32> to tensor<8x4096x512xf32>
   %h_dest = tensor.empty() : tensor<8x4096x512xf32>
-  // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda
   %h = recurrence.scan block_diagonal<2> transition(%At : tensor<8x4096x256x2x2xf32>) input(%bt : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   bufferization.materialize_in_destination %h in restrict writable %y : (tensor<8x4096x512xf32>, memref<8x4096x512xf32>) -> ()
+  return
+}
+
+func.func @block_rows_2_few(%A: memref<4x4096x256x2x2xf32>, %b: memref<4x4096x512xf32>,
+                            %y: memref<4x4096x512xf32>) {
+  %At = bufferization.to_tensor %A restrict : memref<4x4096x256x2x2xf32> to tensor<4x4096x256x2x2xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<4x4096x512xf32> to tensor<4x4096x512xf32>
+  %h_dest = tensor.empty() : tensor<4x4096x512xf32>
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule chunked<{{[0-9]+}}> chosen for cuda
+  %h = recurrence.scan block_diagonal<2> transition(%At : tensor<4x4096x256x2x2xf32>) input(%bt : tensor<4x4096x512xf32>) outs(%h_dest : tensor<4x4096x512xf32>) -> tensor<4x4096x512xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<4x4096x512xf32>, memref<4x4096x512xf32>) -> ()
+  return
+}
+
+func.func @block_rows_8_few(%A: memref<1x4096x64x8x8xf32>, %b: memref<1x4096x512xf32>,
+                            %y: memref<1x4096x512xf32>) {
+  %At = bufferization.to_tensor %A restrict : memref<1x4096x64x8x8xf32> to tensor<1x4096x64x8x8xf32>
+  %bt = bufferization.to_tensor %b restrict : memref<1x4096x512xf32> to tensor<1x4096x512xf32>
+  %h_dest = tensor.empty() : tensor<1x4096x512xf32>
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda
+  %h = recurrence.scan block_diagonal<8> transition(%At : tensor<1x4096x64x8x8xf32>) input(%bt : tensor<1x4096x512xf32>) outs(%h_dest : tensor<1x4096x512xf32>) -> tensor<1x4096x512xf32>
+  bufferization.materialize_in_destination %h in restrict writable %y : (tensor<1x4096x512xf32>, memref<1x4096x512xf32>) -> ()
   return
 }

@@ -70,6 +70,9 @@ struct TargetModel {
   /// On the GPU, the lanes below which the chunked schedule beats the
   /// sequential one's threads.
   double chunkedBelowLanes() const;
+  /// Whether a scan that -recurrence-gpu-block-rows takes has enough row
+  /// lanes, or blocks large enough, to run faster there than chunked.
+  static bool keepsBlockRows(ScanOp op);
 
   /// Defaults for `cpu` or `cuda`; cores (SMs for cuda) or bandwidth (GB/s)
   /// of 0 keep them.
