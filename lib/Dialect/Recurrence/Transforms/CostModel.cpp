@@ -95,7 +95,7 @@ bool TargetModel::lanesPerBlock(ScanOp op) const {
   return name == "cuda" && op.hasIndependentChannels();
 }
 
-bool TargetModel::keepsSequential(ScanOp op) const {
+bool TargetModel::mustStaySequential(ScanOp op) const {
   if (name != "cuda")
     return false;
   // A scan that is not split per channel block (channels that mix: dplr,
@@ -104,14 +104,16 @@ bool TargetModel::keepsSequential(ScanOp op) const {
   // (dplr and dense compose dense N x N products), in temporaries it
   // allocates in the kernel when their size is dynamic. So does a scan
   // over packed sequences: its chunks would tile the restarted transitions.
-  // And so does one that the warp lowering takes (time-contiguous caller
-  // buffers): its warps split long sequences into chunks themselves; and
-  // one that the row lowering takes (blocks of channels), see
-  // keepsBlockRows.
   std::optional<ScanDims> shape = ScanDims::fromOp(op);
   return !lanesPerBlock(op) || op->hasAttr(kPackedAttrName) ||
-         (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns)) ||
-         takesWarpScan(op) || keepsBlockRows(op);
+         (op.getMatrix() && shape && ShapedType::isDynamic(shape->columns));
+}
+
+bool TargetModel::prefersSequential(ScanOp op) const {
+  // A scan that the warp lowering takes (time-contiguous caller buffers):
+  // its warps split long sequences into chunks themselves; and one that the
+  // row lowering takes (blocks of channels), see keepsBlockRows.
+  return name == "cuda" && (takesWarpScan(op) || keepsBlockRows(op));
 }
 
 bool TargetModel::keepsBlockRows(ScanOp op) {

@@ -253,9 +253,9 @@ scf::ForOp pipelineLoads(scf::ForOp loop, Operation *frontier) {
   return *pipelined;
 }
 
-/// The value `value` of `loop`'s body takes `distance` iterations ahead:
-/// the pure arithmetic of the body it comes from recomputed by `b` from the
-/// induction variable `ahead` (recorded in `map`), or null where it reads
+/// The value `value` of `loop`'s body takes at the induction variable that
+/// `map` maps the loop's to (some iterations ahead): the pure arithmetic of
+/// the body it comes from, recomputed by `b`, or null where it reads
 /// anything else the loop changes (a carried value, a load).
 Value valueAhead(OpBuilder &b, scf::ForOp loop, Value value, IRMapping &map) {
   if (Value known = map.lookupOrNull(value))
@@ -296,14 +296,17 @@ void prefetchAhead(scf::ForOp loop, int64_t distance,
   };
   SmallVector<memref::LoadOp> loads;
   SmallVector<SmallVector<Value>> lines;
-  for (Operation &op : body->without_terminator())
-    if (auto load = dyn_cast<memref::LoadOp>(op);
-        load && readsReadOnly(load, written, launch) &&
-        load.getMemRefType().isStrided() &&
-        !llvm::is_contained(lines, lineOf(load))) {
-      loads.push_back(load);
-      lines.push_back(lineOf(load));
-    }
+  for (Operation &op : body->without_terminator()) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (!load || !readsReadOnly(load, written, launch) ||
+        !load.getMemRefType().isStrided())
+      continue;
+    SmallVector<Value> line = lineOf(load);
+    if (llvm::is_contained(lines, line))
+      continue;
+    loads.push_back(load);
+    lines.push_back(std::move(line));
+  }
   if (loads.empty())
     return;
   Location loc = loop.getLoc();

@@ -192,9 +192,13 @@ struct SelectSchedulePass
       llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
         ScheduleKind kind = estimate.schedule.getKind();
         // The `schedules` option may name one the target does not lower
-        // yet (to read its estimate), but not for a scan kept sequential.
-        return !isAllowed(kind) ||
-               (kind != ScheduleKind::Sequential && costs.keepsSequential(op));
+        // yet (to read its estimate), but not for a scan that must stay
+        // sequential; one that sequential would only run faster gets the
+        // schedules asked for where they leave sequential out.
+        bool keep = costs.mustStaySequential(op) ||
+                    (costs.prefersSequential(op) &&
+                     isAllowed(ScheduleKind::Sequential));
+        return !isAllowed(kind) || (kind != ScheduleKind::Sequential && keep);
       });
       return estimates;
     };

@@ -49,9 +49,18 @@ struct TargetModel {
     return llvm::is_contained(schedules, kind);
   }
   /// Whether `auto` keeps `op` sequential on this target whatever the
-  /// estimates: on the GPU, a scan whose channels mix (or whose matrix
-  /// state has a dynamic D).
-  bool keepsSequential(ScanOp op) const;
+  /// estimates: it must (below) or a sequential lowering of the GPU runs it
+  /// faster (time-contiguous caller buffers, block rows).
+  bool keepsSequential(ScanOp op) const {
+    return mustStaySequential(op) || prefersSequential(op);
+  }
+  /// Whether no other schedule lowers `op` on this target: on the GPU, a
+  /// scan whose channels mix, whose matrix state has a dynamic D, or over
+  /// packed sequences.
+  bool mustStaySequential(ScanOp op) const;
+  /// Whether a sequential lowering of the GPU runs `op` faster than the
+  /// others would, which still lower it.
+  bool prefersSequential(ScanOp op) const;
   /// Whether `auto` may pick `kind` for `op`: the pipeline lowers it, and
   /// it is sequential or `op` need not be.
   bool lowers(ScanOp op, ScheduleKind kind) const {
