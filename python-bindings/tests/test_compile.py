@@ -66,14 +66,19 @@ def test_scan_compiled_at_static_sizes():
         compiled([a[:, :4], b[:, :4]], [[2, 4, 3]], [None])
 
 
-@pytest.mark.parametrize("structure, a_shapes", [
+# Each structure's transition operands at N = 4 (block_diagonal: 2 x 2
+# blocks), "T" standing for the steps.
+TRANSITION_SHAPES = [
     ("scalar", [(2, "T")]),
     ("diagonal", [(2, "T", 4)]),
     ("block_diagonal", [(2, "T", 2, 2, 2)]),
     ("dplr", [(2, "T", 4), (2, "T", 4, 1), (2, "T", 4, 1)]),
     ("dense", [(2, "T", 4, 4)]),
     ("higher_order", [(2, "T", 2, 4)]),
-])
+]
+
+
+@pytest.mark.parametrize("structure, a_shapes", TRANSITION_SHAPES)
 @pytest.mark.parametrize("steps", [1, 3])
 @pytest.mark.parametrize("init", [False, True])
 def test_gradient_at_static_sizes(structure, a_shapes, steps, init):
@@ -100,14 +105,7 @@ def test_gradient_at_static_sizes(structure, a_shapes, steps, init):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("structure, a_shapes", [
-    ("scalar", [(2, "T")]),
-    ("diagonal", [(2, "T", 4)]),
-    ("block_diagonal", [(2, "T", 2, 2, 2)]),
-    ("dplr", [(2, "T", 4), (2, "T", 4, 1), (2, "T", 4, 1)]),
-    ("dense", [(2, "T", 4, 4)]),
-    ("higher_order", [(2, "T", 2, 4)]),
-])
+@pytest.mark.parametrize("structure, a_shapes", TRANSITION_SHAPES)
 @pytest.mark.parametrize("steps, sized", [(1, True), (5, False), (5, True)])
 @pytest.mark.parametrize("variant", ["plain", "init_reverse_final", "factored",
                                      "readout"])
