@@ -100,7 +100,9 @@ recurrenceCompileScan(const char *spec, int32_t gradient, char **error);
  * (in elements) or null (contiguous) per argument and result, the layout of
  * the caller's buffers, read and written in place (a time-contiguous
  * [B, N, T] array passed as its [B, T, N] view); the call then refuses
- * buffers of other strides.
+ * buffers of other strides. With a `gradient`, they are the layouts of the
+ * gradient's arguments (operands, results, cotangents) and results (one
+ * gradient per operand).
  * The function then accepts only operands of those shapes; the GPU's
  * kernels are faster at static sizes (strides and trip counts are
  * constants), and compile in under a second. Every size must be at least

@@ -135,8 +135,15 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
                          "when every size is at least 1 (pass no sizes for "
                          "an empty problem)");
   }
+  // A gradient's layouts are those of its own arguments and results, set
+  // on it once it exists; the scan it derives from is built contiguous.
+  std::optional<ScanSizes> scanSizes = sizes;
+  if (scanSizes && gradient) {
+    scanSizes->argStrides.clear();
+    scanSizes->resultStrides.clear();
+  }
   OwningOpRef<ModuleOp> module =
-      buildVerifiedScan(spec, sizes ? &*sizes : nullptr, error);
+      buildVerifiedScan(spec, scanSizes ? &*scanSizes : nullptr, error);
   if (!module)
     return nullptr;
   // The spec has been read once already: it is valid.
@@ -165,6 +172,12 @@ RecurrenceCompiled *recurrenceCompileScanAt(const char *spec,
       differentiate(*module, "scan", order, target, takeResults, error);
   if (!entry)
     return nullptr;
+  if (sizes) {
+    Diagnostics diagnostics;
+    if (failed(setBufferLayouts(module->lookupSymbol<func::FuncOp>(*entry),
+                                *sizes)))
+      return fail(error, diagnostics.text);
+  }
   return compiled(JitModule::compile(*module, {*entry}, jitOptions(target)),
                   *entry, error);
 }

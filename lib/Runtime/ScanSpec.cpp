@@ -190,11 +190,8 @@ mlir::recurrence::scanFinalStateShape(RecurrenceStructureInterface structure,
   return {shape.begin(), shape.end()};
 }
 
-/// States the caller's layouts of `sizes` on the function's arguments and
-/// results (`bufferization.buffer_layout`), after checking that each has
-/// the rank of its buffer and positive strides.
-static LogicalResult setBufferLayouts(func::FuncOp func,
-                                      const ScanSizes &sizes) {
+LogicalResult mlir::recurrence::setBufferLayouts(func::FuncOp func,
+                                                 const ScanSizes &sizes) {
   StringRef name = bufferization::BufferizationDialect::kBufferLayoutAttrName;
   for (bool result : {false, true}) {
     const auto &all = result ? sizes.resultStrides : sizes.argStrides;

@@ -256,25 +256,45 @@ def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
     where the kernels are compiled for the call's sizes. Other operands are
     made contiguous."""
     shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
-    arg_strides = [_permuted_strides(t) if _in_place_layouts() else None
-                   for t in operands]
+    arg_strides = _caller_layouts(operands)
     out_strides = (arg_strides[source]
                    if tuple(operands[source].shape) == tuple(out_shape)
                    else None)
-    if any(arg_strides):
-        sizes = dict(sizes, arg_strides=arg_strides,
-                     result_strides=[out_strides])
-    compiled = _cuda_compiled(spec, sizes)
-    device = operands[0].device
-    operands = [t.detach() if layout else t.detach().contiguous()
-                for t, layout in zip(operands, compiled.strides()[0])]
-    dtypes = [dtype, _state_dtype(dtype)]
+    compiled = _cuda_compiled(spec, _with_layouts(sizes, arg_strides,
+                                                  [out_strides]))
+    return _call_in_layouts(compiled, operands, shapes,
+                            [dtype, _state_dtype(dtype)])
+
+
+def _caller_layouts(tensors):
+    """The strides of each tensor that is read (or written) in place in
+    its own layout, None for one made contiguous: see _in_place_layouts."""
+    return [_permuted_strides(t) if _in_place_layouts() else None
+            for t in tensors]
+
+
+def _with_layouts(sizes, arg_strides, result_strides):
+    """`sizes` with the caller's layouts stated, where there are any."""
+    if not any(arg_strides) and not any(result_strides):
+        return sizes
+    return dict(sizes, arg_strides=arg_strides, result_strides=result_strides)
+
+
+def _call_in_layouts(compiled, args, shapes, dtypes):
+    """Calls `compiled` on `args`, each read in place where the entry
+    states its layout (else made contiguous), into new results of `shapes`
+    and `dtypes` in the layouts it states for them. (Layouts are stated
+    where the kernels are compiled for the call's sizes.)"""
+    device = args[0].device
+    arg_layouts, result_layouts = compiled.strides()
+    args = [t.detach() if layout else t.detach().contiguous()
+            for t, layout in zip(args, arg_layouts)]
     results = [_torch.empty_strided(
                    tuple(shape), _recurrence.stated_strides(shape, layout),
                    dtype=dtype, device=device)
                for shape, dtype, layout in zip(shapes, dtypes,
-                                               compiled.strides()[1])]
-    return _call_cuda(compiled, operands, results)
+                                               result_layouts)]
+    return _call_cuda(compiled, args, results)
 
 
 def _call_cuda(compiled, args, results):
@@ -308,28 +328,35 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
                         out_shape, last_shape, results=None):
     """The adjoint compiled for the GPU: one gradient per operand, in the
     operand's dtype, from the output's cotangent (and the final state's),
-    reading the states from the forward's `results` when given."""
-    compiled = _cuda_compiled(
-        spec, sizes,
-        gradient=api.GRADIENT_OF_RESULTS if results else True)
+    reading the states from the forward's `results` when given. As in the
+    forward, arguments in another layout are read in place where
+    _in_place_layouts says so, and each gradient takes its operand's
+    layout."""
     results = list(results or [])
     device = operands[0].device
-    _, arg_dtypes, _, result_dtypes = compiled.signature()
-    dtypes = [api.torch_dtype(_torch, d) for d in arg_dtypes]
-    cotangents = [grad_out if grad_out is not None else _torch.zeros(
-        tuple(out_shape), dtype=dtypes[len(operands) + len(results)],
-        device=device)]
+    state_dtype = _state_dtype(operands[0].dtype)
+    # The cotangents as the adjoint takes them: the output's in the
+    # operands' dtype, the final state's in the state's.
+    cotangents = [grad_out.to(operands[0].dtype) if grad_out is not None
+                  else _torch.zeros(tuple(out_shape), dtype=operands[0].dtype,
+                                    device=device)]
     if spec["final_state"]:
-        cotangents.append(grad_final if grad_final is not None else
-                          _torch.zeros(tuple(last_shape), dtype=dtypes[-1],
+        cotangents.append(grad_final.to(state_dtype)
+                          if grad_final is not None else
+                          _torch.zeros(tuple(last_shape), dtype=state_dtype,
                                        device=device))
-    args = [t.detach().to(dtype).contiguous()
-            for t, dtype in zip(list(operands) + results + cotangents,
-                                dtypes)]
-    grads = [_torch.empty(t.shape, dtype=api.torch_dtype(_torch, d),
-                          device=device)
-             for t, d in zip(operands, result_dtypes)]
-    return _call_cuda(compiled, args, grads)
+    args = list(operands) + results + cotangents
+    arg_strides = _caller_layouts(args)
+    compiled = _cuda_compiled(
+        spec, _with_layouts(sizes, arg_strides,
+                            arg_strides[:len(operands)]),
+        gradient=api.GRADIENT_OF_RESULTS if results else True)
+    _, arg_dtypes, _, result_dtypes = compiled.signature()
+    args = [t.to(api.torch_dtype(_torch, d)) for t, d in zip(args,
+                                                             arg_dtypes)]
+    return _call_in_layouts(compiled, args, [t.shape for t in operands],
+                            [api.torch_dtype(_torch, d)
+                             for d in result_dtypes])
 
 
 def _scan_backward(transition, b, init, readout, grad_out, grad_final,

@@ -219,6 +219,75 @@ def test_scan_sizes_state_layouts(schedule, chunk, reverse):
     np.testing.assert_allclose(last, want_last, rtol=1e-13, atol=1e-14)
 
 
+def _diagonal_adjoint(a, b, init, g, g_last, reverse):
+    """The diagonal scan's gradients (da, db, dinit), plainly from the
+    equations: mu_t = g_t + a_{t+1} mu_{t+1} (F added at the last step),
+    da_t = mu_t h_{t-1}, db_t = mu_t, dinit = a_1 mu_1; reversed in T for a
+    reverse scan."""
+    if reverse:
+        flip = lambda x: x[:, ::-1]
+        da, db, dinit = _diagonal_adjoint(flip(a), flip(b), init, flip(g),
+                                          g_last, False)
+        return flip(da), flip(db), dinit
+    B, T, N = a.shape
+    h = np.zeros((B, T + 1, N))
+    h[:, 0] = init
+    for t in range(T):
+        h[:, t + 1] = a[:, t] * h[:, t] + b[:, t]
+    mu = np.zeros((B, T, N))
+    carry = g_last.copy()
+    for t in reversed(range(T)):
+        carry = g[:, t] + carry
+        mu[:, t] = carry
+        carry = a[:, t] * carry
+    return mu * h[:, :T], mu, carry
+
+
+@pytest.mark.parametrize("results", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gradient_sizes_state_layouts(results, reverse):
+    """With a gradient, recurrenceCompileScanAt's layouts are those of the
+    gradient's own arguments and results: the transition, the input, the
+    output (when it takes the results) and the output's cotangent, and the
+    gradients of the transition and the input, all time-contiguous, are
+    read and written in place."""
+    from recurrence import _recurrence
+    B, T, N = 2, 19, 3
+    spec = dict(structure="diagonal", final_state=True, batch_rank=1,
+                f64=True, init=True, reverse=reverse, schedule="sequential")
+    time_major = [N * T, 1, T]
+    rng = np.random.default_rng(23)
+    a = _time_major(rng, B, T, N, 0.5)
+    b = _time_major(rng, B, T, N)
+    init = rng.standard_normal((B, N))
+    g = _time_major(rng, B, T, N)
+    g_last = rng.standard_normal((B, N))
+    operands = [a, b, init]
+    if results:
+        operands += list(reference.scan("diagonal", a, b, init, reverse))
+        operands[3] = np.ascontiguousarray(
+            operands[3].transpose(0, 2, 1)).transpose(0, 2, 1)
+    args = operands + [g, g_last]
+    arg_strides = [time_major if x.ndim == 3 else None for x in args]
+    sizes = dict(batch=[B], steps=T, size=N, columns=1,
+                 arg_strides=arg_strides,
+                 result_strides=[time_major, time_major])
+    compiled = _recurrence.compile_scan(spec, gradient=3 if results else 1,
+                                        sizes=sizes)
+    assert compiled.strides() == (
+        [None if s is None else tuple(s) for s in arg_strides],
+        [tuple(time_major), tuple(time_major), None])
+    da, db, dinit = compiled(args, [[B, T, N], [B, T, N], [B, N]])
+    assert da.strides == db.strides == (N * T * 8, 8, T * 8)
+    want = _diagonal_adjoint(a, b, init, g, g_last, reverse)
+    for got, expected in zip((da, db, dinit), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-13)
+    # Contiguous cotangents are refused, not misread.
+    with pytest.raises(ValueError, match="expected strides"):
+        compiled(args[:-2] + [np.ascontiguousarray(g), g_last],
+                 [[B, T, N], [B, T, N], [B, N]])
+
+
 def test_layout_errors():
     """Layouts that cannot be stated get a clear error."""
     from recurrence import _recurrence

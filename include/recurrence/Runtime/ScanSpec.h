@@ -18,6 +18,7 @@
 
 #include "recurrence/Dialect/Recurrence/IR/Recurrence.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -152,6 +153,14 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext *context,
                                       const ScanSpec &spec,
                                       StringRef name = "scan",
                                       const ScanSizes *sizes = nullptr);
+
+/// States the caller's layouts of `sizes` (argStrides, resultStrides) on
+/// `func`'s arguments and results as `bufferization.buffer_layout`, after
+/// checking that there are no more of them than arguments (results) and
+/// that each has its tensor's rank and positive strides. buildScanModule
+/// does this for the scan; a gradient's entry takes the layouts of its own
+/// arguments and results.
+LogicalResult setBufferLayouts(func::FuncOp func, const ScanSizes &sizes);
 
 } // namespace mlir::recurrence
 
