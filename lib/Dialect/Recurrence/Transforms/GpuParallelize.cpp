@@ -266,12 +266,86 @@ scf::ParallelOp rowsByTiles(RewriterBase &rewriter, scf::ParallelOp loop,
   return blocks;
 }
 
-/// An elementwise loop nest as kernels: rows by tiles of its inner run where
-/// the run fills a block of `threads` (decided at run time when its size is
-/// dynamic); else, and for loops not from 0 by 1, flattened and tiled by
-/// `threads`, since a short run would leave most of a block idle.
+/// The dim of `loop` that its element accesses step at unit stride most
+/// often: each load or store votes for the loop dim whose induction
+/// variable indexes its memref's dim of unit stride (and of more than one
+/// element). None where that dim is innermost already, or no dim has more
+/// votes than the last one.
+std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
+  SmallVector<int64_t> votes(loop.getNumLoops(), 0);
+  auto vote = [&](Value memref, OperandRange indices) {
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)))
+      return;
+    for (auto [dim, stride] : llvm::enumerate(strides)) {
+      // (Through the identity affine.apply that linalg's loops index by.)
+      Value index = indices[dim];
+      if (auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+          apply && apply.getAffineMap().isIdentity())
+        index = apply.getMapOperands().front();
+      auto iv = dyn_cast<BlockArgument>(index);
+      if (stride == 1 && type.getDimSize(dim) != 1 && iv &&
+          iv.getOwner() == loop.getBody())
+        ++votes[iv.getArgNumber()];
+    }
+  };
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      vote(load.getMemRef(), load.getIndices());
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      vote(store.getMemRef(), store.getIndices());
+  });
+  auto best = llvm::max_element(votes);
+  unsigned dim = best - votes.begin();
+  // (Dims of one iteration after it leave it innermost already.)
+  if (*best <= votes.back() ||
+      llvm::all_of(loop.getUpperBound().drop_front(dim + 1),
+                   [](Value size) { return isConstantIntValue(size, 1); }))
+    return std::nullopt;
+  return dim;
+}
+
+/// `loop` with its dim `dim` moved innermost (the others in their order):
+/// a parallel loop's dims may be taken in any order.
+scf::ParallelOp moveInnermost(RewriterBase &rewriter, scf::ParallelOp loop,
+                              unsigned dim) {
+  SmallVector<unsigned> order;
+  for (unsigned i = 0, e = loop.getNumLoops(); i < e; ++i)
+    if (i != dim)
+      order.push_back(i);
+  order.push_back(dim);
+  auto permuted = [&](ValueRange values) {
+    return llvm::map_to_vector(order, [&](unsigned i) { return values[i]; });
+  };
+  rewriter.setInsertionPoint(loop);
+  auto moved = scf::ParallelOp::create(
+      rewriter, loop.getLoc(), permuted(loop.getLowerBound()),
+      permuted(loop.getUpperBound()), permuted(loop.getStep()));
+  Block *body = moved.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  SmallVector<Value> ivs(order.size());
+  for (auto [position, i] : llvm::enumerate(order))
+    ivs[i] = moved.getInductionVars()[position];
+  rewriter.inlineBlockBefore(loop.getBody(), body, body->end(), ivs);
+  rewriter.eraseOp(loop);
+  return moved;
+}
+
+/// An elementwise loop nest as kernels, its dim of unit stride innermost:
+/// rows by tiles of its inner run where the run fills a block of `threads`
+/// (decided at run time when its size is dynamic); else, and for loops not from
+/// 0 by 1, flattened and tiled by `threads`, since a short run would leave most
+/// of a block idle.
 void elementwiseToKernels(RewriterBase &rewriter, scf::ParallelOp loop,
                           int64_t threads, int64_t perThread) {
+  // Laid out as the data is in memory: neighbouring threads take
+  // neighbouring elements of the buffers (a time-contiguous [B, N, T]
+  // array's [B, T, N] view is walked along T).
+  if (std::optional<unsigned> dim = unitStrideDim(loop);
+      dim && loop.getNumReductions() == 0)
+    loop = moveInnermost(rewriter, loop, *dim);
   auto flat = [&](scf::ParallelOp nest) {
     scf::tileParallelLoop(flatten(rewriter, nest), {threads},
                           /*noMinMaxBounds=*/true);

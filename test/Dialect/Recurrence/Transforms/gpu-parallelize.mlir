@@ -126,3 +126,24 @@ func.func @leading_reduction(%g: memref<?x?x?x?xf32>, %dA: memref<?x?xf32>) {
   }
   return
 }
+
+// -----
+
+// An elementwise op over buffers whose unit stride is not their last dim (a
+// time-contiguous [B, N, T] array's [B, T, N] view) is laid out as their
+// memory: T, the dim of unit stride, becomes the run that neighbouring
+// threads take.
+// CHECK-LABEL: func.func @time_contiguous
+// CHECK: scf.if
+// CHECK-NEXT: %[[BNT:.*]]:3 = affine.delinearize_index %{{.*}} into (4, 32, 64)
+// CHECK-DAG: %[[B:.*]] = affine.apply #{{.*}}(%[[BNT]]#0)
+// CHECK-DAG: %[[T:.*]] = affine.apply #{{.*}}(%[[BNT]]#2)
+// CHECK-DAG: %[[N:.*]] = affine.apply #{{.*}}(%[[BNT]]#1)
+// CHECK: %[[X:.*]] = memref.load %arg0[%[[B]], %[[T]], %[[N]]]
+// CHECK: memref.store %[[X]], %arg1[%[[B]], %[[T]], %[[N]]]
+func.func @time_contiguous(%a: memref<4x64x32xf32, strided<[2048, 1, 64]>>,
+                           %b: memref<4x64x32xf32, strided<[2048, 1, 64]>>) {
+  linalg.copy ins(%a : memref<4x64x32xf32, strided<[2048, 1, 64]>>)
+              outs(%b : memref<4x64x32xf32, strided<[2048, 1, 64]>>)
+  return
+}
