@@ -237,17 +237,21 @@ struct Steps {
     return tensor::CollapseShapeOp::create(b, loc, one, groups);
   }
 
-  /// `dest` with `source` (without the step dim) written at `step`.
-  Value put(Value source, Value dest, OpFoldResult step) {
-    auto type = cast<RankedTensorType>(source.getType());
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
+  /// `value` (without the step dim) as one step: at's inverse.
+  Value one(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
     sizes.insert(sizes.begin() + 1, b.getIndexAttr(1));
     SmallVector<ReassociationIndices> groups = {{0, 1}};
     for (int64_t i = 1, e = type.getRank(); i < e; ++i)
       groups.push_back({i + 1});
-    Value one = tensor::ExpandShapeOp::create(
-        b, loc, typeOf(sizes, type.getElementType()), source, groups, sizes);
-    return into(one, dest, step);
+    return tensor::ExpandShapeOp::create(
+        b, loc, typeOf(sizes, type.getElementType()), value, groups, sizes);
+  }
+
+  /// `dest` with `source` (without the step dim) written at `step`.
+  Value put(Value source, Value dest, OpFoldResult step) {
+    return into(one(source), dest, step);
   }
 
   /// `dest` with `source` (a slice with the step dim) written from `step`;
@@ -450,11 +454,18 @@ private:
                             Value rangeValue, Value rangeReadout,
                             Value rangeYbar, Value mu, Value states,
                             Value previous) {
+    StepGradients g = operandGradientsOf(rangeKey, rangeValue, rangeReadout,
+                                         rangeYbar, mu, states);
+    g.transitions = structure.buildTransitionGradient(b, loc, rangeTransitions,
+                                                      perElement, mu, previous);
+    return g;
+  }
+
+  /// The same but for the transitions' gradients, which the caller builds.
+  StepGradients operandGradientsOf(Value rangeKey, Value rangeValue,
+                                   Value rangeReadout, Value rangeYbar,
+                                   Value mu, Value states) {
     StepGradients g;
-    // (Without `previous` the caller builds the transitions' own.)
-    if (previous)
-      g.transitions = structure.buildTransitionGradient(
-          b, loc, rangeTransitions, perElement, mu, previous);
     if (input) {
       g.input = mu;
     } else {
@@ -493,11 +504,7 @@ private:
         {length, first});
     Value before;
     if (init) {
-      SmallVector<OpFoldResult> sizes = statesSizes(b.getIndexAttr(1));
-      Value one = tensor::ExpandShapeOp::create(
-          b, loc, typeOf(sizes, elementType), init,
-          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}, sizes);
-      before = steps.slice(one, zero, first);
+      before = steps.slice(steps.one(init), zero, first);
     } else {
       before = zeroTensor(b, loc, statesSizes(first), elementType);
     }
@@ -642,10 +649,11 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
     dInit = branch.getResult(1);
   }
 
-  StepGradients g =
-      gradientsOf(transitions, key, value, readout, ybar, mu, states, previous);
-  if (!previous)
-    g.transitions = transitionGradientsOfGiven(mu);
+  StepGradients g = operandGradientsOf(key, value, readout, ybar, mu, states);
+  // h_{t-1}: a view of the recomputed history, or the given output's steps.
+  g.transitions = previous ? structure.buildTransitionGradient(
+                                 b, loc, transitions, perElement, mu, previous)
+                           : transitionGradientsOfGiven(mu);
   return finish(g, init ? dInit : Value());
 }
 

@@ -75,6 +75,17 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   // streams its few passes faster at once). The GPU would launch each
   // chunk's kernels in turn.
   target.checkpointSteps = name == "cpu" ? 16 : 0;
+  // Measured on the H200 (bench/block_rows_schedules.py, (B, 4096, 512),
+  // the row lanes prefetching into L2): block_diagonal<2> and <4> ran
+  // faster chunked at 2048 row lanes (0.148 against 0.176 ms; 0.212
+  // against 0.232) and faster on rows from 4096 (0.178 against 0.208;
+  // 0.232 against 0.258). From m = 8 the chunked kernels' m x m products
+  // cost more than rows at every size measured (<8> at 2048 lanes: 0.290
+  // against 0.840 ms).
+  if (name == "cuda") {
+    target.blockRowsFromLanes = 4096;
+    target.blockRowsFromSize = 8;
+  }
   // The GPU has no Blelloch scan kernels yet.
   target.schedules = {ScheduleKind::Sequential, ScheduleKind::Chunked};
   if (name == "cpu")
@@ -116,18 +127,12 @@ bool TargetModel::prefersSequential(ScanOp op) const {
   return name == "cuda" && (takesWarpScan(op) || keepsBlockRows(op));
 }
 
-bool TargetModel::keepsBlockRows(ScanOp op) {
-  // Measured on the H200 (bench/block_rows_schedules.py, (B, 4096, 512),
-  // the row lanes prefetching into L2): block_diagonal<2> and <4> ran
-  // faster chunked at 2048 row lanes (0.148 against 0.176 ms; 0.212
-  // against 0.232) and faster on rows from 4096 (0.178 against 0.208;
-  // 0.232 against 0.258). From m = 8 the chunked kernels' m x m products
-  // cost more than rows at every size measured (<8> at 2048 lanes: 0.290
-  // against 0.840 ms).
-  constexpr int64_t kRowLanes = 4096, kRowsOnlyFrom = 8;
+bool TargetModel::keepsBlockRows(ScanOp op) const {
   int64_t lanes = blockRowLanes(op);
-  return lanes && (lanes >= kRowLanes ||
-                   op.getStructure().getCompositeBlockSize() >= kRowsOnlyFrom);
+  return lanes && blockRowsFromLanes &&
+         (lanes >= blockRowsFromLanes ||
+          (blockRowsFromSize &&
+           op.getStructure().getCompositeBlockSize() >= blockRowsFromSize));
 }
 
 int64_t TargetModel::adjointCheckpoint(ScanOp op) const {

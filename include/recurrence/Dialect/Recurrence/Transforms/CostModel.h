@@ -42,6 +42,10 @@ struct TargetModel {
   /// The steps an adjoint recomputes its states at a time from checkpoints
   /// (0: the target recomputes them all at once).
   int64_t checkpointSteps = 0;
+  /// The row lanes (batch elements x block rows) from which a block
+  /// structure runs faster on -recurrence-gpu-block-rows' lanes than
+  /// chunked, and the block size from which it always does (0: never).
+  int64_t blockRowsFromLanes = 0, blockRowsFromSize = 0;
   /// The schedules the target's pipeline lowers.
   SmallVector<ScheduleKind, 3> schedules;
 
@@ -81,7 +85,7 @@ struct TargetModel {
   double chunkedBelowLanes() const;
   /// Whether a scan that -recurrence-gpu-block-rows takes has enough row
   /// lanes, or blocks large enough, to run faster there than chunked.
-  static bool keepsBlockRows(ScanOp op);
+  bool keepsBlockRows(ScanOp op) const;
 
   /// Defaults for `cpu` or `cuda`; cores (SMs for cuda) or bandwidth (GB/s)
   /// of 0 keep them.
