@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -32,9 +33,105 @@ bool gpu_lowering::isContiguousAlong(Value buffer, int64_t dim) {
          strides[dim] == 1;
 }
 
-/// The caller's buffer that `result`'s one use materializes it in, or null.
-static bufferization::MaterializeInDestinationOp
-callerDestination(Value result) {
+/// The reassociation that collapses the last `count` + 1 dims of `rank`.
+static SmallVector<ReassociationIndices> trailingGroups(int64_t rank,
+                                                        int64_t count) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i + count + 1 < rank; ++i)
+    groups.push_back({i});
+  ReassociationIndices last;
+  for (int64_t i = std::max<int64_t>(rank - count - 1, 0); i < rank; ++i)
+    last.push_back(i);
+  groups.push_back(last);
+  return groups;
+}
+
+/// callerViewType and callerView: the view's type, and with a builder the
+/// view itself.
+static FailureOr<MemRefType> viewOf(Value tensor, OpBuilder *b, Location loc,
+                                    Value *view) {
+  if (Value buffer = callerBuffer(tensor)) {
+    if (view)
+      *view = buffer;
+    return cast<MemRefType>(buffer.getType());
+  }
+  Operation *op = tensor.getDefiningOp();
+  if (!op || op->getNumOperands() == 0)
+    return failure();
+  Value source;
+  FailureOr<MemRefType> sourceType =
+      viewOf(op->getOperand(0), b, loc, view ? &source : nullptr);
+  if (failed(sourceType))
+    return failure();
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    if (slice.getResultType().getRank() != slice.getSourceType().getRank())
+      return failure();
+    MemRefType type = memref::SubViewOp::inferResultType(
+        *sourceType, slice.getMixedOffsets(), slice.getMixedSizes(),
+        slice.getMixedStrides());
+    if (view)
+      *view = memref::SubViewOp::create(
+          *b, loc, type, source, slice.getMixedOffsets(), slice.getMixedSizes(),
+          slice.getMixedStrides());
+    return type;
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    if (!expand.getResultType().hasStaticShape())
+      return failure();
+    FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+        *sourceType, expand.getResultType().getShape(),
+        expand.getReassociationIndices());
+    if (failed(type))
+      return failure();
+    if (view)
+      *view = memref::ExpandShapeOp::create(*b, loc, *type, source,
+                                            expand.getReassociationIndices(),
+                                            expand.getMixedOutputShape());
+    return type;
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(*sourceType, groups))
+      return failure();
+    if (view)
+      *view = memref::CollapseShapeOp::create(*b, loc, source, groups);
+    return memref::CollapseShapeOp::computeCollapsedType(*sourceType, groups);
+  }
+  return failure();
+}
+
+FailureOr<MemRefType> gpu_lowering::callerViewType(Value tensor,
+                                                   int64_t dropUnitDims) {
+  FailureOr<MemRefType> type =
+      viewOf(tensor, nullptr, tensor.getLoc(), nullptr);
+  if (failed(type) || dropUnitDims == 0)
+    return type;
+  int64_t rank = type->getRank();
+  if (rank <= dropUnitDims ||
+      llvm::any_of(type->getShape().take_back(dropUnitDims),
+                   [](int64_t size) { return size != 1; }))
+    return failure();
+  SmallVector<ReassociationIndices> groups = trailingGroups(rank, dropUnitDims);
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(*type, groups))
+    return failure();
+  return memref::CollapseShapeOp::computeCollapsedType(*type, groups);
+}
+
+Value gpu_lowering::callerView(OpBuilder &b, Location loc, Value tensor,
+                               int64_t dropUnitDims) {
+  Value view;
+  if (failed(viewOf(tensor, &b, loc, &view)))
+    return {};
+  if (dropUnitDims == 0)
+    return view;
+  return memref::CollapseShapeOp::create(
+      b, loc, view,
+      trailingGroups(cast<MemRefType>(view.getType()).getRank(), dropUnitDims));
+}
+
+bufferization::MaterializeInDestinationOp
+gpu_lowering::callerDestination(Value result) {
   if (!result || !result.hasOneUse())
     return {};
   auto materialize =

@@ -33,6 +33,20 @@ Value callerBuffer(Value value);
 /// Whether `buffer`'s dim `dim` has a static unit stride.
 bool isContiguousAlong(Value buffer, int64_t dim);
 
+/// The type of the view of the caller's buffer that `tensor` is: the
+/// memref of a `bufferization.to_tensor`, through the tensor views between
+/// (extract_slice without rank reduction, expand_shape, collapse_shape),
+/// with its last `dropUnitDims` dims (of one element) collapsed into the
+/// one before; failure where it is no such view.
+FailureOr<MemRefType> callerViewType(Value tensor, int64_t dropUnitDims = 0);
+
+/// Builds that view (callerViewType succeeded) at the builder's point.
+Value callerView(OpBuilder &b, Location loc, Value tensor,
+                 int64_t dropUnitDims = 0);
+
+/// The caller's buffer that `result`'s one use materializes it in, or null.
+bufferization::MaterializeInDestinationOp callerDestination(Value result);
+
 /// The writes of a scan's results into the caller's buffers.
 struct CallerResults {
   bufferization::MaterializeInDestinationOp output, finalState; // or null

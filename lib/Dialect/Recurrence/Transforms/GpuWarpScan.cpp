@@ -19,11 +19,12 @@
 // then read the steps of a tile together, contiguously.
 //
 // It applies to elementwise first-order scans (a diagonal composite given
-// by the transition operand itself) on a vector state with a plain input,
-// with static shapes and an f32 state, that read the caller's buffers
-// (`bufferization.to_tensor` of memrefs, time at unit stride in both) and
-// whose results are materialized in the caller's buffers: the warps read
-// and write those buffers directly.
+// by the transition operand itself) on a vector state, or a matrix state
+// of one column, with a plain input, with static shapes and an f32 state,
+// that read views of the caller's buffers (`bufferization.to_tensor` of
+// memrefs through slices and reshapes, time at unit stride): the warps read
+// those buffers directly. They write the caller's buffers where the
+// results are materialized there, else buffers the results then read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,23 +57,52 @@ constexpr int64_t kStepsPerLane = 4;
 /// H200, enough loads in flight to stream from memory.
 constexpr int64_t kWarpsWanted = 4096;
 
+/// The unit column a matrix state of one column has, dropped from the
+/// views of its input, init and results (a vector state has none).
+int64_t unitColumn(ScanOp op) { return op.getMatrix() ? 1 : 0; }
+
+/// Whether the results are written straight into the caller's buffers:
+/// a vector state's results, all materialized there in the op's block.
+/// Else the lowering writes buffers of its own, which the results become.
+std::optional<CallerResults> callerResults(ScanOp op) {
+  StringRef reason;
+  FailureOr<CallerResults> results = CallerResults::of(op, reason);
+  if (failed(results))
+    return std::nullopt;
+  return *results;
+}
+
 /// Why `op` does not take the warp lowering, or "" when it does.
 StringRef unsupported(ScanOp op) {
-  StringRef reason;
-  if (failed(CallerResults::of(op, reason)))
-    return reason;
+  if (op.hasFactoredInput() || op.getReadout() || op.getOffsets())
+    return "not a plain input";
   if (!op.getStateType().isF32())
     return "the state is not f32";
   if (!isCompositeByOperand(op, CompositeForm::Diagonal))
     return "not an elementwise first-order structure";
-  Value a = op.getTransition().front();
   auto type = cast<RankedTensorType>(op.getInput().getType());
-  if (cast<RankedTensorType>(a.getType()).getShape() != type.getShape() ||
-      !type.hasStaticShape())
+  if (!type.hasStaticShape())
+    return "not of static shape";
+  int64_t column = unitColumn(op);
+  if (column && type.getShape().back() != 1)
+    return "a matrix state of more than one column";
+  Value a = op.getTransition().front();
+  if (cast<RankedTensorType>(a.getType()).getShape() !=
+      type.getShape().drop_back(column))
     return "transition and input not of one static shape";
+  FailureOr<MemRefType> aView = callerViewType(a);
+  FailureOr<MemRefType> xView = callerViewType(op.getInput(), column);
+  if (failed(aView) || failed(xView) ||
+      (op.getInit() && failed(callerViewType(op.getInit(), column))))
+    return "operands not read from the caller's buffers";
   int64_t time = op.getBatchRank();
-  if (!isContiguousAlong(callerBuffer(a), time) ||
-      !isContiguousAlong(callerBuffer(op.getInput()), time))
+  auto timeContiguous = [&](MemRefType view) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return succeeded(view.getStridesAndOffset(strides, offset)) &&
+           strides[time] == 1;
+  };
+  if (!timeContiguous(*aView) || !timeContiguous(*xView))
     return "time is not contiguous in the caller's buffers";
   return "";
 }
@@ -351,13 +381,42 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
     return rewriter.notifyMatchFailure(op, reason);
   auto type = cast<RankedTensorType>(op.getInput().getType());
   int64_t batchRank = op.getBatchRank();
-  CallerResults results = *CallerResults::of(op, reason);
+  int64_t column = unitColumn(op);
+  Location loc = op.getLoc();
+  // Into the caller's buffers where the results are materialized there
+  // (written where the later of them was, after the op in its block); else
+  // into buffers of the results' own, written where the op was.
+  std::optional<CallerResults> results =
+      column ? std::nullopt : callerResults(op);
+  rewriter.setInsertionPoint(results ? results->later() : op.getOperation());
+  SmallVector<Value> owned;
+  auto resultBuffer = [&](Value result) -> Value {
+    if (!result)
+      return {};
+    auto tensorType = cast<RankedTensorType>(result.getType());
+    Value buffer = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(tensorType.getShape(), tensorType.getElementType()));
+    owned.push_back(buffer);
+    if (!column)
+      return buffer;
+    return memref::CollapseShapeOp::create(
+        rewriter, loc, buffer,
+        getReassociationIndicesForCollapse(tensorType.getShape(),
+                                           tensorType.getShape().drop_back())
+            .value());
+  };
+  Value output =
+      results ? results->outputBuffer() : resultBuffer(op.getOutput());
+  Value finalState =
+      results ? results->finalStateBuffer() : resultBuffer(op.getFinalState());
   WarpScan scan{op.getReverse(),
-                callerBuffer(op.getTransition().front()),
-                callerBuffer(op.getInput()),
-                op.getInit() ? callerBuffer(op.getInit()) : Value(),
-                results.outputBuffer(),
-                results.finalStateBuffer(),
+                callerView(rewriter, loc, op.getTransition().front()),
+                callerView(rewriter, loc, op.getInput(), column),
+                op.getInit() ? callerView(rewriter, loc, op.getInit(), column)
+                             : Value(),
+                output,
+                finalState,
                 llvm::to_vector(type.getShape().take_front(batchRank)),
                 type.getDimSize(batchRank),
                 type.getDimSize(batchRank + 1),
@@ -372,10 +431,6 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
   int64_t tiles = llvm::divideCeil(scan.steps, kTile);
   scan.chunks = chunksFor(scan.rows, scan.steps);
   scan.chunkTiles = llvm::divideCeil(tiles, scan.chunks);
-  Location loc = op.getLoc();
-  // The caller's buffers are written where the later of the results was
-  // materialized (both after the op, in its block).
-  rewriter.setInsertionPoint(results.later());
   if (scan.rows > 0) {
     auto warps = [&](Sweep sweep) {
       parallelLoop(rewriter, loc, scan.rows * scan.chunks * kWarpSize,
@@ -400,7 +455,16 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
     }
     warps(Sweep::Write);
   }
-  results.eraseWithScan(rewriter, op);
+  if (results) {
+    results->eraseWithScan(rewriter, op);
+    return success();
+  }
+  SmallVector<Value> tensors;
+  for (auto [buffer, result] : llvm::zip(owned, op->getResults()))
+    tensors.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, result.getType(), buffer, /*restrict=*/true,
+        /*writable=*/true));
+  rewriter.replaceOp(op, tensors);
   return success();
 }
 

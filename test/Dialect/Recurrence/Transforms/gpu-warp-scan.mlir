@@ -121,12 +121,10 @@ func.func @many_sequences(%a: memref<8x300x512xf32, strided<[153600, 1, 300]>>,
 
 // Channels contiguous (the identity layout): a thread per channel already
 // reads neighbouring channels together; the scan is left as it is. So is
-// a chunked one, and one whose result is returned rather than written into
-// a caller's buffer.
+// a chunked one.
 // CHECK-LABEL: func.func @channels_contiguous
 // CHECK: recurrence.scan diagonal schedule sequential
 // CHECK: recurrence.scan diagonal schedule chunked<16>
-// CHECK: recurrence.scan diagonal schedule sequential
 // CHECK-NOT: gpu.shuffle
 func.func @channels_contiguous(%a: memref<2x300x3xf32>, %b: memref<2x300x3xf32>,
                                %at2: memref<2x300x3xf32, strided<[900, 1, 300]>>,
@@ -141,6 +139,48 @@ func.func @channels_contiguous(%a: memref<2x300x3xf32>, %b: memref<2x300x3xf32>,
   bufferization.materialize_in_destination %h in restrict writable %y : (tensor<2x300x3xf32>, memref<2x300x3xf32>) -> ()
   %h2 = recurrence.scan diagonal schedule chunked<16> transition(%ct : tensor<2x300x3xf32>) input(%ct : tensor<2x300x3xf32>) outs(%h_dest : tensor<2x300x3xf32>) -> tensor<2x300x3xf32>
   bufferization.materialize_in_destination %h2 in restrict writable %y2 : (tensor<2x300x3xf32>, memref<2x300x3xf32, strided<[900, 1, 300]>>) -> ()
-  %h3 = recurrence.scan diagonal schedule sequential transition(%ct : tensor<2x300x3xf32>) input(%ct : tensor<2x300x3xf32>) outs(%h_dest : tensor<2x300x3xf32>) -> tensor<2x300x3xf32>
-  return %h3 : tensor<2x300x3xf32>
+  return %h2 : tensor<2x300x3xf32>
+}
+
+// -----
+
+// The adjoint's reverse scan on time-contiguous caller buffers: its
+// operands are views of them (the transitions a step in, the cotangents
+// with a unit column, init their last step), it is a matrix state of one
+// column, and its results go on into other tensors rather than into a
+// caller's buffer. The warps read the views (the unit column collapsed)
+// and write buffers of the results' own, which the results then are.
+// CHECK-LABEL: func.func @views_into_own_buffers
+// CHECK-DAG: %[[OUT:.*]] = memref.alloc() : memref<2x299x3x1xf32>
+// CHECK-DAG: %[[LAST:.*]] = memref.alloc() : memref<2x3x1xf32>
+// CHECK-DAG: %[[OUT3:.*]] = memref.collapse_shape %[[OUT]] {{\[}}[0], [1], [2, 3]]
+// CHECK-DAG: %[[LAST2:.*]] = memref.collapse_shape %[[LAST]] {{\[}}[0], [1, 2]]
+// CHECK-DAG: %[[A:.*]] = memref.subview %arg0[0, 1, 0] [2, 299, 3] [1, 1, 1]
+// CHECK-DAG: %[[G4:.*]] = memref.expand_shape %arg1 {{\[}}[0], [1], [2, 3]]
+// CHECK-DAG: %[[G:.*]] = memref.subview %[[G4]][0, 0, 0, 0] [2, 299, 3, 1]
+// CHECK-DAG: %[[G3:.*]] = memref.collapse_shape %[[G]] {{\[}}[0], [1], [2, 3]]
+// CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[G3]]
+// CHECK: gpu.shuffle  up
+// CHECK: memref.store %{{.*}}, %[[LAST2]]
+// CHECK: memref.store %{{.*}}, %[[OUT3]]
+// CHECK-NOT: recurrence.scan
+// CHECK: %[[H:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: %[[F:.*]] = bufferization.to_tensor %[[LAST]] restrict writable
+// CHECK: return %[[H]], %[[F]]
+func.func @views_into_own_buffers(
+    %a: memref<2x300x3xf32, strided<[900, 1, 300]>>,
+    %g: memref<2x300x3xf32, strided<[900, 1, 300]>>)
+    -> (tensor<2x299x3x1xf32>, tensor<2x3x1xf32>) {
+  %at = bufferization.to_tensor %a restrict : memref<2x300x3xf32, strided<[900, 1, 300]>> to tensor<2x300x3xf32>
+  %gt = bufferization.to_tensor %g restrict : memref<2x300x3xf32, strided<[900, 1, 300]>> to tensor<2x300x3xf32>
+  %g4 = tensor.expand_shape %gt [[0], [1], [2, 3]] output_shape [2, 300, 3, 1] : tensor<2x300x3xf32> into tensor<2x300x3x1xf32>
+  %last = tensor.extract_slice %g4[0, 299, 0, 0] [2, 1, 3, 1] [1, 1, 1, 1] : tensor<2x300x3x1xf32> to tensor<2x1x3x1xf32>
+  %init = tensor.collapse_shape %last [[0, 1], [2], [3]] : tensor<2x1x3x1xf32> into tensor<2x3x1xf32>
+  %shifted = tensor.extract_slice %at[0, 1, 0] [2, 299, 3] [1, 1, 1] : tensor<2x300x3xf32> to tensor<2x299x3xf32>
+  %steps = tensor.extract_slice %g4[0, 0, 0, 0] [2, 299, 3, 1] [1, 1, 1, 1] : tensor<2x300x3x1xf32> to tensor<2x299x3x1xf32>
+  %dest = tensor.empty() : tensor<2x299x3x1xf32>
+  %dest_last = tensor.empty() : tensor<2x3x1xf32>
+  %mu, %mu0 = recurrence.scan diagonal schedule sequential matrix reverse transition(%shifted : tensor<2x299x3xf32>) input(%steps : tensor<2x299x3x1xf32>) init(%init : tensor<2x3x1xf32>) outs(%dest, %dest_last : tensor<2x299x3x1xf32>, tensor<2x3x1xf32>) -> tensor<2x299x3x1xf32>, tensor<2x3x1xf32>
+  return %mu, %mu0 : tensor<2x299x3x1xf32>, tensor<2x3x1xf32>
 }

@@ -595,11 +595,15 @@ def GpuWarpScanPass : Pass<"recurrence-gpu-warp-scan"> {
     its elements from the state its predecessors leave, and the last lane's
     pair carries the tile's end state (`gpu.shuffle idx`) to the next.
     Applies to elementwise first-order structures (the step's composite is
-    the transition operand) on a vector state with a plain input, static
-    shapes and an f32 state, whose operands are `bufferization.to_tensor`
-    of memrefs with time at unit stride and whose results are materialized
-    in memrefs (the JIT's destination-passing wrapper); other scans are left
-    to the other lowerings.
+    the transition operand) on a vector state (or a matrix state of one
+    column) with a plain input, static shapes and an f32 state, whose
+    operands are views of the caller's buffers (`bufferization.to_tensor`
+    of memrefs, through `tensor.extract_slice`, `expand_shape` and
+    `collapse_shape`: the adjoint's shifted transitions and cotangents)
+    with time at unit stride. Results materialized in memrefs (the JIT's
+    destination-passing wrapper) are written there; others into buffers of
+    their own, which the results then read (`bufferization.to_tensor`).
+    Other scans are left to the other lowerings.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::gpu::GPUDialect",
