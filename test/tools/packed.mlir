@@ -39,12 +39,3 @@ func.func @packed_chunked(%a: tensor<19x3xf64>, %k: tensor<19x3xf64>, %v: tensor
 // OFFSETS: argument #2 ok
 // OFFSETS-NOT: argument #3
 // GRAD: all arguments ok
-
-// A model op over packed sequences: its offsets are not a scan's, and its
-// reference does not evaluate them; a diagnostic, not a crash.
-// RUN: not recurrence-run %s --entry packed_model 2>&1 | FileCheck %s --check-prefix=MODEL
-// MODEL: error: the float64 reference does not evaluate packed sequences (offsets)
-func.func @packed_model(%q: tensor<2x16x4xf32>, %k: tensor<2x16x4xf32>, %v: tensor<2x16x5xf32>, %beta: tensor<2x16xf32>, %h0: tensor<2x3x4x5xf32>, %o: tensor<4xi64>) -> (tensor<2x16x5xf32>, tensor<2x3x4x5xf32>) {
-  %y, %last = recurrence.delta_rule q(%q : tensor<2x16x4xf32>) k(%k : tensor<2x16x4xf32>) v(%v : tensor<2x16x5xf32>) beta(%beta : tensor<2x16xf32>) init(%h0 : tensor<2x3x4x5xf32>) offsets(%o : tensor<4xi64>) -> tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
-  return %y, %last : tensor<2x16x5xf32>, tensor<2x3x4x5xf32>
-}

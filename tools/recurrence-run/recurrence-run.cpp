@@ -92,6 +92,37 @@ void placeAlong(Array &values, ArrayRef<int64_t> shape, int64_t axis,
               values.begin() + (o * shape[axis] + begin) * inner);
 }
 
+/// How a model op reads packed sequences: its offsets, the operands it reads
+/// per step along T, and its states' (final state, init) pairs, each one
+/// per sequence along the same axis (the batch rank). Null offsets for an
+/// op that takes none.
+struct Packing {
+  Value offsets;
+  SmallVector<Value> steps;
+  SmallVector<std::pair<Value, Value>> states;
+};
+
+Packing packingOf(Operation *op) {
+  if (auto m = dyn_cast<LinearAttentionOp>(op))
+    return {m.getOffsets(),
+            {m.getQuery(), m.getKey(), m.getValue()},
+            {{m.getFinalState(), m.getInit()},
+             {m.getFinalNormalizer(), m.getNormalizerInit()}}};
+  if (auto m = dyn_cast<DeltaRuleOp>(op))
+    return {m.getOffsets(),
+            {m.getQuery(), m.getKey(), m.getValue(), m.getBeta(), m.getGate()},
+            {{m.getFinalState(), m.getInit()}}};
+  if (auto m = dyn_cast<SelectiveSsmOp>(op))
+    return {m.getOffsets(),
+            {m.getX(), m.getDelta(), m.getB(), m.getC()},
+            {{m.getFinalState(), m.getInit()}}};
+  if (auto m = dyn_cast<BdlruOp>(op))
+    return {m.getOffsets(),
+            {m.getGates(), m.getInput()},
+            {{m.getFinalState(), m.getInit()}}};
+  return {};
+}
+
 /// Evaluates a function body in float64: recurrence.scan through the
 /// reference, the model ops through their equations,
 /// elementwise arith on tensors directly.
@@ -205,14 +236,96 @@ private:
     for (Type type : op.getOperandTypes())
       if (!cast<ShapedType>(type).hasStaticShape())
         return op.emitError("recurrence-run needs static shapes");
-    if (llvm::any_of(op.getOperands(), [&](Value operand) {
-          return isa<IntegerType>(getElementTypeOrSelf(operand));
-        }))
-      return op.emitError("the float64 reference does not evaluate packed "
-                          "sequences (offsets)");
+    Packing packing = packingOf(&op);
+    if (packing.offsets)
+      return evalPackedModel(op, packing);
+    return evalModelOnce(op);
+  }
+
+  /// The shape `value` is evaluated at: its type's, or a packed sequence's.
+  SmallVector<int64_t> shapeOf(Value value) {
+    auto it = shapes.find(value);
+    if (it != shapes.end())
+      return it->second;
+    return SmallVector<int64_t>(cast<ShapedType>(value.getType()).getShape());
+  }
+
+  /// A model op over packed sequences as the op on each sequence alone: its
+  /// per-step operands sliced between the sequence's offsets along T, its
+  /// inits at the sequence's index along the same axis; the result written
+  /// at those steps, and each final state at that index. An empty
+  /// sequence's final state is its init (or zero).
+  LogicalResult evalPackedModel(Operation &op, const Packing &packing) {
+    Array offsets = env[packing.offsets];
+    Value result = op.getResult(0);
+    SmallVector<int64_t> resultShape = shapeOf(result);
+    int64_t axis = static_cast<int64_t>(resultShape.size()) - 2;
+    auto sizedAt = [&](Value value, int64_t size) {
+      SmallVector<int64_t> shape = shapeOf(value);
+      shape[axis] = size;
+      shapes[value] = shape;
+    };
+    // The whole operands, restored afterwards; the whole results.
+    llvm::DenseMap<Value, Array> whole;
+    for (Value operand : op.getOperands())
+      whole[operand] = env[operand];
+    Array output(numElements(resultShape), 0.0);
+    SmallVector<Array> finals;
+    for (auto [last, init] : packing.states)
+      finals.emplace_back(last ? numElements(shapeOf(last)) : 0, 0.0);
+    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+      auto begin = static_cast<int64_t>(offsets[s]);
+      auto end = static_cast<int64_t>(offsets[s + 1]);
+      int64_t index = static_cast<int64_t>(s);
+      for (Value operand : packing.steps)
+        if (operand) {
+          env[operand] =
+              sliceAlong(whole[operand], shapeOf(operand), axis, begin, end);
+          sizedAt(operand, end - begin);
+        }
+      for (auto [last, init] : packing.states)
+        if (init) {
+          env[init] =
+              sliceAlong(whole[init], shapeOf(init), axis, index, index + 1);
+          sizedAt(init, 1);
+        }
+      if (begin < end) {
+        sizedAt(result, end - begin);
+        for (auto [last, init] : packing.states)
+          if (last)
+            sizedAt(last, 1);
+        if (failed(evalModelOnce(op)))
+          return failure();
+      }
+      for (Value operand : op.getOperands())
+        shapes.erase(operand);
+      if (begin < end)
+        placeAlong(output, resultShape, axis, begin, env[result]);
+      for (auto [state, final] : llvm::zip(packing.states, finals)) {
+        auto [last, init] = state;
+        if (!last)
+          continue;
+        shapes.erase(last);
+        if (begin < end)
+          placeAlong(final, shapeOf(last), axis, index, env[last]);
+        else if (init)
+          placeAlong(final, shapeOf(last), axis, index, env[init]);
+      }
+      shapes.erase(result);
+    }
+    for (auto &[operand, values] : whole)
+      env[operand] = std::move(values);
+    env[result] = std::move(output);
+    for (auto [state, final] : llvm::zip(packing.states, finals))
+      if (state.first)
+        env[state.first] = std::move(final);
+    return success();
+  }
+
+  LogicalResult evalModelOnce(Operation &op) {
     // [..., T, X]: (B, T, X), the batch dims flattened (a missing dim 1).
-    auto sizes = [](Value value) {
-      SmallVector<int64_t> shape(cast<ShapedType>(value.getType()).getShape());
+    auto sizes = [&](Value value) {
+      SmallVector<int64_t> shape = shapeOf(value);
       while (shape.size() < 2)
         shape.insert(shape.begin(), 1);
       int64_t batch = 1;
@@ -276,6 +389,7 @@ private:
   }
 
   llvm::DenseMap<Value, Array> env;
+  llvm::DenseMap<Value, SmallVector<int64_t>> shapes;
 };
 
 /// The buffer element type of a tensor type that recurrence-run accepts.
@@ -283,13 +397,19 @@ ElementType dtypeOf(Type type) {
   return *elementTypeOf(cast<RankedTensorType>(type).getElementType());
 }
 
-/// The steps of the packed axis that `arg` delimits, if a scan reads it as
-/// its offsets.
+/// The steps of the packed axis that `arg` delimits, if a scan or a model
+/// op reads it as its offsets.
 std::optional<int64_t> packedSteps(BlockArgument arg) {
-  for (Operation *user : arg.getUsers())
+  for (Operation *user : arg.getUsers()) {
     if (auto scan = dyn_cast<ScanOp>(user); scan && scan.getOffsets() == arg)
       if (std::optional<ScanSizes> sizes = scanSizesOf(scan))
         return sizes->steps;
+    // A model op's result is [..., T, X].
+    if (packingOf(user).offsets == arg)
+      if (auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+          type && type.getRank() >= 2 && type.hasStaticShape())
+        return type.getDimSize(type.getRank() - 2);
+  }
   return std::nullopt;
 }
 
@@ -335,8 +455,7 @@ std::vector<Array> randomArguments(func::FuncOp func) {
       }
     auto type = cast<RankedTensorType>(arg.getType());
     if (isa<IntegerType>(type.getElementType())) {
-      // Offsets of something else than a scan: zeros, which the reference
-      // refuses with a diagnostic (model ops over packed sequences).
+      // Integers that are no scan's or model op's offsets: zeros.
       args.emplace_back(numElements(type.getShape()), 0.0);
       continue;
     }
