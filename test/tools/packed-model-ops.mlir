@@ -10,6 +10,7 @@
 // RUN: recurrence-run %s --entry gated_delta | FileCheck %s --check-prefix=DELTA
 // RUN: recurrence-run %s --entry ssm --seed 3 | FileCheck %s --check-prefix=SSM
 // RUN: recurrence-run %s --entry bdlru | FileCheck %s --check-prefix=BDLRU
+// RUN: recurrence-run %s --entry shared_qk | FileCheck %s --check-prefix=SHARED
 // RUN: recurrence-opt %s -recurrence-differentiate=functions=attention,gated_delta,ssm,bdlru \
 // RUN:   -o %t.mlir
 // RUN: recurrence-run %t.mlir --entry attention_grad | FileCheck %s --check-prefix=ATTENTION-GRAD
@@ -92,4 +93,14 @@ func.func @bdlru(%raw: tensor<2x9x3x2x3xf32>, %v: tensor<2x9x6xf32>,
       input(%v : tensor<2x9x6xf32>) init(%h0 : tensor<2x4x6xf32>)
       offsets(%o : tensor<5xi64>) -> tensor<2x9x6xf32>, tensor<2x4x6xf32>
   return %h, %last : tensor<2x9x6xf32>, tensor<2x4x6xf32>
+}
+
+// One value as both the queries and the keys: sliced once per sequence.
+// SHARED: result #0 ok:
+func.func @shared_qk(%x: tensor<12x3xf64>, %v: tensor<12x2xf64>,
+                     %o: tensor<4xi64>) -> tensor<12x2xf64> {
+  %y = recurrence.linear_attention identity q(%x : tensor<12x3xf64>)
+      k(%x : tensor<12x3xf64>) v(%v : tensor<12x2xf64>)
+      offsets(%o : tensor<4xi64>) -> tensor<12x2xf64>
+  return %y : tensor<12x2xf64>
 }

@@ -277,14 +277,16 @@ private:
       auto begin = static_cast<int64_t>(offsets[s]);
       auto end = static_cast<int64_t>(offsets[s + 1]);
       int64_t index = static_cast<int64_t>(s);
+      // (Sliced once where one value is several operands.)
+      llvm::SmallDenseSet<Value> sliced;
       for (Value operand : packing.steps)
-        if (operand) {
+        if (operand && sliced.insert(operand).second) {
           env[operand] =
               sliceAlong(whole[operand], shapeOf(operand), axis, begin, end);
           sizedAt(operand, end - begin);
         }
       for (auto [last, init] : packing.states)
-        if (init) {
+        if (init && sliced.insert(init).second) {
           env[init] =
               sliceAlong(whole[init], shapeOf(init), axis, index, index + 1);
           sizedAt(init, 1);

@@ -56,7 +56,8 @@ static FailureOr<MemRefType> viewOf(Value tensor, OpBuilder *b, Location loc,
     return cast<MemRefType>(buffer.getType());
   }
   Operation *op = tensor.getDefiningOp();
-  if (!op || op->getNumOperands() == 0)
+  if (!isa_and_nonnull<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+                       tensor::CollapseShapeOp>(op))
     return failure();
   Value source;
   FailureOr<MemRefType> sourceType =

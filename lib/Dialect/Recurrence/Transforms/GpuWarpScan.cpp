@@ -390,26 +390,48 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
       column ? std::nullopt : callerResults(op);
   rewriter.setInsertionPoint(results ? results->later() : op.getOperation());
   SmallVector<Value> owned;
-  auto resultBuffer = [&](Value result) -> Value {
+  // A buffer of the results' own holds each sequence's steps contiguously,
+  // as the warps write them (lanes on consecutive steps): allocated with T
+  // last, and viewed in the result's dim order.
+  auto resultBuffer = [&](Value result, bool hasSteps) -> Value {
     if (!result)
       return {};
     auto tensorType = cast<RankedTensorType>(result.getType());
+    ArrayRef<int64_t> shape = tensorType.getShape();
+    int64_t rank = tensorType.getRank();
+    SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    if (hasSteps) {
+      order.erase(order.begin() + batchRank);
+      order.push_back(batchRank);
+    }
+    SmallVector<int64_t> allocated =
+        llvm::map_to_vector(order, [&](int64_t d) { return shape[d]; });
     Value buffer = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get(tensorType.getShape(), tensorType.getElementType()));
+        rewriter, loc, MemRefType::get(allocated, tensorType.getElementType()));
+    if (hasSteps) {
+      // View dim i is allocated dim position(i).
+      SmallVector<AffineExpr> dims;
+      for (int64_t i = 0; i < rank; ++i)
+        dims.push_back(
+            rewriter.getAffineDimExpr(llvm::find(order, i) - order.begin()));
+      buffer = memref::TransposeOp::create(
+          rewriter, loc, buffer,
+          AffineMapAttr::get(
+              AffineMap::get(rank, 0, dims, rewriter.getContext())));
+    }
     owned.push_back(buffer);
     if (!column)
       return buffer;
-    return memref::CollapseShapeOp::create(
-        rewriter, loc, buffer,
-        getReassociationIndicesForCollapse(tensorType.getShape(),
-                                           tensorType.getShape().drop_back())
-            .value());
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i + 2 < rank; ++i)
+      groups.push_back({i});
+    groups.push_back({rank - 2, rank - 1});
+    return memref::CollapseShapeOp::create(rewriter, loc, buffer, groups);
   };
   Value output =
-      results ? results->outputBuffer() : resultBuffer(op.getOutput());
-  Value finalState =
-      results ? results->finalStateBuffer() : resultBuffer(op.getFinalState());
+      results ? results->outputBuffer() : resultBuffer(op.getOutput(), true);
+  Value finalState = results ? results->finalStateBuffer()
+                             : resultBuffer(op.getFinalState(), false);
   WarpScan scan{op.getReverse(),
                 callerView(rewriter, loc, op.getTransition().front()),
                 callerView(rewriter, loc, op.getInput(), column),
@@ -461,9 +483,12 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
   }
   SmallVector<Value> tensors;
   for (auto [buffer, result] : llvm::zip(owned, op->getResults()))
+    // Not writable: bufferization copies it before writing into it, so that
+    // a later lowering that reads it as a caller's buffer reads what was
+    // written here.
     tensors.push_back(bufferization::ToTensorOp::create(
         rewriter, loc, result.getType(), buffer, /*restrict=*/true,
-        /*writable=*/true));
+        /*writable=*/false));
   rewriter.replaceOp(op, tensors);
   return success();
 }
