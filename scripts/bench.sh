@@ -4,7 +4,9 @@
 # to memcpy and to a hand-written -O3 OpenMP loop, both measured in the same
 # run; then the same shapes through Python (BENCH-PY lines, with out=); then
 # every model op through recurrence.torch, forward and forward + backward,
-# against a plain torch loop over time (BENCH-MODEL lines).
+# against a plain torch loop over time (BENCH-MODEL lines); then the scan's
+# gradient recomputing its states and reading them from the forward's
+# output (BENCH-BACKWARD lines).
 #
 #   scripts/bench.sh            the shapes of the README table
 #   scripts/bench.sh --quick    8x shorter sequences, one repetition
@@ -27,4 +29,9 @@ for arg in "$@"; do [ "$arg" = "--quick" ] && quick=(--quick); done
 echo
 echo "== model ops through recurrence.torch against a torch loop over time"
 /usr/bin/python3 "$ROOT/bench/models_bench.py" "${quick[@]}" \
+  --python-dir "$ROOT/build/python"
+
+echo
+echo "== the scan's gradient: recomputing the states, or reading the output's"
+/usr/bin/python3 "$ROOT/bench/cpu_backward.py" "${quick[@]}" \
   --python-dir "$ROOT/build/python"
