@@ -92,32 +92,52 @@ void placeAlong(Array &values, ArrayRef<int64_t> shape, int64_t axis,
               values.begin() + (o * shape[axis] + begin) * inner);
 }
 
-/// How a model op reads packed sequences: its offsets, the operands it reads
-/// per step along T, and its states' (final state, init) pairs, each one
-/// per sequence along the same axis (the batch rank). Null offsets for an
-/// op that takes none.
+/// How an op reads packed sequences: its offsets, the axis of its steps
+/// (its batch rank), the operands it reads per step along that axis, and
+/// its states' (final state, init) pairs, each one per sequence along the
+/// same axis. Null offsets for an op that takes none.
 struct Packing {
   Value offsets;
+  int64_t axis = 0;
   SmallVector<Value> steps;
   SmallVector<std::pair<Value, Value>> states;
 };
 
 Packing packingOf(Operation *op) {
+  // A model op's result is [..., T, X].
+  int64_t axis =
+      op->getNumResults()
+          ? cast<ShapedType>(op->getResult(0).getType()).getRank() - 2
+          : 0;
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    SmallVector<Value> steps(scan.getTransition());
+    for (Value operand : {scan.getInput(), scan.getInputKey(),
+                          scan.getInputValue(), scan.getReadout()})
+      steps.push_back(operand);
+    return {scan.getOffsets(),
+            scan.getBatchRank(),
+            steps,
+            {{scan.getFinalState(), scan.getInit()}}};
+  }
   if (auto m = dyn_cast<LinearAttentionOp>(op))
     return {m.getOffsets(),
+            axis,
             {m.getQuery(), m.getKey(), m.getValue()},
             {{m.getFinalState(), m.getInit()},
              {m.getFinalNormalizer(), m.getNormalizerInit()}}};
   if (auto m = dyn_cast<DeltaRuleOp>(op))
     return {m.getOffsets(),
+            axis,
             {m.getQuery(), m.getKey(), m.getValue(), m.getBeta(), m.getGate()},
             {{m.getFinalState(), m.getInit()}}};
   if (auto m = dyn_cast<SelectiveSsmOp>(op))
     return {m.getOffsets(),
+            axis,
             {m.getX(), m.getDelta(), m.getB(), m.getC()},
             {{m.getFinalState(), m.getInit()}}};
   if (auto m = dyn_cast<BdlruOp>(op))
     return {m.getOffsets(),
+            axis,
             {m.getGates(), m.getInput()},
             {{m.getFinalState(), m.getInit()}}};
   return {};
@@ -168,65 +188,31 @@ private:
       return scan.emitError("the float64 reference does not evaluate "
                             "structure '")
              << spec.structure << "'";
-    if (scan.getOffsets())
-      return evalPacked(scan, spec, *sizes);
-    std::vector<Array> operands;
-    for (Value operand : scan.getDpsInputs())
-      operands.push_back(env[operand]);
-    ReferenceResult result = referenceScan(spec, *sizes, operands);
-    env[scan.getOutput()] = std::move(result.output);
-    if (Value last = scan.getFinalState())
-      env[last] = std::move(result.finalState);
+    if (scan.getOffsets()) {
+      // Each sequence alone: a scan of its steps, without offsets.
+      spec.offsets = false;
+      sizes->sequences = 1;
+      Packing packing = packingOf(scan);
+      return evalPacked(scan, packing, [&]() {
+        sizes->steps = shapeOf(scan.getOutput())[packing.axis];
+        evalScanOnce(scan, spec, *sizes);
+        return success();
+      });
+    }
+    evalScanOnce(scan, spec, *sizes);
     return success();
   }
 
-  /// A scan over packed sequences as one scan per sequence, each on the
-  /// slices of the operands between its offsets along T, from its own init
-  /// (index s along the sequence dim), writing its own final state there.
-  /// An empty sequence's final state is its init (or zero).
-  LogicalResult evalPacked(ScanOp scan, ScanSpec spec, ScanSizes sizes) {
-    // A copy: env grows below.
-    Array offsets = env[scan.getOffsets()];
-    auto shapeOf = [](Value value) {
-      return cast<ShapedType>(value.getType()).getShape();
-    };
-    int64_t axis = sizes.batch.size();
-    spec.offsets = false;
-    sizes.sequences = 1;
-    Array output(numElements(shapeOf(scan.getOutput())), 0.0), finalState;
-    Value last = scan.getFinalState();
-    if (last)
-      finalState.assign(numElements(shapeOf(last)), 0.0);
-    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
-      auto begin = static_cast<int64_t>(offsets[s]);
-      auto end = static_cast<int64_t>(offsets[s + 1]);
-      std::vector<Array> operands;
-      Array init;
-      for (Value operand : scan.getDpsInputs()) {
-        if (operand == scan.getOffsets())
-          continue;
-        bool perSequence = operand == scan.getInit();
-        operands.push_back(sliceAlong(env[operand], shapeOf(operand), axis,
-                                      perSequence ? s : begin,
-                                      perSequence ? s + 1 : end));
-        if (perSequence)
-          init = operands.back();
-      }
-      if (begin == end) {
-        if (last && !init.empty())
-          placeAlong(finalState, shapeOf(last), axis, s, init);
-        continue;
-      }
-      sizes.steps = end - begin;
-      ReferenceResult result = referenceScan(spec, sizes, operands);
-      placeAlong(output, shapeOf(scan.getOutput()), axis, begin, result.output);
-      if (last)
-        placeAlong(finalState, shapeOf(last), axis, s, result.finalState);
-    }
-    env[scan.getOutput()] = std::move(output);
-    if (last)
-      env[last] = std::move(finalState);
-    return success();
+  /// The scan's reference on env's values of its operands (but offsets).
+  void evalScanOnce(ScanOp scan, const ScanSpec &spec, const ScanSizes &sizes) {
+    std::vector<Array> operands;
+    for (Value operand : scan.getDpsInputs())
+      if (operand != scan.getOffsets())
+        operands.push_back(env[operand]);
+    ReferenceResult result = referenceScan(spec, sizes, operands);
+    env[scan.getOutput()] = std::move(result.output);
+    if (Value last = scan.getFinalState())
+      env[last] = std::move(result.finalState);
   }
 
   /// The values of `value`, empty for a null one (an absent operand).
@@ -238,7 +224,7 @@ private:
         return op.emitError("recurrence-run needs static shapes");
     Packing packing = packingOf(&op);
     if (packing.offsets)
-      return evalPackedModel(op, packing);
+      return evalPacked(&op, packing, [&]() { return evalModelOnce(op); });
     return evalModelOnce(op);
   }
 
@@ -250,16 +236,18 @@ private:
     return SmallVector<int64_t>(cast<ShapedType>(value.getType()).getShape());
   }
 
-  /// A model op over packed sequences as the op on each sequence alone: its
-  /// per-step operands sliced between the sequence's offsets along T, its
-  /// inits at the sequence's index along the same axis; the result written
-  /// at those steps, and each final state at that index. An empty
-  /// sequence's final state is its init (or zero).
-  LogicalResult evalPackedModel(Operation &op, const Packing &packing) {
+  /// An op over packed sequences as the op on each sequence alone (`once`
+  /// on env's values and shapeOf's shapes): its per-step operands sliced
+  /// between the sequence's offsets along the packing's axis, its inits at
+  /// the sequence's index along it; the result written at those steps, and
+  /// each final state at that index. An empty sequence's final state is its
+  /// init (or zero).
+  LogicalResult evalPacked(Operation *op, const Packing &packing,
+                           function_ref<LogicalResult()> once) {
     Array offsets = env[packing.offsets];
-    Value result = op.getResult(0);
+    Value result = op->getResult(0);
     SmallVector<int64_t> resultShape = shapeOf(result);
-    int64_t axis = static_cast<int64_t>(resultShape.size()) - 2;
+    int64_t axis = packing.axis;
     auto sizedAt = [&](Value value, int64_t size) {
       SmallVector<int64_t> shape = shapeOf(value);
       shape[axis] = size;
@@ -267,7 +255,7 @@ private:
     };
     // The whole operands, restored afterwards; the whole results.
     llvm::DenseMap<Value, Array> whole;
-    for (Value operand : op.getOperands())
+    for (Value operand : op->getOperands())
       whole[operand] = env[operand];
     Array output(numElements(resultShape), 0.0);
     SmallVector<Array> finals;
@@ -296,10 +284,10 @@ private:
         for (auto [last, init] : packing.states)
           if (last)
             sizedAt(last, 1);
-        if (failed(evalModelOnce(op)))
+        if (failed(once()))
           return failure();
       }
-      for (Value operand : op.getOperands())
+      for (Value operand : op->getOperands())
         shapes.erase(operand);
       if (begin < end)
         placeAlong(output, resultShape, axis, begin, env[result]);
