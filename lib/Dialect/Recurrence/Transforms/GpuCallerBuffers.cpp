@@ -25,8 +25,7 @@ Value gpu_lowering::callerBuffer(Value value) {
   return toTensor.getBuffer();
 }
 
-bool gpu_lowering::isContiguousAlong(Value buffer, int64_t dim) {
-  auto type = cast<MemRefType>(buffer.getType());
+bool gpu_lowering::isContiguousAlong(MemRefType type, int64_t dim) {
   SmallVector<int64_t> strides;
   int64_t offset;
   return succeeded(type.getStridesAndOffset(strides, offset)) &&
@@ -124,11 +123,16 @@ Value gpu_lowering::callerView(OpBuilder &b, Location loc, Value tensor,
   Value view;
   if (failed(viewOf(tensor, &b, loc, &view)))
     return {};
-  if (dropUnitDims == 0)
-    return view;
+  return collapseTrailingUnitDims(b, loc, view, dropUnitDims);
+}
+
+Value gpu_lowering::collapseTrailingUnitDims(OpBuilder &b, Location loc,
+                                             Value buffer, int64_t count) {
+  if (count == 0)
+    return buffer;
   return memref::CollapseShapeOp::create(
-      b, loc, view,
-      trailingGroups(cast<MemRefType>(view.getType()).getRank(), dropUnitDims));
+      b, loc, buffer,
+      trailingGroups(cast<MemRefType>(buffer.getType()).getRank(), count));
 }
 
 bufferization::MaterializeInDestinationOp

@@ -30,8 +30,8 @@ inline constexpr int64_t kWarpSize = 32;
 /// The caller's buffer that `value` reads in place, or null.
 Value callerBuffer(Value value);
 
-/// Whether `buffer`'s dim `dim` has a static unit stride.
-bool isContiguousAlong(Value buffer, int64_t dim);
+/// Whether dim `dim` of buffers of `type` has a static unit stride.
+bool isContiguousAlong(MemRefType type, int64_t dim);
 
 /// The type of the view of the caller's buffer that `tensor` is: the
 /// memref of a `bufferization.to_tensor`, through the tensor views between
@@ -43,6 +43,11 @@ FailureOr<MemRefType> callerViewType(Value tensor, int64_t dropUnitDims = 0);
 /// Builds that view (callerViewType succeeded) at the builder's point.
 Value callerView(OpBuilder &b, Location loc, Value tensor,
                  int64_t dropUnitDims = 0);
+
+/// `buffer` with its last `count` dims (of one element) collapsed into the
+/// one before.
+Value collapseTrailingUnitDims(OpBuilder &b, Location loc, Value buffer,
+                               int64_t count);
 
 /// The caller's buffer that `result`'s one use materializes it in, or null.
 bufferization::MaterializeInDestinationOp callerDestination(Value result);

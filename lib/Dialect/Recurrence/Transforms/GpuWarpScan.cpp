@@ -96,13 +96,7 @@ StringRef unsupported(ScanOp op) {
       (op.getInit() && failed(callerViewType(op.getInit(), column))))
     return "operands not read from the caller's buffers";
   int64_t time = op.getBatchRank();
-  auto timeContiguous = [&](MemRefType view) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    return succeeded(view.getStridesAndOffset(strides, offset)) &&
-           strides[time] == 1;
-  };
-  if (!timeContiguous(*aView) || !timeContiguous(*xView))
+  if (!isContiguousAlong(*aView, time) || !isContiguousAlong(*xView, time))
     return "time is not contiguous in the caller's buffers";
   return "";
 }
@@ -370,6 +364,35 @@ int64_t chunksFor(int64_t rows, int64_t steps) {
 }
 } // namespace
 
+namespace {
+/// A buffer of a result's own, of `type`, where the warps write it: with
+/// `time` (the steps' dim, or -1 for none) allocated last, so that lanes on
+/// consecutive steps write contiguously, viewed in `type`'s dim order.
+Value ownBuffer(OpBuilder &b, Location loc, RankedTensorType type,
+                int64_t time) {
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (time >= 0) {
+    order.erase(order.begin() + time);
+    order.push_back(time);
+  }
+  Value buffer = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get(llvm::map_to_vector(
+                          order, [&](int64_t d) { return type.getDimSize(d); }),
+                      type.getElementType()));
+  if (time < 0)
+    return buffer;
+  // View dim i is allocated dim position(i).
+  SmallVector<AffineExpr> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    dims.push_back(b.getAffineDimExpr(llvm::find(order, i) - order.begin()));
+  return memref::TransposeOp::create(
+      b, loc, buffer,
+      AffineMapAttr::get(AffineMap::get(rank, 0, dims, b.getContext())));
+}
+} // namespace
+
 bool mlir::recurrence::takesWarpScan(ScanOp op) {
   return unsupported(op).empty();
 }
@@ -390,43 +413,13 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
       column ? std::nullopt : callerResults(op);
   rewriter.setInsertionPoint(results ? results->later() : op.getOperation());
   SmallVector<Value> owned;
-  // A buffer of the results' own holds each sequence's steps contiguously,
-  // as the warps write them (lanes on consecutive steps): allocated with T
-  // last, and viewed in the result's dim order.
   auto resultBuffer = [&](Value result, bool hasSteps) -> Value {
     if (!result)
       return {};
-    auto tensorType = cast<RankedTensorType>(result.getType());
-    ArrayRef<int64_t> shape = tensorType.getShape();
-    int64_t rank = tensorType.getRank();
-    SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    if (hasSteps) {
-      order.erase(order.begin() + batchRank);
-      order.push_back(batchRank);
-    }
-    SmallVector<int64_t> allocated =
-        llvm::map_to_vector(order, [&](int64_t d) { return shape[d]; });
-    Value buffer = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(allocated, tensorType.getElementType()));
-    if (hasSteps) {
-      // View dim i is allocated dim position(i).
-      SmallVector<AffineExpr> dims;
-      for (int64_t i = 0; i < rank; ++i)
-        dims.push_back(
-            rewriter.getAffineDimExpr(llvm::find(order, i) - order.begin()));
-      buffer = memref::TransposeOp::create(
-          rewriter, loc, buffer,
-          AffineMapAttr::get(
-              AffineMap::get(rank, 0, dims, rewriter.getContext())));
-    }
-    owned.push_back(buffer);
-    if (!column)
-      return buffer;
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t i = 0; i + 2 < rank; ++i)
-      groups.push_back({i});
-    groups.push_back({rank - 2, rank - 1});
-    return memref::CollapseShapeOp::create(rewriter, loc, buffer, groups);
+    owned.push_back(ownBuffer(rewriter, loc,
+                              cast<RankedTensorType>(result.getType()),
+                              hasSteps ? batchRank : -1));
+    return collapseTrailingUnitDims(rewriter, loc, owned.back(), column);
   };
   Value output =
       results ? results->outputBuffer() : resultBuffer(op.getOutput(), true);
