@@ -455,6 +455,13 @@ def _run(spec, operands, out_shape, last_shape, outs=(None, None)):
     return compiled(unaliased(operands, outs), shapes, outs)
 
 
+def gradient_kind(results):
+    """The `gradient` compiled_scan takes for a first-order gradient: the
+    one that reads the states from the forward's `results` where they are
+    given (GRADIENT_OF_RESULTS), else the one that recomputes them."""
+    return GRADIENT_OF_RESULTS if results else True
+
+
 def _gradients(spec, operands, gout, gfinal, last_shape, sizes=None,
                results=None):
     """The gradients of the scan of `spec` at `operands` (one array per
@@ -463,8 +470,8 @@ def _gradients(spec, operands, gout, gfinal, last_shape, sizes=None,
     (compiled for `sizes` only, when given). `results`, the forward call's
     (output[, final state]), when given: the adjoint reads the states from
     the output instead of recomputing them (GRADIENT_OF_RESULTS)."""
-    compiled = compiled_scan(
-        spec, gradient=GRADIENT_OF_RESULTS if results else True, sizes=sizes)
+    compiled = compiled_scan(spec, gradient=gradient_kind(results),
+                             sizes=sizes)
     cotangents = [gout]
     if spec["final_state"]:
         cotangents.append(np.zeros(last_shape, gout.dtype) if gfinal is None

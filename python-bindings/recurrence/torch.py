@@ -339,24 +339,21 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
     _in_place_layouts says so, and each gradient takes its operand's
     layout."""
     results = list(results or [])
-    device = operands[0].device
-    state_dtype = _state_dtype(operands[0].dtype)
-    # The cotangents as the adjoint takes them: the output's in the
-    # operands' dtype, the final state's in the state's.
-    cotangents = [grad_out.to(operands[0].dtype) if grad_out is not None
-                  else _torch.zeros(tuple(out_shape), dtype=operands[0].dtype,
-                                    device=device)]
+    device, dtype = operands[0].device, operands[0].dtype
+    # Absent cotangents are zeros (the final state's of the state's dtype);
+    # every argument is then converted to the dtype the adjoint takes.
+    cotangents = [grad_out if grad_out is not None else _torch.zeros(
+        tuple(out_shape), dtype=dtype, device=device)]
     if spec["final_state"]:
-        cotangents.append(grad_final.to(state_dtype)
-                          if grad_final is not None else
-                          _torch.zeros(tuple(last_shape), dtype=state_dtype,
+        cotangents.append(grad_final if grad_final is not None else
+                          _torch.zeros(tuple(last_shape),
+                                       dtype=_state_dtype(dtype),
                                        device=device))
     args = list(operands) + results + cotangents
     arg_strides = _caller_layouts(args)
     compiled = _cuda_compiled(
-        spec, _with_layouts(sizes, arg_strides,
-                            arg_strides[:len(operands)]),
-        gradient=api.GRADIENT_OF_RESULTS if results else True)
+        spec, _with_layouts(sizes, arg_strides, arg_strides[:len(operands)]),
+        gradient=api.gradient_kind(results))
     _, arg_dtypes, _, result_dtypes = compiled.signature()
     args = [t.to(api.torch_dtype(_torch, d)) for t, d in zip(args,
                                                              arg_dtypes)]
@@ -384,10 +381,11 @@ def _scan_backward(transition, b, init, readout, grad_out, grad_final,
                                   out_shape, last_shape)
     # At static sizes, where the CPU's adjoint runs faster (its reverse scan
     # 1.6x at (8, 16384, 1536): bench/cpu_backward.py).
-    gradient = api.GRADIENT_OF_RESULTS if results else True
     grads = api._gradients(spec, [_numpy(t) for t in operands],
                            *(cotangents + [None])[:2], last_shape,
-                           sizes=_specialized(spec, sizes, gradient, "cpu"),
+                           sizes=_specialized(spec, sizes,
+                                              api.gradient_kind(results),
+                                              "cpu"),
                            results=results and [_numpy(r) for r in results])
     return [_tensor(g) for g in grads[:differentiable]]
 
