@@ -6,7 +6,10 @@ variant's first shape; and the latter compiled for any sizes. One
 BENCH-BACKWARD line per structure and shape with the three times, the
 bandwidth of the static one that reads the states, its ratio to NumPy's
 copy of the same bytes measured in the same run, and the largest
-difference between the gradients."""
+difference between the gradients. Then, for each diagonal shape, one
+BENCH-REVERSE line: the scan forward and reversed through
+recurrence.scan (out=, compiled for any sizes), the ratio of the two, and
+the reversed one's ratio to NumPy's copy."""
 
 import argparse
 import os
@@ -82,6 +85,27 @@ def main():
               f"{moved / reading / 1e9:.1f} vs_numpy_copy="
               f"{copy / reading:.2f} max_difference={differs:.1e}",
               flush=True)
+        if structure == "diagonal":
+            reverse_scan(rec, a, b, reps)
+
+
+def reverse_scan(rec, a, b, reps):
+    """The BENCH-REVERSE line of one shape: a reversed scan's steps run
+    down through memory, the forward one's up."""
+    out = np.empty_like(b)
+    times = {}
+    for reverse in (False, True):
+        run = lambda: rec.scan(a, b, reverse=reverse, out=out)
+        run()
+        times[reverse] = best_seconds(reps, run)
+    moved = a.nbytes + 2 * b.nbytes
+    source = np.ones(moved // 8, np.float32)
+    target = np.empty_like(source)
+    copy = best_seconds(reps, lambda: np.copyto(target, source))
+    print(f"BENCH-REVERSE diagonal a={a.shape} forward_ms="
+          f"{times[False] * 1e3:.1f} reverse_ms={times[True] * 1e3:.1f} "
+          f"reverse_vs_forward={times[False] / times[True]:.2f} "
+          f"vs_numpy_copy={copy / times[True]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

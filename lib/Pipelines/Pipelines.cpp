@@ -54,6 +54,7 @@ static void addBufferization(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createDistinctStepBuffersPass());
 }
 
 /// Loops and buffers to the LLVM dialect.
@@ -87,6 +88,7 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp, int64_t cores) {
   if (openmp)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createSeparateStorageToAliasScopesPass());
 }
 
 /// What every target runs first: model ops decomposed, elementwise ops as

@@ -49,6 +49,7 @@ static std::pair<Value, Value> emitTimeLoop(OpBuilder &b, Location loc,
             io.stepAndWrite(nb, nl, batch, t, args[0], args[1], t);
         scf::YieldOp::create(nb, nl, ValueRange{next, out});
       });
+  loop->setAttr(kStepsAttrName, b.getUnitAttr());
   return {loop.getResult(0), loop.getResult(1)};
 }
 

@@ -58,6 +58,7 @@
 // CHECK:             %[[ROW:.*]] = tensor.collapse_shape %[[NEW]]#1 {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
 // CHECK:             %[[NEWROWS:.*]] = tensor.insert_slice %[[ROW]] into %[[ROWS]][%[[T]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<16x8xf32>
 // CHECK:             scf.yield %[[NEW]]#0, %[[NEWROWS]] : tensor<8x1xf32>, tensor<16x8xf32>
+// CHECK-NEXT:      } {recurrence.steps}
 // CHECK:           scf.forall.in_parallel {
 // CHECK-NEXT:        tensor.parallel_insert_slice %[[LOOP]]#1 into %[[OUT]][%[[I]], 0, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<4x16x8xf32>
 // CHECK-NEXT:      }

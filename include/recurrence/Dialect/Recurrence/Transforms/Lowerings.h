@@ -31,6 +31,9 @@ namespace mlir::recurrence {
 inline constexpr llvm::StringLiteral kChunkStepsAttrName =
     "recurrence.chunk_steps";
 
+/// The discardable attribute on a sequential scan's loop over its steps.
+inline constexpr llvm::StringLiteral kStepsAttrName = "recurrence.steps";
+
 /// The discardable attribute on the plain scan that -recurrence-split-
 /// sequences makes of a scan over packed sequences. The GPU runs it
 /// sequentially: its chunk phases would allocate a tile of the restarted

@@ -567,6 +567,49 @@ def OpenMPForkWhenParallelPass : Pass<"recurrence-omp-fork-when-parallel"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def DistinctStepBuffersPass : Pass<"recurrence-distinct-step-buffers"> {
+  let summary = "Tell code generation that a step loop's buffers do not "
+                "overlap";
+  let description = [{
+    Before each loop over the steps of a scan on buffers (a sequential
+    scan's time loop, marked `recurrence.steps` by its lowering, or a
+    chunked phase's loop over one chunk, marked `recurrence.chunk_steps`),
+    states with `memref.distinct_objects` that each buffer the loop writes
+    does not overlap the other buffers it accesses, where their SSA values
+    tell them apart: distinct arguments of the function, which the JIT's
+    calling convention keeps apart (a result's buffer never overlaps an
+    operand's), or distinct allocations. A loop that writes a buffer its
+    value does not identify (an `scf.if` result) is left as it is.
+
+    Without it, LLVM vectorizes a step's loop over channels behind run-time
+    alias checks, which it hoists out of the time loop at sizes known only
+    at run time. Those hoisted checks cannot pass for a reverse scan, whose
+    rows descend in memory, so every step ran the scalar loop.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def SeparateStorageToAliasScopesPass
+    : Pass<"recurrence-separate-storage-to-alias-scopes"> {
+  let summary = "Turn separate-storage assumptions into alias scopes";
+  let description = [{
+    Replaces each `llvm.intr.assume` whose bundles are all
+    `separate_storage` (what `memref.distinct_objects` lowers to) with alias
+    scope metadata: every load and store whose address is based on one of
+    the two pointers' underlying objects (followed through GEPs and the
+    descriptor structs that memrefs lower to) joins that object's scope,
+    and those the assumption dominates are marked not to alias the other
+    object's scope.
+
+    The assumption alone does not reach the code that needs it: translating
+    an OpenMP parallel region outlines its body into a function and drops
+    every `llvm.assume` in it, while metadata on loads and stores moves with
+    them. An access with a pointer whose object is not found keeps no
+    metadata.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def FuseStepProducersPass : Pass<"recurrence-fuse-step-producers"> {
   let summary = "Compute elementwise operands of lowered scans where they are read";
   let description = [{
