@@ -140,10 +140,10 @@ RECURRENCE_EXPORT char *recurrenceSignature(const RecurrenceCompiled *compiled,
                                             char **error);
 
 /* Calls the compiled entry on `args`, writing its results into `results`.
- * A result's buffer must not overlap an argument's (the compiled code is
- * vectorized on that promise), except that a final state may be the very
- * buffer of the init it replaces: a decoding step advancing its state in
- * place. Returns 0 on success. */
+ * A result's buffer must not overlap an argument's or another result's
+ * (the compiled code is vectorized on that promise), except that a final
+ * state may be the very buffer of the init it replaces: a decoding step
+ * advancing its state in place. Returns 0 on success. */
 RECURRENCE_EXPORT int recurrenceCall(RecurrenceCompiled *compiled,
                                      const RecurrenceBuffer *args,
                                      int32_t numArgs,

@@ -35,11 +35,15 @@ using namespace mlir;
 
 namespace {
 /// The buffer behind the views that `value` is, where its SSA value tells
-/// it apart from other buffers: an argument of the function (distinct ones
-/// never overlap under the calling convention) or an allocation. Null
-/// otherwise (an scf.if result, a loop's block argument).
+/// it apart from other buffers: an argument of the function or an
+/// allocation. Null otherwise (an scf.if result, a loop's block argument).
+/// Distinct arguments are taken not to overlap where one of them is
+/// written: the calling convention (a result's buffer never overlaps an
+/// operand's, nor another result's), which bufferizing a function's
+/// boundaries already relies on when it writes a result in place in its
+/// argument's buffer.
 Value distinctBuffer(Value value) {
-  auto memref = dyn_cast<MemrefValue>(value);
+  auto memref = dyn_cast_if_present<MemrefValue>(value);
   if (!memref)
     return nullptr;
   Value buffer = memref::skipViewLikeOps(memref);
@@ -65,18 +69,17 @@ std::optional<DenseSet<Value>> writtenBuffers(scf::ForOp loop) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects && op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::advance();
-    if (!effects) {
+    if (!effects)
       return WalkResult::interrupt();
-    }
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &instance : instances) {
       if (!isa<MemoryEffects::Write, MemoryEffects::Free>(instance.getEffect()))
         continue;
+      // A write to no value in particular (a print) may be to any buffer.
       Value buffer = distinctBuffer(instance.getValue());
-      if (!buffer) {
+      if (!buffer)
         return WalkResult::interrupt();
-      }
       written.insert(buffer);
     }
     return WalkResult::advance();
@@ -102,7 +105,10 @@ void stateDistinctBuffers(scf::ForOp loop) {
   });
   OpBuilder b(loop);
   DenseMap<Value, Value> stated;
-  auto current = [&](Value v) { return stated.lookup(v) ? stated[v] : v; };
+  auto current = [&](Value v) {
+    Value now = stated.lookup(v);
+    return now ? now : v;
+  };
   for (auto [i, first] : llvm::enumerate(outside)) {
     for (Value second : outside.getArrayRef().drop_front(i + 1)) {
       Value one = distinctBuffer(first), other = distinctBuffer(second);

@@ -105,3 +105,46 @@ func.func @unknown_write(%a: memref<?xf32>, %p: memref<?xf32>, %q: memref<?xf32>
   } {recurrence.steps}
   return
 }
+
+// -----
+
+// A write to no buffer in particular (a print), a write through a buffer
+// the loop carries, and a call: the loop may write any buffer, and is left
+// as it is.
+// CHECK-LABEL: func.func @print
+// CHECK-NOT: memref.distinct_objects
+// CHECK-LABEL: func.func @carried
+// CHECK-NOT: memref.distinct_objects
+// CHECK-LABEL: func.func @call
+// CHECK-NOT: memref.distinct_objects
+func.func @print(%a: memref<?xf32>, %out: memref<?xf32>, %t: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %t step %c1 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    vector.print %x : f32
+    memref.store %x, %out[%i] : memref<?xf32>
+  } {recurrence.steps}
+  return
+}
+func.func @carried(%a: memref<?xf32>, %p: memref<?xf32>, %q: memref<?xf32>, %t: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %t step %c1 iter_args(%x = %p, %y = %q) -> (memref<?xf32>, memref<?xf32>) {
+    %v = memref.load %a[%i] : memref<?xf32>
+    memref.store %v, %x[%i] : memref<?xf32>
+    scf.yield %y, %x : memref<?xf32>, memref<?xf32>
+  } {recurrence.steps}
+  return
+}
+func.func private @opaque(memref<?xf32>)
+func.func @call(%a: memref<?xf32>, %out: memref<?xf32>, %t: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %t step %c1 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    memref.store %x, %out[%i] : memref<?xf32>
+    func.call @opaque(%a) : (memref<?xf32>) -> ()
+  } {recurrence.steps}
+  return
+}

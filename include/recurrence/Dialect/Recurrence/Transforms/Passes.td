@@ -604,8 +604,13 @@ def SeparateStorageToAliasScopesPass
     The assumption alone does not reach the code that needs it: translating
     an OpenMP parallel region outlines its body into a function and drops
     every `llvm.assume` in it, while metadata on loads and stores moves with
-    them. An access with a pointer whose object is not found keeps no
-    metadata.
+    them. Metadata holds on every execution, so only pairs that are apart
+    on every execution are restated: two arguments of the function, or an
+    argument and an allocation. An assumption about anything else (two
+    allocations, which may reuse each other's memory from one iteration to
+    the next; a pointer that is not followed back to an argument or an
+    allocation) stays as it is, and so does every access of a pointer whose
+    object is not found. Calls get no scopes.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
