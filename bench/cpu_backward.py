@@ -20,6 +20,13 @@ import numpy as np
 from python_bench import best_seconds
 
 
+def copy_seconds(moved, reps):
+    """NumPy's copy of `moved` bytes in all (half read, half written)."""
+    source = np.ones(moved // 8, np.float32)
+    target = np.empty_like(source)
+    return best_seconds(reps, lambda: np.copyto(target, source))
+
+
 def cases(scale):
     """(name, structure, param, a shape, b shape)."""
     yield ("diagonal", "diagonal", 0, (8, 16384 // scale, 1536),
@@ -75,9 +82,7 @@ def main():
         dynamic = best_seconds(reps, given_dynamic)
         # Read: a, h, g; written: the gradients of a and b.
         moved = 2 * a.nbytes + 3 * b.nbytes
-        source = np.ones(moved // 8, np.float32)
-        target = np.empty_like(source)
-        copy = best_seconds(reps, lambda: np.copyto(target, source))
+        copy = copy_seconds(moved, reps)
         print(f"BENCH-BACKWARD {name} a={a_shape} recompute_ms="
               f"{recomputing * 1e3:.1f} read_states_ms={reading * 1e3:.1f} "
               f"read_states_any_sizes_ms={dynamic * 1e3:.1f} "
@@ -98,10 +103,7 @@ def reverse_scan(rec, a, b, reps):
         run = lambda: rec.scan(a, b, reverse=reverse, out=out)
         run()
         times[reverse] = best_seconds(reps, run)
-    moved = a.nbytes + 2 * b.nbytes
-    source = np.ones(moved // 8, np.float32)
-    target = np.empty_like(source)
-    copy = best_seconds(reps, lambda: np.copyto(target, source))
+    copy = copy_seconds(a.nbytes + 2 * b.nbytes, reps)
     print(f"BENCH-REVERSE diagonal a={a.shape} forward_ms="
           f"{times[False] * 1e3:.1f} reverse_ms={times[True] * 1e3:.1f} "
           f"reverse_vs_forward={times[False] / times[True]:.2f} "

@@ -19,12 +19,12 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_DISTINCTSTEPBUFFERSPASS
@@ -59,41 +59,12 @@ Value distinctBuffer(Value value) {
              : nullptr;
 }
 
-/// The buffers that something in `loop` writes, or nullopt where an op's
-/// effects are unknown or a buffer written is not a distinct one.
-std::optional<DenseSet<Value>> writtenBuffers(scf::ForOp loop) {
-  DenseSet<Value> written;
-  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
-    // A linalg op on buffers states its own operands' effects, and its
-    // body's are visited as ops of their own.
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects && op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    if (!effects)
-      return WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &instance : instances) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(instance.getEffect()))
-        continue;
-      // A write to no value in particular (a print) may be to any buffer.
-      Value buffer = distinctBuffer(instance.getValue());
-      if (!buffer)
-        return WalkResult::interrupt();
-      written.insert(buffer);
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return std::nullopt;
-  return written;
-}
-
 /// States before `loop`, pair by pair, that each buffer it writes does not
 /// overlap the other distinct buffers it accesses (the memrefs defined
 /// outside it that its ops use), and has the loop use the stated values.
 void stateDistinctBuffers(scf::ForOp loop) {
-  std::optional<DenseSet<Value>> written = writtenBuffers(loop);
+  std::optional<DenseSet<Value>> written =
+      recurrence::writtenBuffers(loop.getRegion(), distinctBuffer);
   if (!written || written->empty())
     return;
   SetVector<Value> outside;

@@ -16,6 +16,7 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -50,34 +51,18 @@ bool isDistinctBuffer(Value buffer, gpu::LaunchOp launch) {
 /// effects are unknown, or a buffer written is not one whose SSA value
 /// identifies it (then nothing is moved).
 std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
-  DenseSet<Value> written;
-  WalkResult walk = launch.getBody().walk([&](Operation *op) {
-    // A fence orders other accesses and writes nothing; what is moved
-    // across one is a load of a buffer no thread of the launch writes.
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-        isa<LLVM::FenceOp>(op))
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &instance : instances) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(instance.getEffect()))
-        continue;
-      auto memref = dyn_cast_or_null<MemrefValue>(instance.getValue());
-      if (!memref)
-        return WalkResult::interrupt();
-      Value buffer = memref::skipViewLikeOps(memref);
-      if (!isDistinctBuffer(buffer, launch))
-        return WalkResult::interrupt();
-      written.insert(buffer);
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return std::nullopt;
-  return written;
+  return recurrence::writtenBuffers(
+      launch.getBody(),
+      [&](Value value) -> Value {
+        auto memref = dyn_cast_if_present<MemrefValue>(value);
+        if (!memref)
+          return nullptr;
+        Value buffer = memref::skipViewLikeOps(memref);
+        return isDistinctBuffer(buffer, launch) ? buffer : nullptr;
+      },
+      // A fence orders other accesses and writes nothing; what is moved
+      // across one is a load of a buffer no thread of the launch writes.
+      [](Operation *op) { return isa<LLVM::FenceOp>(op); });
 }
 
 /// Whether `load` reads a buffer that its SSA value tells apart from others

@@ -1,0 +1,44 @@
+//===- WrittenBuffers.cpp - The buffers a region writes -------------------===//
+//
+// Part of the Recurrence project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+std::optional<DenseSet<Value>> mlir::recurrence::writtenBuffers(
+    Region &region, function_ref<Value(Value)> bufferOf,
+    function_ref<bool(Operation *)> writesNothing) {
+  DenseSet<Value> written;
+  WalkResult walk = region.walk([&](Operation *op) {
+    if (writesNothing && writesNothing(op))
+      return WalkResult::advance();
+    // A linalg op on buffers states its own operands' effects, and its
+    // body's ops are visited on their own.
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects && op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &instance : instances) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(instance.getEffect()))
+        continue;
+      Value buffer = bufferOf(instance.getValue());
+      if (!buffer)
+        return WalkResult::interrupt();
+      written.insert(buffer);
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return written;
+}
