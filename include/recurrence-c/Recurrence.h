@@ -151,9 +151,9 @@ RECURRENCE_EXPORT int recurrenceCall(RecurrenceCompiled *compiled,
                                      int32_t numResults, char **error);
 
 /* The same on `stream` (a CUstream) for a function compiled for cuda, whose
- * buffers are device memory, contiguous or in the layout the entry states: the kernels are queued on the
- * stream and the call returns without waiting for them. A null stream runs
- * them on a stream of the library's own and waits. */
+ * buffers are device memory, contiguous or in the layout the entry states: the
+ * kernels are queued on the stream and the call returns without waiting for
+ * them. A null stream runs them on a stream of the library's own and waits. */
 RECURRENCE_EXPORT int recurrenceCallOnStream(RecurrenceCompiled *compiled,
                                              const RecurrenceBuffer *args,
                                              int32_t numArgs,
@@ -212,6 +212,20 @@ RECURRENCE_EXPORT char *recurrenceModelScans(const char *spec, char **error);
 RECURRENCE_EXPORT char *recurrenceExplain(const char *spec, const char *sizes,
                                           const char *target, int64_t cores,
                                           char **error);
+
+/* Whether the kernels compiled for `target` read that scan's operands in
+ * place, where the caller's buffers hold each sequence's steps contiguously
+ * (time at unit stride: Mamba's [B, N, T] passed as a [B, T, N] view), at
+ * least as fast as from a transposing copy to channels-contiguous buffers:
+ * {"in_place": bool, "reason": why not, or ""}. A front door states such
+ * layouts (the sizes' "arg_strides") where this says so, and copies
+ * elsewhere. On "cuda", the scans a warp per sequence takes (elementwise
+ * first-order structures on a plain input, an f32 state, static shapes);
+ * their gradients read in place as their forwards do. */
+RECURRENCE_EXPORT char *recurrenceReadsTimeContiguousInPlace(const char *spec,
+                                                             const char *sizes,
+                                                             const char *target,
+                                                             char **error);
 
 #ifdef __cplusplus
 }

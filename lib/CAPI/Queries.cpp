@@ -212,22 +212,29 @@ char *recurrenceScanIR(const char *specText, const char *sizesText,
   return copyString(text);
 }
 
+/// The cost model of `target` ("cpu" or "cuda") with `cores` (0: this
+/// CPU's, or the GPU model's own SMs, as the JIT compiles for them).
+static std::optional<TargetModel> targetModel(const char *target, int64_t cores,
+                                              char **error) {
+  std::string name = target ? target : "";
+  if (cores <= 0 && name == "cpu")
+    cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  std::optional<TargetModel> model =
+      TargetModel::get(name, std::max<int64_t>(0, cores), 0);
+  if (!model)
+    fail(error, "unknown target '" + name + "'; expected cpu or cuda");
+  return model;
+}
+
 char *recurrenceExplain(const char *specText, const char *sizesText,
                         const char *target, int64_t cores, char **error) {
   auto guard = lock();
   OwningOpRef<ModuleOp> module = staticScan(specText, sizesText, error);
   if (!module)
     return nullptr;
-  // Cores 0: this CPU's; a GPU's default is the target model's own (an
-  // H200's SMs), as the JIT compiles for it.
-  std::string targetName = target ? target : "";
-  if (cores <= 0 && targetName == "cpu")
-    cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  std::optional<TargetModel> model =
-      TargetModel::get(targetName, std::max<int64_t>(0, cores), 0);
+  std::optional<TargetModel> model = targetModel(target, cores, error);
   if (!model)
-    return fail(error,
-                "unknown target '" + targetName + "'; expected cpu or cuda");
+    return nullptr;
   Array candidates;
   module->walk([&](ScanOp op) {
     for (const ScheduleEstimate &estimate : estimateSchedules(op, *model))
@@ -239,6 +246,24 @@ char *recurrenceExplain(const char *specText, const char *sizesText,
                    {"seconds", estimate.seconds}});
   });
   return toJson(std::move(candidates));
+}
+
+char *recurrenceReadsTimeContiguousInPlace(const char *specText,
+                                           const char *sizesText,
+                                           const char *target, char **error) {
+  auto guard = lock();
+  OwningOpRef<ModuleOp> module = staticScan(specText, sizesText, error);
+  if (!module)
+    return nullptr;
+  std::optional<TargetModel> model = targetModel(target, 0, error);
+  if (!model)
+    return nullptr;
+  std::string reason;
+  module->walk([&](ScanOp op) {
+    if (reason.empty())
+      reason = model->slowerInPlaceWhereTimeContiguous(op).str();
+  });
+  return toJson(Object{{"in_place", reason.empty()}, {"reason", reason}});
 }
 
 char *recurrenceModelScans(const char *specText, char **error) {

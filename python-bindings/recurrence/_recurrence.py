@@ -101,6 +101,9 @@ def _load():
         "recurrenceExplain": (text, [ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.c_char_p, ctypes.c_int64,
                                      _c_char_pp]),
+        "recurrenceReadsTimeContiguousInPlace": (
+            text, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                   _c_char_pp]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -417,6 +420,15 @@ def explain(spec, sizes, target="cpu", cores=0):
     answer = _query(_lib.recurrenceExplain, spec, _sizes(sizes), target,
                     int(cores))
     return [(c["schedule"], c["chunk_size"], c["seconds"]) for c in answer]
+
+
+def reads_time_contiguous_in_place(spec, sizes, target):
+    """(whether `target`'s kernels read the scan's operands in place, where
+    time is contiguous in the caller's buffers, at least as fast as from a
+    transposing copy; the reason when not)."""
+    answer = _query(_lib.recurrenceReadsTimeContiguousInPlace, spec,
+                    _sizes(sizes), target)
+    return answer["in_place"], answer["reason"]
 
 
 def _sizes(sizes):

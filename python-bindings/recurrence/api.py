@@ -496,7 +496,11 @@ def explain(a, b, *, structure="diagonal", init=None, reverse=False,
             schedule="auto", chunk_size=None, readout=None,
             return_final_state=False, matrix=None, target="cpu", cores=0):
     """The cost model's view of ``scan(...)`` with the same arguments: the
-    schedule it picks and every candidate's estimated seconds."""
+    schedule it picks, every candidate's estimated seconds, and whether
+    the target's kernels read operands whose steps are contiguous (time
+    innermost, Mamba's [B, N, T] passed as a [B, T, N] view) in place at
+    least as fast as from a transposing copy, or why not (the torch front
+    door reads such CUDA tensors in place where they do)."""
     spec, sizes, _, _, _ = _prepare(a, b, structure, init, reverse, schedule,
                                     chunk_size, readout, return_final_state,
                                     matrix)
@@ -508,9 +512,13 @@ def explain(a, b, *, structure="diagonal", init=None, reverse=False,
     requested = None if schedule == "auto" and chunk_size is None else \
         _describe(dict(schedule=schedule if chunk_size is None else
                        "chunked", chunk_size=chunk_size or DEFAULT_CHUNK))
+    in_place, reason = _recurrence.reads_time_contiguous_in_place(
+        spec, sizes, target)
     return dict(schedule=requested or candidates[0][0],
                 chosen_by="request" if requested else "cost model",
-                candidates=candidates)
+                candidates=candidates,
+                time_contiguous_in_place=dict(in_place=in_place,
+                                              reason=reason))
 
 
 class Compiled:

@@ -240,13 +240,36 @@ def _permuted_strides(tensor):
     return tuple(max(stride, 1) for stride in tensor.stride())
 
 
-def _in_place_layouts():
+def _in_place_layouts(spec, sizes):
     """Whether CUDA operands in another layout are read in place rather
-    than copied to a contiguous one first. Off by default: the kernels
-    that read a time-contiguous layout in place stride across lanes, and
-    measured slower on the H200 than a transposing copy and the contiguous
-    kernels (docs/Rationale.md); on, the copies' memory is saved."""
-    return os.environ.get("RECURRENCE_IN_PLACE_LAYOUTS", "0") == "1"
+    than copied to a contiguous one first. By default where the compiler
+    says its kernels read them in place at least as fast
+    (_recurrence.reads_time_contiguous_in_place: for cuda, the scans a warp
+    per sequence takes, elementwise first-order ones); the other kernels
+    would read a time-contiguous layout a line apart per thread, slower
+    than a transposing copy (docs/Rationale.md).
+    $RECURRENCE_IN_PLACE_LAYOUTS=1 reads every such layout in place (which
+    saves the copies' memory), 0 copies them all."""
+    setting = os.environ.get("RECURRENCE_IN_PLACE_LAYOUTS", "")
+    if setting in ("0", "1"):
+        return setting == "1"
+    key = (id(spec),) + _sizes_key(sizes)
+    entry = _IN_PLACE.get(key)
+    if entry is None or entry[0] is not spec:
+        if len(_IN_PLACE) >= 512:  # each entry keeps `spec` alive
+            _IN_PLACE.clear()
+        in_place, _ = _recurrence.reads_time_contiguous_in_place(
+            spec, sizes, "cuda")
+        entry = _IN_PLACE[key] = (spec, in_place)
+    return entry[1]
+
+
+_IN_PLACE = {}
+
+
+def _sizes_key(sizes):
+    return (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
+            sizes["columns"], sizes.get("sequences", 1))
 
 
 def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
@@ -254,7 +277,7 @@ def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
     """The scan compiled for the GPU, run on torch's current stream: the
     output in the operands' `dtype`, the final state in the state's.
 
-    With $RECURRENCE_IN_PLACE_LAYOUTS=1, operands that are permutations of
+    Where _in_place_layouts says so, operands that are permutations of
     contiguous tensors (Mamba's [B, N, T] passed as its transposed
     [B, T, N] view) are read in place, through the kernels compiled for
     their layout, and the output takes the layout of the input it is shaped
@@ -262,7 +285,7 @@ def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
     where the kernels are compiled for the call's sizes. Other operands are
     made contiguous."""
     shapes = [out_shape] + ([last_shape] if spec["final_state"] else [])
-    arg_strides = _caller_layouts(operands)
+    arg_strides = _caller_layouts(spec, sizes, operands)
     out_strides = (arg_strides[source]
                    if tuple(operands[source].shape) == tuple(out_shape)
                    else None)
@@ -272,11 +295,13 @@ def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
                             [dtype, _state_dtype(dtype)])
 
 
-def _caller_layouts(tensors):
+def _caller_layouts(spec, sizes, tensors):
     """The strides of each tensor that is read (or written) in place in
     its own layout, None for one made contiguous: see _in_place_layouts."""
-    return [_permuted_strides(t) if _in_place_layouts() else None
-            for t in tensors]
+    if all(t.is_contiguous() for t in tensors) or not _in_place_layouts(
+            spec, sizes):
+        return [None] * len(tensors)
+    return [_permuted_strides(t) for t in tensors]
 
 
 def _with_layouts(sizes, arg_strides, result_strides):
@@ -350,7 +375,7 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
                                        dtype=_state_dtype(dtype),
                                        device=device))
     args = list(operands) + results + cotangents
-    arg_strides = _caller_layouts(args)
+    arg_strides = _caller_layouts(spec, sizes, args)
     compiled = _cuda_compiled(
         spec, _with_layouts(sizes, arg_strides, arg_strides[:len(operands)]),
         gradient=api.gradient_kind(results))

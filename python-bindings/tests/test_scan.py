@@ -250,9 +250,11 @@ def test_explain_reports_the_choice():
     # Ranked cheapest first, and the choice is the cheapest.
     assert costs == sorted(costs) and all(c > 0 for c in costs)
     assert info["schedule"] == names[0]
+    on_cpu = rec.explain(a, a)
     assert rec.explain(a, a, schedule="scan") == dict(
         info, schedule="scan", chosen_by="request",
-        candidates=rec.explain(a, a)["candidates"])
+        candidates=on_cpu["candidates"],
+        time_contiguous_in_place=on_cpu["time_contiguous_in_place"])
     assert rec.explain(a, a, chunk_size=64)["schedule"] == "chunked<64>"
 
     # The estimates follow the problem: a sequential pass is linear in T,
@@ -269,6 +271,37 @@ def test_explain_reports_the_choice():
     assert cost(many, "chunked<4096>") < 0.6 * cost(one, "chunked<4096>")
     assert cost(many, "sequential") == pytest.approx(cost(one, "sequential"),
                                                      rel=0.01)
+
+
+def test_explain_says_where_time_contiguous_layouts_are_read_in_place():
+    """On the GPU, only the warp per sequence reads operands whose steps
+    are contiguous along its lanes' lines: elementwise first-order scans
+    on a plain input with an f32 state. The others' threads would read a
+    line apart, so the front door copies for them."""
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0.5, 1, (2, 9, 4)).astype(np.float32)
+    b = rng.standard_normal((2, 9, 4)).astype(np.float32)
+
+    def verdict(*args, target="cuda", **kwargs):
+        found = rec.explain(*args, target=target, **kwargs)
+        return tuple(found["time_contiguous_in_place"].values())
+
+    assert verdict(a, b) == (True, "")
+    assert verdict(a, b, reverse=True, init=b[:, 0]) == (True, "")
+    assert verdict(a, b[..., None], matrix=True) == (True, "")
+    assert verdict(a.astype(np.float64), b.astype(np.float64)) == (
+        False, "the state is not f32")
+    assert verdict(a, b, readout=b) == (False, "not a plain input")
+    assert verdict(a, np.stack([b, b], -1), matrix=True) == (
+        False, "a matrix state of more than one column")
+    blocks = rng.uniform(0, 0.5, (2, 9, 2, 2, 2)).astype(np.float32)
+    assert verdict(blocks, b, structure="block_diagonal") == (
+        False, "not an elementwise first-order structure")
+    u = np.zeros((2, 9, 4, 1), np.float32)
+    assert verdict((a, u, u), b, structure="dplr") == (
+        False, "not an elementwise first-order structure")
+    in_place, reason = verdict(a, b, target="cpu")
+    assert not in_place and "line apart" in reason
 
 
 @pytest.mark.parametrize("structure", ["identity", "diagonal", "dplr"])

@@ -558,3 +558,33 @@ def test_step_decodes_the_scan_and_differentiates(structure):
     assert torch.allclose(got_h, want_h, rtol=0, atol=1e-12)
     assert torch.autograd.gradcheck(lambda *xs: decode(*xs), flat, eps=1e-6,
                                     atol=1e-7)
+
+
+def test_cuda_layouts_read_in_place_where_the_compiler_says(monkeypatch):
+    """Which caller layouts the CUDA path states (reads in place) rather
+    than copying: by default where the compiler says its kernels read them
+    as fast (a warp per sequence: diagonal, not block_diagonal), all or none
+    under $RECURRENCE_IN_PLACE_LAYOUTS=1 or 0. Decided before any kernel
+    runs, so checked here on CPU tensors."""
+    from recurrence import api
+    monkeypatch.delenv("RECURRENCE_IN_PLACE_LAYOUTS", raising=False)
+    B, T, N = 2, 9, 4
+    time_contiguous = torch.rand(B, N, T).transpose(1, 2)
+    contiguous = torch.rand(B, T, N)
+    blocks = torch.rand(B, T, N // 2, 2, 2)
+
+    def layouts(a, b, structure="diagonal"):
+        spec, sizes, *_ = api._prepare(a.numpy(), b.numpy(), structure,
+                                       None, False, "auto", None, None,
+                                       False, None)
+        return rt._caller_layouts(spec, sizes, [a, b])
+
+    assert layouts(time_contiguous, time_contiguous) == [(N * T, 1, T)] * 2
+    assert layouts(contiguous, time_contiguous) == [None, (N * T, 1, T)]
+    assert layouts(contiguous, contiguous) == [None, None]
+    assert layouts(blocks, time_contiguous, "block_diagonal") == [None, None]
+    monkeypatch.setenv("RECURRENCE_IN_PLACE_LAYOUTS", "1")
+    assert layouts(blocks, time_contiguous, "block_diagonal") == [
+        None, (N * T, 1, T)]
+    monkeypatch.setenv("RECURRENCE_IN_PLACE_LAYOUTS", "0")
+    assert layouts(time_contiguous, time_contiguous) == [None, None]

@@ -39,6 +39,8 @@
 // CHECK: shapes: {"final_state":[5,4],"operands":{{\[\[}}5,7,4],[5,7,4,2],[5,7,4,2],[5,7,4],[5,4]],"output":[5,7,4]}
 // CHECK: model scans: [{"factored":true,"init":false,"matrix":true,"name":"identity","readout":true,"reverse":false,"structure":"identity"},{"factored":false,"init":false,"matrix":false,"name":"identity","readout":true,"reverse":false,"structure":"identity"}]
 // CHECK: model scans: [{"factored":false,"init":false,"matrix":false,"name":"block_diagonal<4>","readout":false,"reverse":false,"structure":"block_diagonal"}]
+// CHECK: in place: {"in_place":true,"reason":""}
+// CHECK: in place: {"in_place":false,"reason":"not an elementwise first-order structure"}
 // The gradient of sum(h): lambda = (1 + a_2, 1); da_2 = h_1 = 2, dc_t =
 // lambda_t v_t, dv_t = lambda_t c_t.
 // CHECK: hlru dgates: 0 1.5 2 4 dv: 3 3

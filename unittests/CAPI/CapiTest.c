@@ -249,6 +249,19 @@ int main(void) {
   scans = recurrenceModelScans("{\"model\": \"bdlru\", \"param\": 4}", &error);
   printf("model scans: %s\n", scans);
   recurrenceFree(scans);
+  /* Whether the GPU reads Mamba's time-contiguous layout in place: for a
+   * diagonal scan (a warp per sequence), not for block_diagonal. */
+  const char *scanSizes = "{\"batch\": [2], \"steps\": 9, \"size\": 4, "
+                          "\"columns\": 1}";
+  char *inPlace = recurrenceReadsTimeContiguousInPlace(
+      "{\"structure\": \"diagonal\"}", scanSizes, "cuda", &error);
+  printf("in place: %s\n", inPlace);
+  recurrenceFree(inPlace);
+  inPlace = recurrenceReadsTimeContiguousInPlace(
+      "{\"structure\": \"block_diagonal\", \"param\": 2}", scanSizes, "cuda",
+      &error);
+  printf("in place: %s\n", inPlace);
+  recurrenceFree(inPlace);
   /* A model op's gradient: H-LRU of order 1 over T = 2 steps, B = N = 1,
    * h_1 = c_1 v_1 and h_2 = a_2 h_1 + c_2 v_2 for gates (a_t, c_t), with the
    * cotangent 1 of both h_t. */

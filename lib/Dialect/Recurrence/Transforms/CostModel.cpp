@@ -127,6 +127,12 @@ bool TargetModel::prefersSequential(ScanOp op) const {
   return name == "cuda" && (takesWarpScan(op) || keepsBlockRows(op));
 }
 
+StringRef TargetModel::slowerInPlaceWhereTimeContiguous(ScanOp op) const {
+  if (name != "cuda")
+    return "the CPU's step loops read neighbouring channels, a line apart";
+  return warpScanUnsupportedStructure(op);
+}
+
 bool TargetModel::keepsBlockRows(ScanOp op) const {
   int64_t lanes = blockRowLanes(op);
   return lanes && blockRowsFromLanes &&

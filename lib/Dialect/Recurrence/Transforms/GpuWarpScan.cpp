@@ -74,23 +74,11 @@ std::optional<CallerResults> callerResults(ScanOp op) {
 
 /// Why `op` does not take the warp lowering, or "" when it does.
 StringRef unsupported(ScanOp op) {
-  if (op.hasFactoredInput() || op.getReadout() || op.getOffsets())
-    return "not a plain input";
-  if (!op.getStateType().isF32())
-    return "the state is not f32";
-  if (!isCompositeByOperand(op, CompositeForm::Diagonal))
-    return "not an elementwise first-order structure";
-  auto type = cast<RankedTensorType>(op.getInput().getType());
-  if (!type.hasStaticShape())
-    return "not of static shape";
+  StringRef reason = warpScanUnsupportedStructure(op);
+  if (!reason.empty())
+    return reason;
   int64_t column = unitColumn(op);
-  if (column && type.getShape().back() != 1)
-    return "a matrix state of more than one column";
-  Value a = op.getTransition().front();
-  if (cast<RankedTensorType>(a.getType()).getShape() !=
-      type.getShape().drop_back(column))
-    return "transition and input not of one static shape";
-  FailureOr<MemRefType> aView = callerViewType(a);
+  FailureOr<MemRefType> aView = callerViewType(op.getTransition().front());
   FailureOr<MemRefType> xView = callerViewType(op.getInput(), column);
   if (failed(aView) || failed(xView) ||
       (op.getInit() && failed(callerViewType(op.getInit(), column))))
@@ -392,6 +380,26 @@ Value ownBuffer(OpBuilder &b, Location loc, RankedTensorType type,
       AffineMapAttr::get(AffineMap::get(rank, 0, dims, b.getContext())));
 }
 } // namespace
+
+StringRef mlir::recurrence::warpScanUnsupportedStructure(ScanOp op) {
+  if (op.hasFactoredInput() || op.getReadout() || op.getOffsets())
+    return "not a plain input";
+  if (!op.getStateType().isF32())
+    return "the state is not f32";
+  if (!isCompositeByOperand(op, CompositeForm::Diagonal))
+    return "not an elementwise first-order structure";
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  if (!type.hasStaticShape())
+    return "not of static shape";
+  int64_t column = unitColumn(op);
+  if (column && type.getShape().back() != 1)
+    return "a matrix state of more than one column";
+  Value a = op.getTransition().front();
+  if (cast<RankedTensorType>(a.getType()).getShape() !=
+      type.getShape().drop_back(column))
+    return "transition and input not of one static shape";
+  return "";
+}
 
 bool mlir::recurrence::takesWarpScan(ScanOp op) {
   return unsupported(op).empty();

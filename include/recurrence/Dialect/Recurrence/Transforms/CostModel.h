@@ -86,6 +86,14 @@ struct TargetModel {
   /// Whether a scan that -recurrence-gpu-block-rows takes has enough row
   /// lanes, or blocks large enough, to run faster there than chunked.
   bool keepsBlockRows(ScanOp op) const;
+  /// Why the target's kernels would read `op`'s operands in place more
+  /// slowly than a transposing copy to channels-contiguous buffers and the
+  /// contiguous kernels, where the caller's buffers hold each sequence's
+  /// steps contiguously (Mamba's [B, N, T] as a [B, T, N] view); "" where
+  /// they read them in place at least as fast. On the GPU only the warp
+  /// scan reads such buffers along its lanes' lines; the other kernels'
+  /// neighbouring threads take neighbouring channels, a line apart.
+  StringRef slowerInPlaceWhereTimeContiguous(ScanOp op) const;
 
   /// Defaults for `cpu` or `cuda`; cores (SMs for cuda) or bandwidth (GB/s)
   /// of 0 keep them.

@@ -71,6 +71,12 @@ LogicalResult lowerScanToWarpScan(RewriterBase &rewriter, ScanOp op);
 /// Whether lowerScanToWarpScan takes `op` (whatever its schedule).
 bool takesWarpScan(ScanOp op);
 
+/// Why lowerScanToWarpScan would not take `op` whatever buffers it reads
+/// (its structure, state type, input or shapes), or "" when it takes it
+/// once its operands are views of the caller's buffers with time at unit
+/// stride.
+StringRef warpScanUnsupportedStructure(ScanOp op);
+
 /// On the GPU, a sequential scan of m x m blocks given by its transition
 /// operand (m dividing a warp; a vector state, static shapes, an f32 state,
 /// operands read from and results materialized in the caller's memrefs) as
