@@ -34,44 +34,21 @@ namespace mlir::recurrence {
 using namespace mlir;
 
 namespace {
-/// The buffer behind the views that `value` is, where its SSA value tells
-/// it apart from other buffers: an argument of the function or an
-/// allocation. Null otherwise (an scf.if result, a loop's block argument).
-/// Distinct arguments are taken not to overlap where one of them is
-/// written: the calling convention (a result's buffer never overlaps an
-/// operand's, nor another result's), which bufferizing a function's
-/// boundaries already relies on when it writes a result in place in its
-/// argument's buffer.
-Value distinctBuffer(Value value) {
-  auto memref = dyn_cast_if_present<MemrefValue>(value);
-  if (!memref)
-    return nullptr;
-  Value buffer = memref::skipViewLikeOps(memref);
-  if (auto argument = dyn_cast<BlockArgument>(buffer)) {
-    Block *owner = argument.getOwner();
-    return owner->isEntryBlock() && isa<func::FuncOp>(owner->getParentOp())
-               ? buffer
-               : nullptr;
-  }
-  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
-             buffer.getDefiningOp())
-             ? buffer
-             : nullptr;
-}
 
 /// States before `loop`, pair by pair, that each buffer it writes does not
 /// overlap the other distinct buffers it accesses (the memrefs defined
 /// outside it that its ops use), and has the loop use the stated values.
 void stateDistinctBuffers(scf::ForOp loop) {
   std::optional<DenseSet<Value>> written =
-      recurrence::writtenBuffers(loop.getRegion(), distinctBuffer);
+      recurrence::writtenBuffers(loop.getRegion(), recurrence::distinctBuffer);
   if (!written || written->empty())
     return;
   SetVector<Value> outside;
   loop.getBody()->walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       if (isa<MemRefType>(operand.getType()) &&
-          loop.isDefinedOutsideOfLoop(operand) && distinctBuffer(operand))
+          loop.isDefinedOutsideOfLoop(operand) &&
+          recurrence::distinctBuffer(operand))
         outside.insert(operand);
   });
   OpBuilder b(loop);
@@ -82,7 +59,8 @@ void stateDistinctBuffers(scf::ForOp loop) {
   };
   for (auto [i, first] : llvm::enumerate(outside)) {
     for (Value second : outside.getArrayRef().drop_front(i + 1)) {
-      Value one = distinctBuffer(first), other = distinctBuffer(second);
+      Value one = recurrence::distinctBuffer(first),
+            other = recurrence::distinctBuffer(second);
       if (one == other ||
           (!written->contains(one) && !written->contains(other)))
         continue;

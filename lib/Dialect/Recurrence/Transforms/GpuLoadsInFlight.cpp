@@ -37,29 +37,12 @@ namespace mlir::recurrence {
 using namespace mlir;
 
 namespace {
-/// Whether a buffer is told apart from others by its SSA value: an argument
-/// of the function around the launch (distinct ones never overlap under the
-/// calling convention), or an allocation (on the host or the device).
-bool isDistinctBuffer(Value buffer, gpu::LaunchOp launch) {
-  if (auto argument = dyn_cast<BlockArgument>(buffer))
-    return !launch->isAncestor(argument.getOwner()->getParentOp());
-  return isa_and_nonnull<memref::AllocaOp, memref::AllocOp, gpu::AllocOp>(
-      buffer.getDefiningOp());
-}
-
 /// The buffers something in `launch` may write, or nullopt when an op's
 /// effects are unknown, or a buffer written is not one whose SSA value
 /// identifies it (then nothing is moved).
 std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
   return recurrence::writtenBuffers(
-      launch.getBody(),
-      [&](Value value) -> Value {
-        auto memref = dyn_cast_if_present<MemrefValue>(value);
-        if (!memref)
-          return nullptr;
-        Value buffer = memref::skipViewLikeOps(memref);
-        return isDistinctBuffer(buffer, launch) ? buffer : nullptr;
-      },
+      launch.getBody(), recurrence::distinctBuffer,
       // A fence orders other accesses and writes nothing; what is moved
       // across one is a load of a buffer no thread of the launch writes.
       [](Operation *op) { return isa<LLVM::FenceOp>(op); });
@@ -68,24 +51,22 @@ std::optional<DenseSet<Value>> writtenBuffers(gpu::LaunchOp launch) {
 /// Whether `load` reads a buffer that its SSA value tells apart from others
 /// and that nothing in `launch` writes (not in `written`): the operand
 /// loads of a step, which may move ahead of the step's stores.
-bool readsReadOnly(memref::LoadOp load, const DenseSet<Value> &written,
-                   gpu::LaunchOp launch) {
+bool readsReadOnly(memref::LoadOp load, const DenseSet<Value> &written) {
   // A buffer the load's value does not tell apart (an scf.if result) may
   // be one that is written.
-  Value buffer = memref::skipViewLikeOps(cast<MemrefValue>(load.getMemRef()));
-  return isDistinctBuffer(buffer, launch) && !written.contains(buffer);
+  Value buffer = recurrence::distinctBuffer(load.getMemRef());
+  return buffer && !written.contains(buffer);
 }
 
 /// Moves the loads of distinct buffers not in `written`, with the pure ops
 /// of `block` they use, to the start of `block`, keeping their order.
 /// Returns the first op that was not moved.
-Operation *hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written,
-                              gpu::LaunchOp launch) {
+Operation *hoistReadOnlyLoads(Block &block, const DenseSet<Value> &written) {
   Operation *frontier = &block.front();
   SmallVector<memref::LoadOp> loads;
   for (Operation &op : block.without_terminator())
     if (auto load = dyn_cast<memref::LoadOp>(op);
-        load && readsReadOnly(load, written, launch))
+        load && readsReadOnly(load, written))
       loads.push_back(load);
   for (memref::LoadOp load : loads) {
     // The load and what it needs from this block, all of which must be pure
@@ -265,7 +246,7 @@ Value valueAhead(OpBuilder &b, scf::ForOp loop, Value value, IRMapping &map) {
 /// the data is then on its way without holding a register, and the load
 /// that reads it waits for L2 rather than memory.
 void prefetchAhead(scf::ForOp loop, int64_t distance,
-                   const DenseSet<Value> &written, gpu::LaunchOp launch) {
+                   const DenseSet<Value> &written) {
   Block *body = loop.getBody();
   // One prefetch per line: loads that differ only by a constant in their
   // last index (a block row's columns) read the same lines, and an L2
@@ -283,7 +264,7 @@ void prefetchAhead(scf::ForOp loop, int64_t distance,
   SmallVector<SmallVector<Value>> lines;
   for (Operation &op : body->without_terminator()) {
     auto load = dyn_cast<memref::LoadOp>(op);
-    if (!load || !readsReadOnly(load, written, launch) ||
+    if (!load || !readsReadOnly(load, written) ||
         !load.getMemRefType().isStrided())
       continue;
     SmallVector<Value> line = lineOf(load);
@@ -375,12 +356,10 @@ void hoistStaticAllocas(gpu::LaunchOp launch) {
 
 /// The loads in one iteration of `loop` of buffers that `launch` never
 /// writes: the operand loads a step issues.
-int64_t readOnlyLoads(scf::ForOp loop, const DenseSet<Value> &written,
-                      gpu::LaunchOp launch) {
+int64_t readOnlyLoads(scf::ForOp loop, const DenseSet<Value> &written) {
   int64_t loads = 0;
-  loop.getBody()->walk([&](memref::LoadOp load) {
-    loads += readsReadOnly(load, written, launch);
-  });
+  loop.getBody()->walk(
+      [&](memref::LoadOp load) { loads += readsReadOnly(load, written); });
   return loads;
 }
 
@@ -431,8 +410,7 @@ struct GpuLoadsInFlightPass
       // `loads` loads where that is fewer (a block row's m + 1 loads a
       // step), so that the loads in flight fit in its registers.
       auto factorOf = [&](scf::ForOp loop) -> int64_t {
-        int64_t loads =
-            std::max<int64_t>(1, readOnlyLoads(loop, *written, launch));
+        int64_t loads = std::max<int64_t>(1, readOnlyLoads(loop, *written));
         if (!loop->hasAttr(recurrence::kChunkStepsAttrName))
           return std::clamp<int64_t>(maxLoads / loads, 1, unroll);
         // At most a quarter of the chunk, so that a short chunk's loop
@@ -457,13 +435,11 @@ struct GpuLoadsInFlightPass
           if (succeeded(unrolled) && unrolled->mainLoopOp)
             loop = *unrolled->mainLoopOp;
         }
-        Operation *frontier =
-            hoistReadOnlyLoads(*loop.getBody(), *written, launch);
+        Operation *frontier = hoistReadOnlyLoads(*loop.getBody(), *written);
         if (pipeline)
           loop = pipelineLoads(loop, frontier);
         if (prefetch > 0 && !loop->hasAttr(recurrence::kChunkStepsAttrName))
-          prefetchAhead(loop, llvm::divideCeil(prefetch, factor), *written,
-                        launch);
+          prefetchAhead(loop, llvm::divideCeil(prefetch, factor), *written);
       }
     });
   }

@@ -8,6 +8,10 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -41,4 +45,21 @@ std::optional<DenseSet<Value>> mlir::recurrence::writtenBuffers(
   if (walk.wasInterrupted())
     return std::nullopt;
   return written;
+}
+
+Value mlir::recurrence::distinctBuffer(Value value) {
+  auto memref = dyn_cast_if_present<MemrefValue>(value);
+  if (!memref)
+    return nullptr;
+  Value buffer = memref::skipViewLikeOps(memref);
+  if (auto argument = dyn_cast<BlockArgument>(buffer)) {
+    Block *owner = argument.getOwner();
+    return owner->isEntryBlock() && isa<func::FuncOp>(owner->getParentOp())
+               ? buffer
+               : nullptr;
+  }
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp, gpu::AllocOp>(
+             buffer.getDefiningOp())
+             ? buffer
+             : nullptr;
 }

@@ -8,7 +8,8 @@
 //
 // Passes that reorder or separate memory accesses on buffers (GPU load
 // hoisting, the CPU's distinct step buffers) first ask which buffers a
-// region may write, each identified by its SSA value.
+// region may write, each identified by its SSA value, and which values
+// identify a buffer at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,19 @@ namespace mlir::recurrence {
 std::optional<llvm::DenseSet<Value>>
 writtenBuffers(Region &region, llvm::function_ref<Value(Value)> bufferOf,
                llvm::function_ref<bool(Operation *)> writesNothing = nullptr);
+
+/// The buffer that `value` (a memref) views through view-like ops, where
+/// that buffer's SSA value tells it apart from every other buffer's in any
+/// region of its function: the result of an allocation (memref.alloc,
+/// memref.alloca, gpu.alloc) or an argument of the function. Distinct
+/// arguments are taken not to overlap where one of them is written: the
+/// calling convention (a result's buffer never overlaps an operand's, nor
+/// another result's), which bufferizing a function's boundaries already
+/// relies on when it writes a result in place in its argument's buffer.
+/// Null otherwise, as for a non-memref: another block's argument (a loop's
+/// may be the same buffer as a function argument or as another's), an
+/// scf.if result, a loaded memref.
+Value distinctBuffer(Value value);
 
 } // namespace mlir::recurrence
 
