@@ -80,6 +80,7 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp, int64_t cores) {
   memrefOptions.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -123,6 +124,9 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
       createLowerChunkedPass(LowerChunkedPassOptions{tileChunks, onePass}));
   pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(createFuseStepProducersPass());
+  // A GPU thread multiplies one block row; the CPU a register of blocks.
+  if (target == "cpu")
+    pm.addPass(createVectorizeBlockStepsPass());
   pm.addPass(createUnrollReductionsPass());
   pm.addPass(createSinkMaterializeIntoBranchesPass());
   addEmptyTensorElimination(pm);

@@ -68,6 +68,7 @@
 #include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -86,7 +87,8 @@ void mlir::recurrence::registerRecurrenceRuntimeDialects(
                   DLTIDialect, func::FuncDialect, index::IndexDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
                   memref::MemRefDialect, omp::OpenMPDialect, scf::SCFDialect,
-                  tensor::TensorDialect, ub::UBDialect>();
+                  tensor::TensorDialect, ub::UBDialect,
+                  vector::VectorDialect>();
   // Bufferization, tiling, subsets and value bounds of the ops the lowerings
   // produce.
   affine::registerValueBoundsOpInterfaceExternalModels(registry);
@@ -111,6 +113,7 @@ void mlir::recurrence::registerRecurrenceRuntimeDialects(
   tensor::registerSubsetOpInterfaceExternalModels(registry);
   tensor::registerTilingInterfaceExternalModels(registry);
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
   // What the JIT translates to LLVM IR.
   registerBuiltinDialectTranslation(registry);

@@ -1,8 +1,9 @@
 // Both pipelines write a step's short static reductions out as sums
 // (-recurrence-unroll-reductions): a block_diagonal<4> step reads each block
 // row's 4 entries and the block's 4 state elements as 8 operands of one
-// all-parallel generic (over the tile's blocks: all of them on the CPU, one
-// per GPU thread), and leaves no reduction loop over the block.
+// all-parallel generic (over the tile's blocks: on the CPU those after the
+// last whole vector of blocks, see vectorize-block-steps.mlir; one per GPU
+// thread), and leaves no reduction loop over the block.
 //
 // RUN: recurrence-opt %s -recurrence-to-llvm -mlir-disable-threading -mlir-print-ir-after=recurrence-unroll-reductions 2>&1 >/dev/null | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-unroll-reductions 2>&1 >/dev/null | FileCheck %s

@@ -363,6 +363,45 @@ TEST_F(ScanExecution, Bf16OperandsKeepAFloat32StateOverAMillionSteps) {
 } // namespace
 
 namespace {
+/// block_diagonal<2> and <4> steps on the CPU multiply a vector register of
+/// blocks at a time (-recurrence-vectorize-block-steps: 8 or 4 blocks of
+/// f32, 4 or 2 of f64), and the blocks after the last whole group one by
+/// one. The state sizes give whole groups only (N = 64), whole groups and
+/// blocks left over (N = 60, 26), and fewer blocks than a group (N = 8, 6).
+class ScanVectorBlocks : public ScanExecution {};
+
+TEST_P(ScanVectorBlocks, MatchesReference) {
+  ScanSpec spec = GetParam();
+  std::vector<ScanSizes> shapes;
+  for (int64_t size : {64, 60, 8, 26, 6})
+    if (size % (spec.structure == "block_diagonal<4>" ? 4 : 2) == 0)
+      shapes.push_back(ScanSizes{{2}, 33, size, 1});
+  checkShapes(spec, shapes);
+}
+
+std::vector<ScanSpec> vectorBlockCases() {
+  std::vector<ScanSpec> specs;
+  ScanSpec spec;
+  spec.finalState = true;
+  for (std::string structure : {"block_diagonal<2>", "block_diagonal<4>"})
+    for (auto [schedule, chunk] : kSchedules)
+      for (bool f64 : {false, true})
+        for (bool reverse : {false, true}) {
+          spec.structure = structure;
+          spec.schedule = schedule;
+          spec.chunkSize = chunk;
+          spec.f64 = f64;
+          spec.reverse = spec.init = reverse;
+          specs.push_back(spec);
+        }
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(SmallBlocks, ScanVectorBlocks,
+                         ::testing::ValuesIn(vectorBlockCases()), specName);
+} // namespace
+
+namespace {
 /// Long states with a batch smaller than the cores are split into channel
 /// tiles of at least 512 channels, each with at least 16 steps of that
 /// work, by the sequential lowering (N = 1101, T = 17 on two cores: two

@@ -417,6 +417,47 @@ def UnshareInitTensorsPass : Pass<"recurrence-unshare-init-tensors"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def VectorizeBlockStepsPass : Pass<"recurrence-vectorize-block-steps"> {
+  let summary = "Multiply a step's small diagonal blocks a vector of blocks at a time";
+  let description = [{
+    A block_diagonal<m> step is a batch of m x m matrix-vector products,
+    `out[g, i] += A[g, i, j] * h[g, j]` (a `linalg.generic` over (g, i, d,
+    j) with D = 1). Vectorized over g, each term reads A with a stride of
+    m * m, which x86 can only gather; over i, the loop is m long. This pass
+    rewrites such a generic on tensors, for m at most `max-block`, into a
+    loop over groups of `vector-bits` / (m x element bits) blocks, which
+    loads the group's blocks, state and accumulator as three contiguous
+    vectors and adds the m terms as whole-vector products: term j takes the
+    j-th column of every block (a shuffle of the loaded blocks) times each
+    block's j-th state element (a shuffle of the loaded state). The sum
+    runs in the loop's order with the body's own mulf and addf, so the
+    results are the same bits. Blocks left over after the last whole group
+    keep the original generic on their slices.
+
+    ```mlir
+    // block_diagonal<4> on f32, vector-bits = 512: 4 blocks per group.
+    scf.for %g = %c0 to %whole step %c4 iter_args(%o = %out) {
+      %a = vector.transfer_read %A[%g * 16] : tensor<?xf32>, vector<64xf32>
+      %h = vector.transfer_read %H[%g * 4] : tensor<?xf32>, vector<16xf32>
+      %x = vector.transfer_read %o[%g * 4] : tensor<?xf32>, vector<16xf32>
+      %c0 = vector.shuffle %a, %a [0, 4, 8, 12, 16, ...] : vector<64xf32>, ...
+      %h0 = vector.shuffle %h, %h [0, 0, 0, 0, 4, 4, 4, 4, ...] : ...
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "The width of the target's vector registers in bits">,
+    Option<"maxBlock", "max-block", "int64_t", /*default=*/"4",
+           "The largest block size m vectorized this way">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def UnrollReductionsPass : Pass<"recurrence-unroll-reductions"> {
   let summary = "Write short reductions of linalg.generic ops out as sums";
   let description = [{
