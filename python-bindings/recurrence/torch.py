@@ -196,27 +196,42 @@ def _cuda_compiled(spec, sizes, gradient=False):
     constants (10 to 25% faster on the H200, under a second to compile),
     for the first shapes of a scan (api.static_sizes); after that, once for
     any shape."""
-    key = (id(spec), gradient) + api._layouts_key(sizes)
-    entry = _CUDA_COMPILED.get(key)
-    if entry is not None and entry[0] is spec:
-        return entry[1]
-    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient,
-                                 _specialized(spec, sizes, gradient, "cuda"))
-    if len(_CUDA_COMPILED) >= 512:  # each entry keeps `spec`, and its id, alive
-        _CUDA_COMPILED.clear()
-    _CUDA_COMPILED[key] = (spec, compiled)
-    return compiled
+    return _per_spec(
+        _CUDA_COMPILED, spec, (gradient,) + api._layouts_key(sizes),
+        lambda: api.compiled_scan(dict(spec, target="cuda"), gradient,
+                                  _specialized(spec, sizes, gradient, "cuda")))
 
 
 _CUDA_COMPILED = {}
+
+
+def _per_spec(cache, spec, key, make):
+    """make(), cached in `cache` for the spec object (one per shape, from
+    _layout) and `key`. Each entry holds its spec, so that an id reused
+    after a spec is freed never finds another spec's entry; the cache is
+    emptied when it reaches 512 entries."""
+    key = (id(spec),) + key
+    entry = cache.get(key)
+    if entry is not None and entry[0] is spec:
+        return entry[1]
+    if len(cache) >= 512:
+        cache.clear()
+    value = make()
+    cache[key] = (spec, value)
+    return value
+
+
+def _dims(sizes):
+    """The batch dims, steps, state size and columns of `sizes`."""
+    return tuple(sizes["batch"]) + (sizes["steps"], sizes["size"],
+                                    sizes["columns"])
 
 
 def _specialized(spec, sizes, gradient, target):
     """`sizes` where the scan of `spec` (or its `gradient`) is compiled for
     the call's static sizes on `target`, as api.static_sizes decides (the
     first shapes of each variant); else None, for any sizes."""
-    dims = tuple(sizes["batch"]) + (sizes["steps"], sizes["size"],
-                                    sizes["columns"])
+    dims = _dims(sizes)
     shape = (dims, api._layouts_key(sizes))
     variant = (target, gradient) + tuple(sorted(spec.items()))
     return sizes if api.static_sizes(variant, shape, target, dims) else None
@@ -253,23 +268,13 @@ def _in_place_layouts(spec, sizes):
     setting = os.environ.get("RECURRENCE_IN_PLACE_LAYOUTS", "")
     if setting in ("0", "1"):
         return setting == "1"
-    key = (id(spec),) + _sizes_key(sizes)
-    entry = _IN_PLACE.get(key)
-    if entry is None or entry[0] is not spec:
-        if len(_IN_PLACE) >= 512:  # each entry keeps `spec` alive
-            _IN_PLACE.clear()
-        in_place, _ = _recurrence.reads_time_contiguous_in_place(
-            spec, sizes, "cuda")
-        entry = _IN_PLACE[key] = (spec, in_place)
-    return entry[1]
+    return _per_spec(
+        _IN_PLACE, spec, _dims(sizes) + (sizes.get("sequences", 1),),
+        lambda: _recurrence.reads_time_contiguous_in_place(
+            spec, sizes, "cuda")[0])
 
 
 _IN_PLACE = {}
-
-
-def _sizes_key(sizes):
-    return (tuple(sizes["batch"]), sizes["steps"], sizes["size"],
-            sizes["columns"], sizes.get("sequences", 1))
 
 
 def _scan_forward_cuda(spec, sizes, operands, source, dtype, out_shape,
