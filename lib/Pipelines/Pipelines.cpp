@@ -102,7 +102,8 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp, int64_t cores) {
 static void addScanLowering(OpPassManager &pm, bool inlineCalls,
                             StringRef target, int64_t cores,
                             const LowerSequentialPassOptions &sequential,
-                            bool tileChunks = false, bool onePass = false) {
+                            int64_t vectorBits = 0, bool tileChunks = false,
+                            bool onePass = false) {
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
@@ -124,9 +125,11 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
       createLowerChunkedPass(LowerChunkedPassOptions{tileChunks, onePass}));
   pm.addPass(createLowerSequentialPass(sequential));
   pm.addPass(createFuseStepProducersPass());
-  // A GPU thread multiplies one block row; the CPU a register of blocks.
-  if (target == "cpu")
-    pm.addPass(createVectorizeBlockStepsPass());
+  // A GPU thread multiplies one block row; the CPU a register of blocks
+  // (vectorBits 0: none).
+  if (vectorBits > 0)
+    pm.addPass(createVectorizeBlockStepsPass(
+        VectorizeBlockStepsPassOptions{vectorBits, /*maxBlock=*/4}));
   pm.addPass(createUnrollReductionsPass());
   pm.addPass(createSinkMaterializeIntoBranchesPass());
   addEmptyTensorElimination(pm);
@@ -141,7 +144,8 @@ void mlir::recurrence::buildRecurrenceToLLVMPipeline(
   int64_t cores = std::max<int64_t>(0, options.cores);
   addScanLowering(pm, options.inlineCalls, "cpu", cores,
                   LowerSequentialPassOptions{cores, options.minChannelTile,
-                                             options.minRuntimeChannelTile});
+                                             options.minRuntimeChannelTile},
+                  options.vectorBits);
   addBufferization(pm);
   addLowerToLLVM(pm, options.openmp, cores);
 }
@@ -176,7 +180,7 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // choose alike.
   addScanLowering(pm, options.inlineCalls, "cuda", 0,
                   LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1},
-                  /*tileChunks=*/true, options.onePass);
+                  /*vectorBits=*/0, /*tileChunks=*/true, options.onePass);
   // Buffers; a thread's scratch state is small and static, so it lives on
   // the thread's stack (registers, after SROA) rather than the heap.
   addEmptyTensorElimination(pm);

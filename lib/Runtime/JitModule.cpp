@@ -37,6 +37,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <cstring>
 
@@ -444,6 +445,17 @@ struct KeepingCompiler : llvm::orc::ConcurrentIRCompiler {
 };
 } // namespace
 
+/// The width of this CPU's widest vector registers in bits: 512 with
+/// AVX-512, 256 with AVX, else 128 (SSE, NEON).
+static int64_t hostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return 512;
+  if (features.lookup("avx"))
+    return 256;
+  return 128;
+}
+
 /// A JIT whose code finds libc (allocation), the OpenMP runtime and our
 /// runtime symbols (memrefCopy, mgpu*). It compiles IR for `machine` and
 /// hands the object code to `kept`, if given.
@@ -544,6 +556,8 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   // which measured 2 to 5x slower than scalar code here. Keep them out.
   if (machineBuilder->getTargetTriple().isX86())
     machineBuilder->getFeatures().AddFeature("prefer-no-gather");
+  // Small block steps fill this CPU's vector registers with blocks.
+  pipelineOptions.vectorBits = hostVectorBits();
 
   // A kernel compiled before, by this process or another, is loaded as it is.
   std::string cachePath;

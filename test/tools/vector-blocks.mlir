@@ -10,6 +10,17 @@
 // RUN: recurrence-run %s --entry blocks2 --seed 3 | FileCheck %s --check-prefix=B2
 // RUN: recurrence-opt %s -recurrence-differentiate | recurrence-run - --entry blocks2_grad | FileCheck %s --check-prefix=GRAD
 // RUN: recurrence-opt %s -recurrence-to-llvm -mlir-print-ir-after=recurrence-vectorize-block-steps -mlir-disable-threading 2>&1 >/dev/null | FileCheck %s --check-prefix=IR
+// RUN: recurrence-opt %s -recurrence-to-llvm="vector-bits=256" -mlir-print-ir-after=recurrence-vectorize-block-steps -mlir-disable-threading 2>&1 >/dev/null | FileCheck %s --check-prefix=AVX2
+// RUN: recurrence-opt %s -recurrence-to-llvm="vector-bits=0" -mlir-print-ir-after-all -mlir-disable-threading 2>&1 >/dev/null | FileCheck %s --check-prefix=NONE
+
+// The pipeline's vector-bits (512 unless given; the JIT gives its host's)
+// sets the group: 2 blocks of 4 x 4 floats at 256 bits; 0 vectorizes none.
+// AVX2-LABEL: func.func @blocks4
+// AVX2:         vector.transfer_read {{.*}} vector<32xf32>
+// AVX2-LABEL: func.func @blocks2
+// AVX2:         vector.transfer_read {{.*}} vector<8xf64>
+// NONE-NOT: VectorizeBlockStepsPass
+// NONE-NOT: vector.shuffle
 
 // IR-LABEL: func.func @blocks4
 // IR:         vector.transfer_read {{.*}} vector<64xf32>

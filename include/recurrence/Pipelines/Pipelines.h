@@ -47,6 +47,11 @@ struct RecurrenceToLLVMOptions
       *this, "openmp",
       llvm::cl::desc("Run parallel loops on OpenMP threads (libomp)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("The width of the CPU's vector registers in bits, which "
+                     "small block steps fill a group of blocks at a time"),
+      llvm::cl::init(512)};
 };
 
 /// recurrence ops on tensors -> loops -> buffers -> LLVM dialect (CPU).

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -53,12 +54,12 @@ matchMultiplyAdd(linalg::GenericOp op) {
   return std::make_pair(mul, add);
 }
 
-/// Rewrites `out[g, i, 0] += A[g, i, j] * h[g, j, 0]` over loops (g, i, d, j)
-/// into a loop over groups of blocks that fill a vector, and the original
-/// generic over the blocks left over.
-LogicalResult vectorizeBlockProduct(RewriterBase &rewriter,
-                                    linalg::GenericOp op, int64_t vectorBits,
-                                    int64_t maxBlock) {
+} // namespace
+
+LogicalResult mlir::recurrence::vectorizeBlockProduct(RewriterBase &rewriter,
+                                                      linalg::GenericOp op,
+                                                      int64_t vectorBits,
+                                                      int64_t maxBlock) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 4)
     return rewriter.notifyMatchFailure(op, "not a product of two tensors");
@@ -191,6 +192,7 @@ LogicalResult vectorizeBlockProduct(RewriterBase &rewriter,
   return success();
 }
 
+namespace {
 struct VectorizeBlockStepsPass
     : recurrence::impl::VectorizeBlockStepsPassBase<VectorizeBlockStepsPass> {
   using Base::Base;

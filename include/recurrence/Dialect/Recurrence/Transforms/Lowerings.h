@@ -120,6 +120,16 @@ LogicalResult decomposeModelOps(RewriterBase &rewriter, Operation *root);
 FailureOr<SmallVector<Value>> lowerScanToBlellochScan(RewriterBase &rewriter,
                                                       ScanOp op);
 
+/// Rewrites a step's batch of small block products, `out[g, i, 0] +=
+/// A[g, i, j] * h[g, j, 0]` over loops (g, i, d, j) with m x m blocks, m at
+/// most `maxBlock`, into a loop over groups of blocks that fill a vector of
+/// `vectorBits`, and the same generic over the blocks left over
+/// (-recurrence-vectorize-block-steps). Fails, changing nothing, on any
+/// other generic.
+LogicalResult vectorizeBlockProduct(RewriterBase &rewriter,
+                                    linalg::GenericOp op, int64_t vectorBits,
+                                    int64_t maxBlock);
+
 } // namespace mlir::recurrence
 
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_LOWERINGS_H
