@@ -172,6 +172,13 @@ RECURRENCE_EXPORT void recurrenceHostCacheStats(int64_t *liveBytes,
 RECURRENCE_EXPORT void recurrenceSetHostCacheLimit(int64_t bytes);
 RECURRENCE_EXPORT void recurrenceReleaseHostCache(void);
 
+/* A block of `bytes` (page-aligned from 1 MB up) from the same cache, for a
+ * caller's result buffers: freed with recurrenceFreeHostBuffer, it is kept
+ * for the next call, whose results then reuse pages already mapped. Null
+ * when the memory cannot be had. */
+RECURRENCE_EXPORT void *recurrenceAllocateHostBuffer(int64_t bytes);
+RECURRENCE_EXPORT void recurrenceFreeHostBuffer(void *buffer);
+
 RECURRENCE_EXPORT void recurrenceDestroy(RecurrenceCompiled *compiled);
 RECURRENCE_EXPORT void recurrenceFree(char *string);
 

@@ -298,3 +298,12 @@ void recurrenceSetHostCacheLimit(int64_t bytes) {
 }
 
 void recurrenceReleaseHostCache(void) { releaseCachedHostMemory(); }
+
+void *recurrenceAllocateHostBuffer(int64_t bytes) {
+  if (bytes < 0)
+    return nullptr;
+  // At least one byte, so that an empty array still gets a block of its own.
+  return recurrenceHostAlignedAlloc(64, std::max<size_t>(bytes, 1));
+}
+
+void recurrenceFreeHostBuffer(void *buffer) { recurrenceHostFree(buffer); }

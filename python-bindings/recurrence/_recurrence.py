@@ -10,6 +10,7 @@ import ctypes
 import json
 import os
 import struct
+import weakref
 
 import numpy as np
 
@@ -91,6 +92,8 @@ def _load():
                                      3),
         "recurrenceSetHostCacheLimit": (None, [ctypes.c_int64]),
         "recurrenceReleaseHostCache": (None, []),
+        "recurrenceAllocateHostBuffer": (ctypes.c_void_p, [ctypes.c_int64]),
+        "recurrenceFreeHostBuffer": (None, [ctypes.c_void_p]),
         "recurrenceStructures": (text, [_c_char_pp]),
         "recurrenceFitStructure": (text, [ctypes.c_char_p, _c_char_pp]),
         "recurrenceScanShapes": (text, [ctypes.c_char_p, ctypes.c_char_p,
@@ -308,14 +311,35 @@ def stated_strides(shape, layout):
 def empty_strided(shape, layout, dtype):
     """A new array of `shape` with stated_strides(shape, layout)."""
     if layout is None:
-        return np.empty(shape, dtype)
+        return _empty(int(np.prod(shape, dtype=np.int64)), dtype).reshape(shape)
     strides = stated_strides(shape, layout)
     extent = 0 if 0 in shape else 1 + sum(
         (size - 1) * stride for size, stride in zip(shape, strides))
     itemsize = np.dtype(dtype).itemsize
     return np.lib.stride_tricks.as_strided(
-        np.empty(extent, dtype), shape,
+        _empty(extent, dtype), shape,
         [stride * itemsize for stride in strides])
+
+
+# Below this, NumPy's own allocation (the cache keeps blocks from 1 MB up).
+_HOST_BUFFER_BYTES = 1 << 20
+
+
+def _empty(count, dtype):
+    """A new 1-D array of `count` elements. A large one comes from the
+    library's host cache and goes back to it when the last view of it is
+    freed: a result of the same size in the next call reuses its pages,
+    where a fresh block from libc (mmap) faults every page in again."""
+    dtype = np.dtype(dtype)
+    nbytes = count * dtype.itemsize
+    if nbytes < _HOST_BUFFER_BYTES:
+        return np.empty(count, dtype)
+    pointer = _lib.recurrenceAllocateHostBuffer(nbytes)
+    if not pointer:
+        raise MemoryError(f"cannot allocate {nbytes} bytes")
+    block = (ctypes.c_char * nbytes).from_address(pointer)
+    weakref.finalize(block, _lib.recurrenceFreeHostBuffer, pointer)
+    return np.frombuffer(block, dtype, count)
 
 
 def _compiled(pointer, error):

@@ -1,9 +1,11 @@
 """Compiled functions free what they allocate: repeated calls keep the
 resident memory flat. (Each schedule allocates per-tile or per-chunk
 scratch inside its parallel loops; a missing free there leaks it on every
-call.) Their large temporaries go through the host cache, which hands the
-blocks of one call to the next."""
+call.) Their large temporaries, and the large arrays that NumPy callers get
+back, go through the host cache, which hands the blocks of one call to the
+next."""
 
+import gc
 import resource
 
 import numpy as np
@@ -62,14 +64,23 @@ def blelloch_calls(count):
     return calls, want
 
 
-def test_host_cache_reuses_a_calls_temporaries():
+def live_before():
+    """The cache's bytes in use before a test (results that other tests
+    still hold), with their cached blocks released."""
+    gc.collect()
     rec.release_host_cache()
     assert rec.host_cache()["cached_bytes"] == 0
+    return rec.host_cache()["live_bytes"]
+
+
+def test_host_cache_reuses_a_calls_temporaries():
+    base = live_before()
     calls, want = blelloch_calls(3)
-    for h, stats in calls:
+    for index, (h, stats) in enumerate(calls):
         np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-12)
-        # Nothing stays in use after a call, and its blocks are kept.
-        assert stats["live_bytes"] == 0
+        # Nothing but the results (4 MiB each, from the cache too) stays in
+        # use after a call, and its temporaries' blocks are kept.
+        assert stats["live_bytes"] == base + (index + 1) * h.nbytes
         assert stats["cached_bytes"] >= 1 << 20
     # The second and third calls took the first one's blocks again.
     assert calls[1][1]["reuses"] > calls[0][1]["reuses"]
@@ -81,12 +92,66 @@ def test_host_cache_reuses_a_calls_temporaries():
 
 
 def test_host_cache_limit_zero_keeps_nothing():
+    base = live_before()
     rec.set_host_cache_limit(0)
     try:
         calls, want = blelloch_calls(2)
         for h, stats in calls:
             np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-12)
-            assert stats["cached_bytes"] == 0 and stats["live_bytes"] == 0
+            assert stats["cached_bytes"] == 0
+            assert stats["live_bytes"] == base
         assert calls[1][1]["reuses"] == calls[0][1]["reuses"]
     finally:
         rec.set_host_cache_limit(2048 << 20)
+
+
+def diagonal_problem(scale=1.0):
+    rng = np.random.default_rng(5)
+    a = scale * rng.uniform(0, 0.9, (2, 4096, 64))
+    b = rng.uniform(-1, 1, (2, 4096, 64))
+    h, want = np.zeros((2, 64)), np.empty_like(b)
+    for t in range(4096):
+        h = a[:, t] * h + b[:, t]
+        want[:, t] = h
+    return a, b, want
+
+
+def test_large_results_come_from_the_host_cache_and_return_to_it():
+    # A 4 MiB result: from the cache, and back to it once no view of it is
+    # left, so the next call's result reuses its pages.
+    base = live_before()
+    a, b, want = diagonal_problem()
+    h = rec.scan(a, b, schedule="sequential")
+    np.testing.assert_allclose(h, want, rtol=1e-12)
+    assert h.flags.writeable and h.flags.c_contiguous
+    assert rec.host_cache()["live_bytes"] == base + h.nbytes
+    # A view keeps the block: the next result gets another one.
+    view = h[1]
+    kept = view.copy()
+    del h
+    assert rec.host_cache()["live_bytes"] == base + 2 * view.nbytes
+    a2, b2, want2 = diagonal_problem(0.5)
+    h2 = rec.scan(a2, b2, schedule="sequential")
+    np.testing.assert_array_equal(view, kept)
+    np.testing.assert_allclose(h2, want2, rtol=1e-12)
+    assert rec.host_cache()["live_bytes"] == base + 2 * h2.nbytes
+    # Freed, it is kept, and the next result takes it.
+    h3_bytes = h2.nbytes
+    del view, h2
+    stats = rec.host_cache()
+    assert stats["live_bytes"] == base
+    assert stats["cached_bytes"] == 2 * h3_bytes
+    h3 = rec.scan(a, b, schedule="sequential")
+    after = rec.host_cache()
+    assert after["reuses"] == stats["reuses"] + 1
+    np.testing.assert_allclose(h3, want, rtol=1e-12)
+    del h3
+    rec.release_host_cache()
+
+
+def test_small_results_are_numpys_own():
+    base = live_before()
+    a, b, want = diagonal_problem()
+    h = rec.scan(a[:, :16], b[:, :16], schedule="sequential")
+    np.testing.assert_allclose(h, want[:, :16], rtol=1e-12)
+    assert rec.host_cache()["live_bytes"] == base

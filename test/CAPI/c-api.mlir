@@ -50,6 +50,10 @@
 // CHECK: misfit shapes: loc("hlru"): arg_shapes[0]: expected a shape that fits 'tensor<?x?x?x2xf32>' with every size at least 1 (give no shapes for an empty problem), got [1, 2, 1, 3]
 // CHECK: bad model gradient: loc("mamba"): unknown model 'mamba'
 // CHECK: host cache: live 0 cached 0
+// CHECK: host buffer: aligned 1 live 2097152 cached 0
+// CHECK: host buffer freed: live 0 cached 2097152
+// CHECK: host buffer again: same 1 reused 1
+// CHECK: negative host buffer: 1
 // CHECK: bad model param: loc("hlru"): unknown model 'hlru' (or a parameter 0 below 1)
 // CHECK: bad schedule: scan spec: unknown schedule 'fast'
 // CHECK: gradient 2: recurrenceCompileScan: a second-order gradient is compiled for static sizes (recurrenceCompileScanAt)

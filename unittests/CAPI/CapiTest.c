@@ -11,6 +11,7 @@
 
 #include "recurrence-c/Recurrence.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -331,6 +332,28 @@ int main(void) {
   printf("host cache: live %lld cached %lld\n", (long long)live,
          (long long)cached);
   recurrenceSetHostCacheLimit((int64_t)1 << 30);
+  recurrenceReleaseHostCache();
+  /* A caller's 2 MiB buffer from the cache: in use, then kept once freed,
+   * then taken again by the next buffer of its size. */
+  int64_t reusesBefore = 0;
+  recurrenceHostCacheStats(NULL, NULL, &reusesBefore);
+  char *buffer = recurrenceAllocateHostBuffer((int64_t)2 << 20);
+  memset(buffer, 1, (size_t)2 << 20);
+  recurrenceHostCacheStats(&live, &cached, NULL);
+  printf("host buffer: aligned %d live %lld cached %lld\n",
+         (int)((uintptr_t)buffer % 4096 == 0), (long long)live,
+         (long long)cached);
+  recurrenceFreeHostBuffer(buffer);
+  recurrenceHostCacheStats(&live, &cached, NULL);
+  printf("host buffer freed: live %lld cached %lld\n", (long long)live,
+         (long long)cached);
+  char *again = recurrenceAllocateHostBuffer((int64_t)2 << 20);
+  recurrenceHostCacheStats(NULL, NULL, &reuses);
+  printf("host buffer again: same %d reused %lld\n", (int)(again == buffer),
+         (long long)(reuses - reusesBefore));
+  recurrenceFreeHostBuffer(again);
+  printf("negative host buffer: %d\n",
+         (int)(recurrenceAllocateHostBuffer(-1) == NULL));
   recurrenceReleaseHostCache();
 
   if (!recurrenceModelScans("{\"model\": \"hlru\", \"param\": 0}", &error)) {
