@@ -169,11 +169,13 @@ LogicalResult mlir::recurrence::vectorizeBlockProduct(RewriterBase &rewriter,
   // The blocks after the last whole group: the same product on slices.
   OpFoldResult left =
       arith::SubIOp::create(rewriter, loc, countValue, whole).getResult();
+  // Offsets and strides of the left-over slices, read and written back.
+  SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0)),
+      strides(3, rewriter.getIndexAttr(1));
+  offsets[0] = whole;
   auto slice = [&](Value tensor) -> Value {
-    SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0)),
-        sizes = tensor::getMixedSizes(rewriter, loc, tensor),
-        strides(3, rewriter.getIndexAttr(1));
-    offsets[0] = whole;
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, tensor);
     sizes[0] = left;
     return tensor::ExtractSliceOp::create(rewriter, loc, tensor, offsets, sizes,
                                           strides);
@@ -183,9 +185,6 @@ LogicalResult mlir::recurrence::vectorizeBlockProduct(RewriterBase &rewriter,
   auto rest = cast<linalg::GenericOp>(rewriter.clone(*op));
   rest->setOperands({restBlocks, restState, restOut});
   rest->getResult(0).setType(restOut.getType());
-  SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0)),
-      strides(3, rewriter.getIndexAttr(1));
-  offsets[0] = whole;
   rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
       op, rest->getResult(0), result, offsets,
       tensor::getMixedSizes(rewriter, loc, restOut), strides);
