@@ -490,9 +490,11 @@ def time_contiguous():
     The output's layout is part of the check."""
     failures = 0
     # Sequential: warps over chunks of each sequence (T not a multiple of
-    # their tile of 128 steps, fewer sequences than a block's 4 warps), a
-    # warp per whole sequence (T = 1; 4096 sequences).
+    # their tile of 128 steps, fewer sequences than a block's 4 warps; 547
+    # chunks, which look back over several windows of 32), a warp per whole
+    # sequence (T = 1; 4096 sequences).
     cases = [((2, 1000, 33), "sequential", None),
+             ((1, 70000, 3), "sequential", None),
              ((3, 1, 5), "sequential", None),
              ((1, 257, 2), "sequential", None),
              ((64, 300, 64), "sequential", None),

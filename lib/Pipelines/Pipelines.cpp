@@ -103,7 +103,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
                             StringRef target, int64_t cores,
                             const LowerSequentialPassOptions &sequential,
                             int64_t vectorBits = 0, bool tileChunks = false,
-                            bool onePass = false) {
+                            bool onePass = false, int64_t lookBackTiles = 0) {
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
@@ -117,7 +117,7 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   // a warp per sequence rather than a thread per channel.
   // And where a scan's channels form blocks, a lane per row of a block.
   if (target == "cuda") {
-    pm.addPass(createGpuWarpScanPass());
+    pm.addPass(createGpuWarpScanPass(GpuWarpScanPassOptions{lookBackTiles}));
     pm.addPass(createGpuBlockRowsPass());
   }
   pm.addPass(createLowerScanPass());
@@ -180,7 +180,8 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   // choose alike.
   addScanLowering(pm, options.inlineCalls, "cuda", 0,
                   LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1},
-                  /*vectorBits=*/0, /*tileChunks=*/true, options.onePass);
+                  /*vectorBits=*/0, /*tileChunks=*/true, options.onePass,
+                  options.lookBackTiles);
   // Buffers; a thread's scratch state is small and static, so it lives on
   // the thread's stack (registers, after SROA) rather than the heap.
   addEmptyTensorElimination(pm);

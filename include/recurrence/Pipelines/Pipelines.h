@@ -100,6 +100,12 @@ struct RecurrenceToNVVMOptions
                      "their start states, instead of three kernels (off: "
                      "slower on the H200, see docs/Rationale.md)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> lookBackTiles{
+      *this, "look-back-tiles",
+      llvm::cl::desc("The most tiles of 128 steps in a warp scan's chunk, "
+                     "which looks back for its start state in one kernel "
+                     "(0: chunks in two sweeps around a carry)"),
+      llvm::cl::init(4)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChunkStatus.h"
 #include "GpuCallerBuffers.h"
 
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
@@ -37,6 +38,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -132,8 +134,11 @@ struct WarpScan {
   int64_t rows;       // sequences: batch elements x channels
   int64_t chunks;     // per sequence, a warp each
   int64_t chunkTiles; // tiles of kTile steps per chunk
-  Value aggregates;   // [rows, chunks, 2] (A, B) of each chunk, or null
-  Value carries;      // [rows, chunks] state before each chunk, or null
+  bool lookBack;      // chunks in one pass (else two sweeps and a carry)
+  // Two sweeps: [rows, chunks, 2] (A, B) of each chunk, and [rows, chunks]
+  // the state before each chunk. One pass, chunk-major: [chunks, rows, 2]
+  // the chunks' pairs, [chunks, rows] their end states and statuses.
+  Value aggregates, carries, statuses; // or null
 };
 
 constexpr int64_t kTile = kWarpSize * kStepsPerLane;
@@ -142,6 +147,7 @@ constexpr int64_t kTile = kWarpSize * kStepsPerLane;
 enum class Sweep {
   Aggregate, // each chunk's pair (A, B), written to `aggregates`
   Write,     // the outputs, from each chunk's start state
+  OnePass,   // both, each chunk's start state from a look-back between
 };
 
 /// The lanes' part of one tile: their steps (loaded together, identity
@@ -256,8 +262,139 @@ void writeFinalState(OpBuilder &b, Location loc, const WarpScan &scan,
                           scan.finalState, coords);
 }
 
+/// The pair of lanes' pairs composed in lane order, lane 31's first and
+/// lane 0's last, in every lane: lane l's pair is that of the chunk l
+/// before the look-back's window end, so this is the window's pair.
+Pair composeWindow(OpBuilder &b, Location loc, Value lane, Pair pair) {
+  // A tree over shuffles down: after `offset`, lane l holds lanes
+  // [l, l + 2 offset) composed, the farther ones first.
+  for (int32_t offset = 1; offset < kWarpSize; offset *= 2) {
+    Pair farther = shuffle(b, loc, pair, offset, gpu::ShuffleMode::DOWN);
+    Pair combined = compose(b, loc, farther, pair);
+    Value takes = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, lane,
+        arith::ConstantIntOp::create(b, loc, kWarpSize - offset, 32));
+    pair = {arith::SelectOp::create(b, loc, takes, combined.a, pair.a),
+            arith::SelectOp::create(b, loc, takes, combined.b, pair.b)};
+  }
+  return shuffle(b, loc, pair, 0, gpu::ShuffleMode::IDX);
+}
+
+/// The least of `value` (i32) over the warp, in every lane.
+Value warpMin(OpBuilder &b, Location loc, Value value) {
+  for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    Value other = gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    value = arith::MinUIOp::create(b, loc, value, other);
+  }
+  return value;
+}
+
+/// The state before chunk `chunk` (> 0) of sequence `row`, from the
+/// chunks before it (decoupled look-back, a window of 32 chunks at a time):
+/// lane l waits for chunk base - 1 - l to publish, takes its end state
+/// where it has one (a constant pair (0, H)) and else its pair, lanes past
+/// the nearest end state take the identity, and the window's pair is the
+/// lanes' pairs composed; the walk goes on to the window before while no
+/// lane found an end state. Chunk 0 always publishes one, so the walk ends.
+Value lookBack(OpBuilder &b, Location loc, const WarpScan &scan, Value row,
+               Value chunk, Value laneIndex, Value lane) {
+  Type f32 = b.getF32Type();
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value zero = floatConstant(b, loc, f32, 0.0);
+  Value one = floatConstant(b, loc, f32, 1.0);
+  auto walk = scf::WhileOp::create(
+      b, loc, TypeRange{f32, f32, b.getIndexType()},
+      ValueRange{one, zero, chunk},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        // args: the pair of the chunks passed so far, and the window's end
+        // (0 once an end state was found).
+        Value more = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
+                                           args[2], index(0));
+        scf::ConditionOp::create(nb, nl, more, args);
+      },
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value base = args[2];
+        Value valid = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult,
+                                            laneIndex, base);
+        auto read = scf::IfOp::create(
+            nb, nl, valid,
+            [&](OpBuilder &ib, Location il) {
+              Value j = arith::SubIOp::create(
+                  ib, il, arith::SubIOp::create(ib, il, base, index(1)),
+                  laneIndex);
+              Value status =
+                  waitForStatus(ib, il, scan.statuses, ValueRange{j, row});
+              auto pair = scf::IfOp::create(
+                  ib, il, isStatus(ib, il, status, ChunkStatus::Inclusive),
+                  [&](OpBuilder &tb, Location tl) {
+                    scf::YieldOp::create(
+                        tb, tl,
+                        ValueRange{floatConstant(tb, tl, f32, 0.0),
+                                   memref::LoadOp::create(tb, tl, scan.carries,
+                                                          ValueRange{j, row})});
+                  },
+                  [&](OpBuilder &eb, Location el) {
+                    auto field = [&](int64_t f) -> Value {
+                      return memref::LoadOp::create(
+                          eb, el, scan.aggregates,
+                          ValueRange{
+                              j, row,
+                              arith::ConstantIndexOp::create(eb, el, f)});
+                    };
+                    scf::YieldOp::create(eb, el,
+                                         ValueRange{field(0), field(1)});
+                  });
+              scf::YieldOp::create(
+                  ib, il,
+                  ValueRange{status, pair.getResult(0), pair.getResult(1)});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(
+                  eb, el,
+                  ValueRange{statusConstant(eb, el, ChunkStatus::None),
+                             floatConstant(eb, el, f32, 1.0),
+                             floatConstant(eb, el, f32, 0.0)});
+            });
+        Value noLane = arith::ConstantIntOp::create(nb, nl, kWarpSize, 32);
+        Value nearest =
+            warpMin(nb, nl,
+                    arith::SelectOp::create(nb, nl,
+                                            isStatus(nb, nl, read.getResult(0),
+                                                     ChunkStatus::Inclusive),
+                                            lane, noLane));
+        Value past = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ugt,
+                                           lane, nearest);
+        Pair pair{arith::SelectOp::create(nb, nl, past,
+                                          floatConstant(nb, nl, f32, 1.0),
+                                          read.getResult(1)),
+                  arith::SelectOp::create(nb, nl, past,
+                                          floatConstant(nb, nl, f32, 0.0),
+                                          read.getResult(2))};
+        Pair passed = compose(nb, nl, composeWindow(nb, nl, lane, pair),
+                              {args[0], args[1]});
+        Value found = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ult,
+                                            nearest, noLane);
+        Value before = arith::SubIOp::create(
+            nb, nl, base,
+            arith::MinUIOp::create(nb, nl, base, index(kWarpSize)));
+        scf::YieldOp::create(nb, nl,
+                             ValueRange{passed.a, passed.b,
+                                        arith::SelectOp::create(
+                                            nb, nl, found, index(0), before)});
+      });
+  // The pair passed maps the found end state's constant pair to the
+  // state before this chunk: its offset is that state.
+  return walk.getResult(1);
+}
+
 /// The lane with global index `global` in `sweep`: warp global / 32 runs
-/// chunk (warp mod chunks) of sequence (warp / chunks), in tiles.
+/// chunk (warp mod chunks) of sequence (warp / chunks), in tiles; in one
+/// pass, chunk-major (chunk warp / rows of sequence warp mod rows), so that
+/// the warps a chunk waits for start before it.
 void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
               Value global) {
   Type f32 = b.getF32Type();
@@ -267,8 +404,14 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
   Value warp = arith::DivUIOp::create(b, loc, global, index(kWarpSize));
   Value laneIndex = arith::RemUIOp::create(b, loc, global, index(kWarpSize));
   Value lane = arith::IndexCastOp::create(b, loc, b.getI32Type(), laneIndex);
-  Value row = arith::DivUIOp::create(b, loc, warp, index(scan.chunks));
-  Value chunk = arith::RemUIOp::create(b, loc, warp, index(scan.chunks));
+  Value row, chunk;
+  if (sweep == Sweep::OnePass) {
+    row = arith::RemUIOp::create(b, loc, warp, index(scan.rows));
+    chunk = arith::DivUIOp::create(b, loc, warp, index(scan.rows));
+  } else {
+    row = arith::DivUIOp::create(b, loc, warp, index(scan.chunks));
+    chunk = arith::RemUIOp::create(b, loc, warp, index(scan.chunks));
+  }
   ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   int64_t tiles = llvm::divideCeil(scan.steps, kTile);
   Value begin = arith::MulIOp::create(b, loc, chunk, index(scan.chunkTiles));
@@ -277,34 +420,32 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
       index(tiles));
   Value zero = floatConstant(b, loc, f32, 0.0);
   Value one = floatConstant(b, loc, f32, 1.0);
-  // Carried across tiles: the chunk's pair so far, or the state.
-  SmallVector<Value> start;
-  if (sweep == Sweep::Aggregate)
-    start = {one, zero};
-  else if (scan.chunks > 1)
-    start = {
-        memref::LoadOp::create(b, loc, scan.carries, ValueRange{row, chunk})};
-  else
-    start = {initialState(b, loc, scan, coords)};
-  auto loop = scf::ForOp::create(
-      b, loc, begin, end, index(1), start,
-      [&](OpBuilder &nb, Location nl, Value tileIndex, ValueRange carried) {
-        Tile tile = emitTile(nb, nl, scan, coords, laneIndex, lane, tileIndex);
-        // The tile's pair: the last lane's inclusive one.
-        Pair whole = shuffle(nb, nl, tile.inclusive, kWarpSize - 1,
-                             gpu::ShuffleMode::IDX);
-        if (sweep == Sweep::Aggregate) {
-          Pair total = compose(nb, nl, {carried[0], carried[1]}, whole);
-          scf::YieldOp::create(nb, nl, ValueRange{total.a, total.b});
-          return;
-        }
-        emitWrites(nb, nl, scan, coords, lane, tile, carried[0]);
-        scf::YieldOp::create(nb, nl, apply(nb, nl, whole, carried[0]));
-      });
-  // Tiles of 32 x kStepsPerLane steps: a loop of its own, not a time loop
-  // to unroll further.
-  loop->setAttr(kWarpTilesAttrName, b.getI64IntegerAttr(kTile));
+  // The chunk's tiles, carrying the chunk's pair so far (`aggregate`), or
+  // the state.
+  auto walkTiles = [&](bool aggregate, ValueRange start) {
+    auto loop = scf::ForOp::create(
+        b, loc, begin, end, index(1), start,
+        [&](OpBuilder &nb, Location nl, Value tileIndex, ValueRange carried) {
+          Tile tile =
+              emitTile(nb, nl, scan, coords, laneIndex, lane, tileIndex);
+          // The tile's pair: the last lane's inclusive one.
+          Pair whole = shuffle(nb, nl, tile.inclusive, kWarpSize - 1,
+                               gpu::ShuffleMode::IDX);
+          if (aggregate) {
+            Pair total = compose(nb, nl, {carried[0], carried[1]}, whole);
+            scf::YieldOp::create(nb, nl, ValueRange{total.a, total.b});
+            return;
+          }
+          emitWrites(nb, nl, scan, coords, lane, tile, carried[0]);
+          scf::YieldOp::create(nb, nl, apply(nb, nl, whole, carried[0]));
+        });
+    // Tiles of 32 x kStepsPerLane steps: a loop of its own, not a time
+    // loop to unroll further.
+    loop->setAttr(kWarpTilesAttrName, b.getI64IntegerAttr(kTile));
+    return loop;
+  };
   if (sweep == Sweep::Aggregate) {
+    scf::ForOp loop = walkTiles(/*aggregate=*/true, {one, zero});
     inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
       for (int64_t field = 0; field < 2; ++field)
         memref::StoreOp::create(nb, loc, loop.getResult(field), scan.aggregates,
@@ -312,10 +453,63 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
     });
     return;
   }
-  if (scan.finalState && scan.chunks == 1)
+  Value start;
+  if (sweep == Sweep::OnePass) {
+    // The chunk's pair, published; its start state (init's for the first
+    // chunk, else from the chunks before) and end state, published.
+    scf::ForOp loop = walkTiles(/*aggregate=*/true, {one, zero});
+    Pair total{loop.getResult(0), loop.getResult(1)};
+    Value isFirstChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               chunk, index(0));
+    auto branch = scf::IfOp::create(
+        b, loc, isFirstChunk,
+        [&](OpBuilder &nb, Location nl) {
+          scf::YieldOp::create(nb, nl, initialState(nb, nl, scan, coords));
+        },
+        [&](OpBuilder &nb, Location nl) {
+          inFirstLane(nb, nl, lane, [&](OpBuilder &fb) {
+            Value fields[] = {total.a, total.b};
+            for (int64_t field = 0; field < 2; ++field)
+              memref::StoreOp::create(
+                  fb, nl, fields[field], scan.aggregates,
+                  ValueRange{chunk, row,
+                             arith::ConstantIndexOp::create(fb, nl, field)});
+            publishStatus(fb, nl, scan.statuses, ValueRange{chunk, row},
+                          ChunkStatus::Aggregate);
+          });
+          scf::YieldOp::create(
+              nb, nl, lookBack(nb, nl, scan, row, chunk, laneIndex, lane));
+        });
+    start = branch.getResult(0);
+    inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
+      memref::StoreOp::create(nb, loc, apply(nb, loc, total, start),
+                              scan.carries, ValueRange{chunk, row});
+      publishStatus(nb, loc, scan.statuses, ValueRange{chunk, row},
+                    ChunkStatus::Inclusive);
+    });
+  } else if (scan.chunks > 1) {
+    start =
+        memref::LoadOp::create(b, loc, scan.carries, ValueRange{row, chunk});
+  } else {
+    start = initialState(b, loc, scan, coords);
+  }
+  scf::ForOp loop = walkTiles(/*aggregate=*/false, {start});
+  if (!scan.finalState)
+    return;
+  if (scan.chunks == 1) {
     inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
       writeFinalState(nb, loc, scan, coords, loop.getResult(0));
     });
+  } else if (sweep == Sweep::OnePass) {
+    Value isLast = arith::AndIOp::create(
+        b, loc, isFirstLane(b, loc, lane),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, chunk,
+                              index(scan.chunks - 1)));
+    auto branch = scf::IfOp::create(b, loc, isLast, /*else=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    writeFinalState(b, loc, scan, coords, loop.getResult(0));
+  }
 }
 
 /// The carry across chunks, a thread per sequence: the state before each
@@ -406,7 +600,8 @@ bool mlir::recurrence::takesWarpScan(ScanOp op) {
 }
 
 LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
-                                                    ScanOp op) {
+                                                    ScanOp op,
+                                                    int64_t lookBackTiles) {
   StringRef reason = unsupported(op);
   if (!reason.empty())
     return rewriter.notifyMatchFailure(op, reason);
@@ -446,6 +641,8 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
                 /*rows=*/0,
                 /*chunks=*/1,
                 /*chunkTiles=*/0,
+                /*lookBack=*/false,
+                {},
                 {},
                 {}};
   scan.rows = scan.channels;
@@ -454,6 +651,13 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
   int64_t tiles = llvm::divideCeil(scan.steps, kTile);
   scan.chunks = chunksFor(scan.rows, scan.steps);
   scan.chunkTiles = llvm::divideCeil(tiles, scan.chunks);
+  // In one pass, chunks short enough that a chunk's steps are still in L2
+  // when its warp reads them again after the look-back.
+  scan.lookBack = scan.chunks > 1 && lookBackTiles > 0;
+  if (scan.lookBack) {
+    scan.chunkTiles = std::min(scan.chunkTiles, lookBackTiles);
+    scan.chunks = llvm::divideCeil(tiles, scan.chunkTiles);
+  }
   if (scan.rows > 0) {
     auto warps = [&](Sweep sweep) {
       parallelLoop(rewriter, loc, scan.rows * scan.chunks * kWarpSize,
@@ -462,11 +666,25 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
                    })
           ->setAttr(kWarpLanesAttrName, rewriter.getUnitAttr());
     };
-    if (scan.chunks > 1) {
+    Type f32 = rewriter.getF32Type();
+    if (scan.lookBack) {
+      // One kernel: each chunk's pair, published; its start state from
+      // the chunks before; its outputs. The second read of a chunk's
+      // operands finds them in L2.
+      scan.aggregates = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({scan.chunks, scan.rows, 2}, f32));
+      scan.carries = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({scan.chunks, scan.rows}, f32));
+      scan.statuses = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({scan.chunks, scan.rows}, f32));
+      linalg::FillOp::create(rewriter, loc,
+                             statusConstant(rewriter, loc, ChunkStatus::None),
+                             scan.statuses);
+      warps(Sweep::OnePass);
+    } else if (scan.chunks > 1) {
       // Each chunk's pair, the carry over chunks, then the outputs from
       // each chunk's start state: the operands are read twice, with
       // enough warps in flight to stream them.
-      Type f32 = rewriter.getF32Type();
       scan.aggregates = memref::AllocOp::create(
           rewriter, loc, MemRefType::get({scan.rows, scan.chunks, 2}, f32));
       scan.carries = memref::AllocOp::create(
@@ -475,8 +693,10 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
       parallelLoop(rewriter, loc, scan.rows, [&](OpBuilder &b, Value row) {
         emitCarry(b, loc, scan, row);
       });
+      warps(Sweep::Write);
+    } else {
+      warps(Sweep::Write);
     }
-    warps(Sweep::Write);
   }
   if (results) {
     results->eraseWithScan(rewriter, op);
@@ -497,8 +717,13 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
 namespace {
 struct GpuWarpScanPass
     : recurrence::impl::GpuWarpScanPassBase<GpuWarpScanPass> {
+  using Base::Base;
+
   void runOnOperation() override {
-    lowerSequentialScans(getOperation(), lowerScanToWarpScan);
+    lowerSequentialScans(
+        getOperation(), [&](RewriterBase &rewriter, ScanOp op) {
+          return lowerScanToWarpScan(rewriter, op, lookBackTiles);
+        });
   }
 };
 } // namespace

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChunkStatus.h"
 #include "ChunkedScan.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -88,46 +89,6 @@ Value selectState(OpBuilder &b, Location loc, Value condition, Value whenTrue,
       .getResult(0);
 }
 
-/// The status of a chunk in the one pass: nothing yet, its local
-/// aggregate (e_c, P_c), or its inclusive end state H_c. Held as floats,
-/// like the data: every float buffer a kernel uses lives on the device.
-enum class ChunkStatus { None = 0, Aggregate = 1, Inclusive = 2 };
-
-Value statusConstant(OpBuilder &b, Location loc, ChunkStatus status) {
-  return arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(static_cast<float>(status)));
-}
-
-/// Publishes `status` for the chunk at `at`: an atomic exchange, which
-/// orders the writes of what it announces before it (acquire-release; the
-/// GPU pipeline fences it, recurrence-gpu-parallelize).
-void publish(OpBuilder &b, Location loc, Value statuses, ValueRange at,
-             ChunkStatus status) {
-  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::assign,
-                              statusConstant(b, loc, status), statuses, at);
-}
-
-/// Waits until the chunk at `at` has published something, and returns its
-/// status, read atomically, so that the reads of what it announces come
-/// after.
-Value waitFor(OpBuilder &b, Location loc, Value statuses, ValueRange at) {
-  // An add of zero: the status None is 0.
-  Value none = statusConstant(b, loc, ChunkStatus::None);
-  auto spin = scf::WhileOp::create(
-      b, loc, TypeRange{b.getF32Type()}, ValueRange{},
-      [&](OpBuilder &nb, Location nl, ValueRange) {
-        Value status = memref::AtomicRMWOp::create(
-            nb, nl, arith::AtomicRMWKind::addf, none, statuses, at);
-        Value pending = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
-                                              status, none);
-        scf::ConditionOp::create(nb, nl, pending, ValueRange{status});
-      },
-      [&](OpBuilder &nb, Location nl, ValueRange) {
-        scf::YieldOp::create(nb, nl, ValueRange{});
-      });
-  return spin.getResult(0);
-}
-
 } // namespace
 
 /// One kernel: every chunk publishes its local aggregate, finds the end
@@ -176,7 +137,7 @@ SmallVector<Value> ChunkedScan::inOnePass(RewriterBase &rewriter) {
         writeSlot(b, l, end, ends, at);
         if (product)
           writeSlot(b, l, product, products, at);
-        publish(b, l, statuses, at, ChunkStatus::Aggregate);
+        publishStatus(b, l, statuses, at, ChunkStatus::Aggregate);
 
         // Look back from chunk c - 1 with the suffix (Q, s) of the chunks
         // passed, H_{c-1} = Q H_j + s, from the identity: while chunk j
@@ -201,15 +162,15 @@ SmallVector<Value> ChunkedScan::inOnePass(RewriterBase &rewriter) {
                     Value j = arith::SubIOp::create(ib, il, args[0], one);
                     scf::YieldOp::create(
                         ib, il,
-                        waitFor(ib, il, statuses, appendIndex(laneIvs, j)));
+                        waitForStatus(ib, il, statuses,
+                                      appendIndex(laneIvs, j)));
                   },
                   [&](OpBuilder &ib, Location il) {
                     scf::YieldOp::create(
                         ib, il, statusConstant(ib, il, ChunkStatus::Inclusive));
                   });
-              Value passed = arith::CmpFOp::create(
-                  nb, nl, arith::CmpFPredicate::OEQ, status.getResult(0),
-                  statusConstant(nb, nl, ChunkStatus::Aggregate));
+              Value passed =
+                  isStatus(nb, nl, status.getResult(0), ChunkStatus::Aggregate);
               scf::ConditionOp::create(nb, nl, passed, args);
             },
             [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -251,7 +212,7 @@ SmallVector<Value> ChunkedScan::inOnePass(RewriterBase &rewriter) {
 
         // H_c = P_c H_{c-1} + e_c, for the chunks after this one.
         writeSlot(b, l, carry(b, l, product, start, end), inclusive, at);
-        publish(b, l, statuses, at, ChunkStatus::Inclusive);
+        publishStatus(b, l, statuses, at, ChunkStatus::Inclusive);
         return SmallVector<ParallelWrite>{
             outputs(b, l, lane, laneIvs, c, start, shared[0])};
       });

@@ -1,4 +1,5 @@
-// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan=look-back-tiles=0 -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan -canonicalize -cse | FileCheck %s --check-prefix=LOOKBACK
 // RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
 
 // A sequential diagonal scan on the caller's time-contiguous buffers (the
@@ -12,10 +13,11 @@
 // f32 state and the output narrowed back.
 //
 // With few sequences (2 x 3 here) each is split into chunks of whole
-// tiles, a warp each (3 chunks of one tile): the first sweep composes each
-// chunk's pair (A, B), a thread per sequence carries the state over its
-// chunks from init (and writes the final state), and the second sweep
-// writes the outputs from each chunk's start state.
+// tiles, a warp each (3 chunks of one tile). With look-back-tiles=0: the
+// first sweep composes each chunk's pair (A, B), a thread per sequence
+// carries the state over its chunks from init (and writes the final
+// state), and the second sweep writes the outputs from each chunk's start
+// state.
 // CHECK-LABEL: func.func @time_contiguous
 // CHECK-NOT: recurrence.scan
 // CHECK-NOT: materialize_in_destination
@@ -57,17 +59,76 @@
 // CHECK: } {recurrence.warp_lanes}
 // CHECK-NEXT: return
 
-// The kernels: the two sweeps in blocks of 128 threads (4 whole warps;
-// the pipeline's scan kernels otherwise take blocks of 32), the carry
-// between them; the sweeps' shuffles.
+// By default, one kernel (LOOKBACK), chunk-major: warp w runs chunk
+// w / 6 of sequence w mod 6. It composes the chunk's pair; the first chunk
+// starts from init; the others publish their pair (status 1) and look
+// back: lane l waits for chunk (end - 1 - l), takes its end state (status
+// 2) as the constant pair (0, H) or else its pair, lanes past the nearest
+// end state (a butterfly min) take the identity, the window's pairs are
+// composed by shuffles down, farther first, and the walk goes on 32
+// chunks farther while no end state was found. Lane 0 then publishes the
+// chunk's end state, the warp writes the outputs from its start state, and
+// the last chunk's lane 0 the final state.
+// LOOKBACK-LABEL: func.func @time_contiguous
+// LOOKBACK: %[[PAIRS:.*]] = memref.alloc() : memref<3x6x2xf32>
+// LOOKBACK: %[[ENDS:.*]] = memref.alloc() : memref<3x6xf32>
+// LOOKBACK: %[[STATUS:.*]] = memref.alloc() : memref<3x6xf32>
+// LOOKBACK: linalg.fill ins(%[[NONE:.*]] : f32) outs(%[[STATUS]]
+// LOOKBACK: scf.parallel (%[[G:.*]]) = (%c0) to (%c576) step (%c1)
+// LOOKBACK: %[[WARP:.*]] = arith.divui %[[G]], %c32
+// LOOKBACK: %[[LANE:.*]] = arith.remui %[[G]], %c32
+// LOOKBACK: %[[ROW:.*]] = arith.remui %[[WARP]], %c6
+// LOOKBACK: %[[CHUNK:.*]] = arith.divui %[[WARP]], %c6
+// LOOKBACK: %[[PAIR:.*]]:2 = scf.for
+// LOOKBACK: } {recurrence.warp_tiles = 128 : i64}
+// LOOKBACK: %[[FIRST:.*]] = arith.cmpi eq, %[[CHUNK]], %c0
+// LOOKBACK: %[[START:.*]] = scf.if %[[FIRST]] -> (f32) {
+// LOOKBACK-NEXT: %[[H0:.*]] = memref.load %arg2
+// LOOKBACK-NEXT: scf.yield %[[H0]]
+// LOOKBACK: } else {
+// LOOKBACK: memref.store %[[PAIR]]#0, %[[PAIRS]][%[[CHUNK]], %[[ROW]], %c0]
+// LOOKBACK-NEXT: memref.store %[[PAIR]]#1, %[[PAIRS]][%[[CHUNK]], %[[ROW]], %c1]
+// LOOKBACK-NEXT: memref.atomic_rmw assign %[[AGGREGATE:.*]], %[[STATUS]][%[[CHUNK]], %[[ROW]]]
+// LOOKBACK: %[[WALK:.*]]:3 = scf.while
+// LOOKBACK: scf.if
+// LOOKBACK: %[[J:.*]] = arith.subi %{{.*}}, %[[LANE]]
+// LOOKBACK: scf.while
+// LOOKBACK: memref.atomic_rmw addf %[[NONE]], %[[STATUS]][%[[J]], %[[ROW]]]
+// LOOKBACK: memref.load %[[ENDS]][%[[J]], %[[ROW]]]
+// LOOKBACK: memref.load %[[PAIRS]][%[[J]], %[[ROW]], %c0]
+// LOOKBACK: memref.load %[[PAIRS]][%[[J]], %[[ROW]], %c1]
+// LOOKBACK-COUNT-5: gpu.shuffle  xor
+// LOOKBACK-COUNT-10: gpu.shuffle  down
+// LOOKBACK-COUNT-2: gpu.shuffle  idx %{{.*}}, %c0_i32, %c32_i32
+// LOOKBACK: scf.yield %[[WALK]]#1
+// LOOKBACK: scf.if
+// LOOKBACK: memref.store %{{.*}}, %[[ENDS]][%[[CHUNK]], %[[ROW]]]
+// LOOKBACK-NEXT: memref.atomic_rmw assign %{{.*}}, %[[STATUS]][%[[CHUNK]], %[[ROW]]]
+// LOOKBACK: %[[END:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[START]]) -> (f32)
+// LOOKBACK-COUNT-4: memref.store %{{.*}}, %arg3
+// LOOKBACK: } {recurrence.warp_tiles = 128 : i64}
+// LOOKBACK: arith.cmpi eq, %[[CHUNK]], %c2
+// LOOKBACK: memref.store %[[END]], %arg4
+// LOOKBACK: } {recurrence.warp_lanes}
+// LOOKBACK-NEXT: return
+
+// The kernels: the statuses cleared, then the one pass in blocks of 128
+// threads (4 whole warps; the pipeline's scan kernels otherwise take
+// blocks of 32), its atomics fenced; the shuffles of its tiles and of the
+// look-back.
 // PTX-LABEL: llvm.func @time_contiguous(
 // PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(5 : index) : i64
 // PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(128 : index) : i64
-// PTX: gpu.launch_func  @time_contiguous_kernel::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
-// PTX: gpu.launch_func  @time_contiguous_kernel_0::@time_contiguous_kernel
-// PTX: gpu.launch_func  @time_contiguous_kernel_1::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
-// PTX: gpu.binary @time_contiguous_kernel
+// PTX: gpu.launch_func  @time_contiguous_kernel::@time_contiguous_kernel
+// PTX: gpu.launch_func  @time_contiguous_kernel_0::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTX-NOT: gpu.launch_func  @time_contiguous
+// PTX: gpu.binary @time_contiguous_kernel_0
 // PTX-COUNT-10: shfl.sync.up.b32
+// PTX: fence.acq_rel.gpu;\0A{{.*}}atom.global.exch.b32
+// PTX: atom.global.add.f32
+// PTX-COUNT-5: shfl.sync.bfly.b32
+// PTX-COUNT-10: shfl.sync.down.b32
+// PTX: atom.global.exch.b32
 func.func @time_contiguous(%a: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
                            %b: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
                            %h0: memref<2x3xf32>,
