@@ -1035,6 +1035,22 @@ def overhead():
     print(f"COMPILE first call (compile or cache load) {cold * 1e3:.0f} ms; "
           f"per call from Python {per_call * 1e6:.1f} us "
           f"(small diagonal scan, on torch's stream)", flush=True)
+    # Where those microseconds go: the functions that took the most time
+    # of their own over 500 calls.
+    import cProfile
+    import io
+    import pstats
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(500):
+        rt.scan(a, b)
+    torch.cuda.synchronize()
+    profile.disable()
+    text = io.StringIO()
+    pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(12)
+    for line in text.getvalue().splitlines():
+        if line.strip():
+            print(f"PROFILE {line}", flush=True)
 
 
 SECTIONS = ["forward", "backward", "long", "user_ir", "models", "layouts",

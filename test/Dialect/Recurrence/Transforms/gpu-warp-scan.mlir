@@ -77,6 +77,7 @@
 // LOOKBACK: scf.parallel (%[[G:.*]]) = (%c0) to (%c576) step (%c1)
 // LOOKBACK: %[[WARP:.*]] = arith.divui %[[G]], %c32
 // LOOKBACK: %[[LANE:.*]] = arith.remui %[[G]], %c32
+// LOOKBACK: %[[LANE32:.*]] = arith.index_cast %[[LANE]] : index to i32
 // LOOKBACK: %[[ROW:.*]] = arith.remui %[[WARP]], %c6
 // LOOKBACK: %[[CHUNK:.*]] = arith.divui %[[WARP]], %c6
 // LOOKBACK: %[[PAIR:.*]]:2 = scf.for
@@ -98,7 +99,14 @@
 // LOOKBACK: memref.load %[[PAIRS]][%[[J]], %[[ROW]], %c0]
 // LOOKBACK: memref.load %[[PAIRS]][%[[J]], %[[ROW]], %c1]
 // LOOKBACK-COUNT-5: gpu.shuffle  xor
-// LOOKBACK-COUNT-10: gpu.shuffle  down
+// LOOKBACK-NEXT: %[[NEAREST:.*]] = arith.minui
+// LOOKBACK-NEXT: arith.cmpi ugt, %[[LANE32]], %[[NEAREST]] : i32
+// LOOKBACK: %[[FA:.*]], %{{.*}} = gpu.shuffle  down %[[PA:.*]], %c1_i32, %c32_i32 : f32
+// LOOKBACK-NEXT: %[[FB:.*]], %{{.*}} = gpu.shuffle  down %[[PB:.*]], %c1_i32, %c32_i32 : f32
+// LOOKBACK-NEXT: %[[M:.*]] = arith.mulf %[[PA]], %[[FB]] : f32
+// LOOKBACK-NEXT: arith.addf %[[M]], %[[PB]] : f32
+// LOOKBACK-NEXT: arith.mulf %[[PA]], %[[FA]] : f32
+// LOOKBACK-COUNT-8: gpu.shuffle  down
 // LOOKBACK-COUNT-2: gpu.shuffle  idx %{{.*}}, %c0_i32, %c32_i32
 // LOOKBACK: scf.yield %[[WALK]]#1
 // LOOKBACK: scf.if
