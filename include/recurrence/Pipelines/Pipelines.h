@@ -104,8 +104,9 @@ struct RecurrenceToNVVMOptions
       *this, "look-back-tiles",
       llvm::cl::desc("The most tiles of 128 steps in a warp scan's chunk, "
                      "which looks back for its start state in one kernel "
-                     "(0: chunks in two sweeps around a carry)"),
-      llvm::cl::init(4)};
+                     "(0: chunks in two sweeps around a carry; not yet "
+                     "measured on a GPU, so off)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),

@@ -1,6 +1,7 @@
-// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan=look-back-tiles=0 -canonicalize -cse | FileCheck %s
-// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan -canonicalize -cse | FileCheck %s --check-prefix=LOOKBACK
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-warp-scan=look-back-tiles=4 -canonicalize -cse | FileCheck %s --check-prefix=LOOKBACK
 // RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm=look-back-tiles=4 | FileCheck %s --check-prefix=PTXLB
 
 // A sequential diagonal scan on the caller's time-contiguous buffers (the
 // JIT's destination-passing form: inputs read through to_tensor, results
@@ -13,8 +14,7 @@
 // f32 state and the output narrowed back.
 //
 // With few sequences (2 x 3 here) each is split into chunks of whole
-// tiles, a warp each (3 chunks of one tile). With look-back-tiles=0: the
-// first sweep composes each chunk's pair (A, B), a thread per sequence
+// tiles, a warp each (3 chunks of one tile). By default the first sweep composes each chunk's pair (A, B), a thread per sequence
 // carries the state over its chunks from init (and writes the final
 // state), and the second sweep writes the outputs from each chunk's start
 // state.
@@ -59,7 +59,7 @@
 // CHECK: } {recurrence.warp_lanes}
 // CHECK-NEXT: return
 
-// By default, one kernel (LOOKBACK), chunk-major: warp w runs chunk
+// With look-back-tiles (LOOKBACK), one kernel, chunk-major: warp w runs chunk
 // w / 6 of sequence w mod 6. It composes the chunk's pair; the first chunk
 // starts from init; the others publish their pair (status 1) and look
 // back: lane l waits for chunk (end - 1 - l), takes its end state (status
@@ -120,23 +120,34 @@
 // LOOKBACK: } {recurrence.warp_lanes}
 // LOOKBACK-NEXT: return
 
-// The kernels: the statuses cleared, then the one pass in blocks of 128
-// threads (4 whole warps; the pipeline's scan kernels otherwise take
-// blocks of 32), its atomics fenced; the shuffles of its tiles and of the
-// look-back.
+// The kernels: the two sweeps in blocks of 128 threads (4 whole warps;
+// the pipeline's scan kernels otherwise take blocks of 32), the carry
+// between them; the sweeps' shuffles.
 // PTX-LABEL: llvm.func @time_contiguous(
 // PTX-DAG: %[[GRID:.*]] = llvm.mlir.constant(5 : index) : i64
 // PTX-DAG: %[[TPB:.*]] = llvm.mlir.constant(128 : index) : i64
-// PTX: gpu.launch_func  @time_contiguous_kernel::@time_contiguous_kernel
-// PTX: gpu.launch_func  @time_contiguous_kernel_0::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
-// PTX-NOT: gpu.launch_func  @time_contiguous
-// PTX: gpu.binary @time_contiguous_kernel_0
+// PTX: gpu.launch_func  @time_contiguous_kernel::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTX: gpu.launch_func  @time_contiguous_kernel_0::@time_contiguous_kernel
+// PTX: gpu.launch_func  @time_contiguous_kernel_1::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTX: gpu.binary @time_contiguous_kernel
 // PTX-COUNT-10: shfl.sync.up.b32
-// PTX: fence.acq_rel.gpu;\0A{{.*}}atom.global.exch.b32
-// PTX: atom.global.add.f32
-// PTX-COUNT-5: shfl.sync.bfly.b32
-// PTX-COUNT-10: shfl.sync.down.b32
-// PTX: atom.global.exch.b32
+
+// With look-back-tiles: the statuses cleared, then the one pass in blocks
+// of 128 threads, its atomics fenced; the shuffles of its tiles and of the
+// look-back.
+// PTXLB-LABEL: llvm.func @time_contiguous(
+// PTXLB-DAG: %[[GRID:.*]] = llvm.mlir.constant(5 : index) : i64
+// PTXLB-DAG: %[[TPB:.*]] = llvm.mlir.constant(128 : index) : i64
+// PTXLB: gpu.launch_func  @time_contiguous_kernel::@time_contiguous_kernel
+// PTXLB: gpu.launch_func  @time_contiguous_kernel_0::@time_contiguous_kernel blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[TPB]], %{{.*}}, %{{.*}})
+// PTXLB-NOT: gpu.launch_func  @time_contiguous
+// PTXLB: gpu.binary @time_contiguous_kernel_0
+// PTXLB-COUNT-10: shfl.sync.up.b32
+// PTXLB: fence.acq_rel.gpu;\0A{{.*}}atom.global.exch.b32
+// PTXLB: atom.global.add.f32
+// PTXLB-COUNT-5: shfl.sync.bfly.b32
+// PTXLB-COUNT-10: shfl.sync.down.b32
+// PTXLB: atom.global.exch.b32
 func.func @time_contiguous(%a: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
                            %b: memref<2x300x3xbf16, strided<[900, 1, 300]>>,
                            %h0: memref<2x3xf32>,

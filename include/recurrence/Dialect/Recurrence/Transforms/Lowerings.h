@@ -65,13 +65,13 @@ lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
 /// lanes, 32 per sequence, marked kWarpLanesAttrName: each warp scans one
 /// sequence in tiles, its lanes combining their steps by shuffles. The
 /// results' materializations are replaced by the loop's writes. Where
-/// there are too few sequences to fill the GPU, each is split into chunks
-/// of at most `lookBackTiles` tiles of 128 steps, run in one pass whose
-/// chunks look back for their start states (0: chunks of any length, in
-/// two sweeps around a carry). Fails, changing nothing, where the scan does
+/// there are too few sequences to fill the GPU, each is split into chunks,
+/// run in two sweeps around a carry; or, with `lookBackTiles` > 0, chunks
+/// of at most that many tiles of 128 steps in one pass whose chunks look
+/// back for their start states. Fails, changing nothing, where the scan does
 /// not qualify.
 LogicalResult lowerScanToWarpScan(RewriterBase &rewriter, ScanOp op,
-                                  int64_t lookBackTiles = 4);
+                                  int64_t lookBackTiles = 0);
 
 /// Whether lowerScanToWarpScan takes `op` (whatever its schedule).
 bool takesWarpScan(ScanOp op);

@@ -684,15 +684,14 @@ def GpuWarpScanPass : Pass<"recurrence-gpu-warp-scan"> {
     its elements from the state its predecessors leave, and the last lane's
     pair carries the tile's end state (`gpu.shuffle idx`) to the next.
     Where there are fewer sequences than the GPU has warps to fill, each is
-    split into chunks of `look-back-tiles` tiles, a warp each, in one
-    kernel: a chunk's warp composes its tiles' pairs, publishes the pair
+    split into chunks of whole tiles, a warp each. With `look-back-tiles`
+    = k > 0, chunks of at most k tiles run in one kernel: a chunk's warp composes its tiles' pairs, publishes the pair
     behind a status, finds its start state by looking back over the chunks
     before it, 32 at a time (a lane each, the lanes' pairs composed by
     shuffles, up to the nearest chunk that has published its end state),
     publishes its end state and writes its outputs, reading its steps again
-    from L2. With `look-back-tiles=0` the chunks are longer and run in
-    three kernels instead: the chunks' pairs, a carry over them, the
-    outputs.
+    from L2. With 0 (the default), they run in three kernels: the chunks'
+    pairs, a carry over them, the outputs.
     Applies to elementwise first-order structures (the step's composite is
     the transition operand) on a vector state (or a matrix state of one
     column) with a plain input, static shapes and an f32 state, whose
@@ -705,9 +704,10 @@ def GpuWarpScanPass : Pass<"recurrence-gpu-warp-scan"> {
     Other scans are left to the other lowerings.
   }];
   let options = [
-    Option<"lookBackTiles", "look-back-tiles", "int64_t", /*default=*/"4",
+    Option<"lookBackTiles", "look-back-tiles", "int64_t", /*default=*/"0",
            "The most tiles of 128 steps in a chunk that looks back for its "
-           "start state (0: chunks in two sweeps around a carry)">,
+           "start state in one kernel (0: chunks in two sweeps around a "
+           "carry)">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::gpu::GPUDialect",
