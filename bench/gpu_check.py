@@ -243,6 +243,57 @@ def backward(shapes, dtypes, structures):
     return failures
 
 
+def double_backward():
+    """The double backward (the compiler's second-order gradient) of
+    diagonal, block_diagonal and dplr scans with init and the final state,
+    float64 on the GPU against the same on the CPU: the gradients, with
+    respect to the operands and the cotangent, of a weighted sum of the
+    first gradients."""
+    failures = 0
+    problems = [("diagonal", None, (2, 37, 6)),
+                ("block_diagonal", 2, (2, 37, 6)),
+                ("dplr", 1, (2, 37, 5))]
+    for structure, m, (B, T, N) in problems:
+        rng = np.random.default_rng([B, T, N, 11])
+        if structure == "diagonal":
+            a = [rng.uniform(0.5, 0.9, (B, T, N))]
+        elif structure == "block_diagonal":
+            a = [rng.uniform(-0.4, 0.4, (B, T, N // m, m, m))]
+        else:
+            a = [rng.uniform(0.5, 0.9, (B, T, N)),
+                 rng.uniform(-0.3, 0.3, (B, T, N, m)),
+                 rng.uniform(-0.3, 0.3, (B, T, N, m))]
+        b = rng.uniform(-1, 1, (B, T, N))
+        init = rng.uniform(-1, 1, (B, N))
+        g = rng.uniform(-1, 1, (B, T, N))
+        label = structure + (f"<{m}>" if m else "")
+
+        def grads(device):
+            ts = [torch.tensor(x, device=device).requires_grad_()
+                  for x in a + [b, init, g]]
+            ops, tb, ti, tg = ts[:len(a)], ts[-3], ts[-2], ts[-1]
+            h, last = rt.scan(tuple(ops) if len(ops) > 1 else ops[0], tb,
+                              init=ti, structure=structure,
+                              return_final_state=True)
+            first = torch.autograd.grad((h * tg).sum() + last.sum(),
+                                        ops + [tb, ti], create_graph=True)
+            weight = sum((f * torch.cos(torch.arange(
+                f.numel(), device=device, dtype=f.dtype)).reshape(
+                    f.shape)).sum() for f in first)
+            return torch.autograd.grad(weight, ts)
+        name = f"double backward {label} (B,T,N)=({B},{T},{N}) float64"
+        try:
+            got = grads("cuda")
+            torch.cuda.synchronize()
+        except Exception as error:  # reported, counted
+            failures += report_failure(name, error)
+            continue
+        want = grads("cpu")
+        error = max(relative_error(x, y) for x, y in zip(got, want))
+        failures += report(name, error <= 1e-10, f"vs CPU {error:.2e}")
+    return failures
+
+
 def long_backward():
     """The gradients of long sequences in bf16 and f32, chunked (what the
     cost model picks for them): each chunk's kernel widens only the steps
@@ -1093,6 +1144,7 @@ def main():
         failures += correctness(shapes, dtypes, structures)
     if "backward" in only:
         failures += backward(shapes, dtypes, structures)
+        failures += double_backward()
     if "long" in only and not args.quick:
         failures += long_sequence()
         failures += long_backward()

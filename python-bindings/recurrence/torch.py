@@ -443,22 +443,33 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
     cotangents the adjoint took (grad_out, then grad_final when the scan
     returns its final state) for the cotangents `gbars` of the adjoint's
     results, from the compiler's second-order gradient (compiled for these
-    sizes). On the CPU, not over packed sequences."""
+    sizes), on the operands' device. Not over packed sequences."""
     spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size, offsets)
-    if offsets is not None or b[0].is_cuda:
+    if offsets is not None:
         raise NotImplementedError(
-            "recurrence: the double backward of a scan runs on CPU tensors, "
-            "not over packed sequences (offsets)")
+            "recurrence: the double backward of a scan over packed "
+            "sequences (offsets) is not implemented")
     operands = _operands(transition, b, init, readout)
+    empty = 0 in (sizes["steps"], sizes["size"], sizes["columns"]) or \
+        0 in sizes["batch"]
+    if b[0].is_cuda and not empty:
+        return _scan_second_backward_cuda(spec, sizes, operands, grad_out,
+                                          grad_final, gbars, out_shape,
+                                          last_shape)
+    # On the host (an empty CUDA problem too: nothing runs there).
+    device = b[0].device
+    host = [None if t is None else t.detach().cpu()
+            for t in [grad_out, grad_final] + list(gbars)]
+    grad_out, grad_final, gbars = host[0], host[1], host[2:]
+    operands = [t.detach().cpu() for t in operands]
     dtype = api.spec_dtypes(spec)[0]
     arguments = [_numpy(t) for t in operands] + _host_cotangents(
         spec, b[0].dtype, grad_out, grad_final, out_shape, last_shape)
     gbars = [np.zeros(tuple(t.shape), dtype) if g is None else
              _numpy(g.to(t.dtype)) for g, t in zip(gbars, operands)]
-    if 0 in (sizes["steps"], sizes["size"], sizes["columns"]) or \
-            0 in sizes["batch"]:
+    if empty:
         # Nothing to compile: every gradient is zero but the final state's
         # cotangent, which init's gradient passes through when T = 0.
         grads = [np.zeros_like(x) for x in arguments]
@@ -466,9 +477,37 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
                 sizes["steps"] == 0:
             grads[-1] = gbars[len(transition) + len(b)].reshape(
                 grads[-1].shape).copy()
-        return [_tensor(g) for g in grads]
-    grads = api._second_gradients(spec, arguments, gbars, sizes)
-    return [_tensor(g) for g in grads]
+    else:
+        grads = api._second_gradients(spec, arguments, gbars, sizes)
+    return [_tensor(g).to(device) for g in grads]
+
+
+def _scan_second_backward_cuda(spec, sizes, operands, grad_out, grad_final,
+                               gbars, out_shape, last_shape):
+    """The double backward compiled for the GPU at these sizes: the
+    gradients of the operands and of the cotangents (absent ones are
+    zeros) for the cotangents `gbars` of the adjoint's results, each
+    shaped like its argument."""
+    device, dtype = operands[0].device, operands[0].dtype
+    cotangents = [grad_out if grad_out is not None else _torch.zeros(
+        tuple(out_shape), dtype=dtype, device=device)]
+    if spec["final_state"]:
+        cotangents.append(grad_final if grad_final is not None else
+                          _torch.zeros(tuple(last_shape),
+                                       dtype=_state_dtype(dtype),
+                                       device=device))
+    arguments = list(operands) + cotangents
+    gbars = [_torch.zeros_like(t) if g is None else g
+             for g, t in zip(gbars, operands)]
+    compiled = api.compiled_scan(dict(spec, target="cuda"), gradient=2,
+                                 sizes=sizes)
+    _, arg_dtypes, _, result_dtypes = compiled.signature()
+    args = [t.detach().to(api.torch_dtype(_torch, d)).contiguous()
+            for t, d in zip(arguments + gbars, arg_dtypes)]
+    results = [_torch.empty(tuple(t.shape), dtype=api.torch_dtype(_torch, d),
+                            device=device)
+               for t, d in zip(arguments, result_dtypes)]
+    return _call_cuda(compiled, args, results)
 
 
 def _unpack(tensors, counts):
