@@ -17,6 +17,10 @@
 #include <mutex>
 #include <unordered_map>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 using namespace mlir::recurrence;
 
 namespace {
@@ -24,6 +28,12 @@ namespace {
 constexpr size_t kMinCachedBytes = size_t(1) << 20;
 /// Cached blocks are page-aligned and a whole number of pages.
 constexpr size_t kPage = 4096;
+/// Blocks from this size up are whole transparent huge pages, and ask the
+/// kernel for them (as NumPy does for its large arrays): a fresh block is
+/// then faulted in 2 MiB at a time rather than 4 KiB. With 4 KiB pages a
+/// fresh 805 MB result took 196608 faults, over a second in a 2-core VM,
+/// where the whole gradient that wrote it took 150 ms.
+constexpr size_t kHugePage = size_t(2) << 20;
 
 class HostCache {
 public:
@@ -33,7 +43,7 @@ public:
       return nullptr;
     if (size < kMinCachedBytes || alignment > kPage || limit.load() == 0)
       return std::aligned_alloc(alignment, roundUp(size, alignment));
-    size_t capacity = roundUp(size, kPage);
+    size_t capacity = roundUp(size, size >= kHugePage ? kHugePage : kPage);
     std::lock_guard<std::mutex> guard(mutex);
     // The smallest kept block that fits, if it wastes less than half.
     auto found = kept.lower_bound(capacity);
@@ -45,10 +55,10 @@ public:
       stats.cachedBytes -= capacity;
       ++stats.reuses;
     } else {
-      block = std::aligned_alloc(kPage, capacity);
+      block = allocateFresh(capacity);
       if (!block && !kept.empty()) {
         releaseLocked();
-        block = std::aligned_alloc(kPage, capacity);
+        block = allocateFresh(capacity);
       }
       if (!block)
         return nullptr;
@@ -123,6 +133,19 @@ private:
           megabytes < (1LL << 40))
         limit = static_cast<size_t>(megabytes) << 20;
     }
+  }
+
+  /// A new block of `capacity` bytes (a whole number of pages, or of huge
+  /// pages from kHugePage up), aligned to its page size.
+  static void *allocateFresh(size_t capacity) {
+    size_t alignment = capacity >= kHugePage ? kHugePage : kPage;
+    void *block = std::aligned_alloc(alignment, capacity);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    // A hint: where transparent huge pages are off, nothing changes.
+    if (block && alignment == kHugePage)
+      (void)madvise(block, capacity, MADV_HUGEPAGE);
+#endif
+    return block;
   }
 
   static size_t roundUp(size_t size, size_t multiple) {

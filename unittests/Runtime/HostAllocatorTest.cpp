@@ -19,7 +19,8 @@
 using namespace mlir::recurrence;
 
 namespace {
-constexpr size_t kLarge = size_t(3) << 20;
+// Whole huge pages, so that a block's capacity is its size.
+constexpr size_t kLarge = size_t(4) << 20;
 
 class HostAllocatorTest : public ::testing::Test {
 protected:
@@ -55,6 +56,27 @@ TEST_F(HostAllocatorTest, AFreedLargeBlockIsHandedOutAgain) {
   EXPECT_EQ(hostCacheStats().cachedBytes, 3 * kLarge);
   releaseCachedHostMemory();
   EXPECT_EQ(hostCacheStats().cachedBytes, 0u);
+}
+
+TEST_F(HostAllocatorTest, BlocksFromTwoMiBAreWholeHugePages) {
+  // From 2 MiB a block is a whole number of 2 MiB pages, aligned to one
+  // (the kernel may then back it with transparent huge pages); below, of
+  // 4 KiB pages.
+  void *huge = recurrenceHostMalloc((size_t(3) << 20) + 1);
+  ASSERT_NE(huge, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(huge) % (size_t(2) << 20), 0u);
+  EXPECT_EQ(hostCacheStats().liveBytes, size_t(4) << 20);
+  void *pages = recurrenceHostMalloc((size_t(3) << 19) + 1);
+  ASSERT_NE(pages, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(pages) % 4096, 0u);
+  EXPECT_EQ(hostCacheStats().liveBytes,
+            (size_t(4) << 20) + (size_t(3) << 19) + 4096);
+  // Both are usable to their last byte.
+  static_cast<char *>(huge)[(size_t(3) << 20)] = 1;
+  static_cast<char *>(pages)[(size_t(3) << 19)] = 1;
+  recurrenceHostFree(huge);
+  recurrenceHostFree(pages);
+  EXPECT_EQ(hostCacheStats().liveBytes, 0u);
 }
 
 TEST_F(HostAllocatorTest, CallocZeroesAReusedBlock) {
