@@ -360,6 +360,22 @@ def _device_view(tensor):
             tuple(tensor.shape), tuple(tensor.stride()))
 
 
+def _device_cotangents(spec, operands, grad_out, grad_final, out_shape,
+                       last_shape):
+    """The cotangents an adjoint on the operands' device takes: the
+    output's, then with a final state the final state's; absent ones are
+    zeros (the final state's of the state's dtype)."""
+    device, dtype = operands[0].device, operands[0].dtype
+    cotangents = [grad_out if grad_out is not None else _torch.zeros(
+        tuple(out_shape), dtype=dtype, device=device)]
+    if spec["final_state"]:
+        cotangents.append(grad_final if grad_final is not None else
+                          _torch.zeros(tuple(last_shape),
+                                       dtype=_state_dtype(dtype),
+                                       device=device))
+    return cotangents
+
+
 def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
                         out_shape, last_shape, results=None):
     """The adjoint compiled for the GPU: one gradient per operand, in the
@@ -369,16 +385,9 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
     _in_place_layouts says so, and each gradient takes its operand's
     layout."""
     results = list(results or [])
-    device, dtype = operands[0].device, operands[0].dtype
-    # Absent cotangents are zeros (the final state's of the state's dtype);
-    # every argument is then converted to the dtype the adjoint takes.
-    cotangents = [grad_out if grad_out is not None else _torch.zeros(
-        tuple(out_shape), dtype=dtype, device=device)]
-    if spec["final_state"]:
-        cotangents.append(grad_final if grad_final is not None else
-                          _torch.zeros(tuple(last_shape),
-                                       dtype=_state_dtype(dtype),
-                                       device=device))
+    # Every argument is converted to the dtype the adjoint takes.
+    cotangents = _device_cotangents(spec, operands, grad_out, grad_final,
+                                    out_shape, last_shape)
     args = list(operands) + results + cotangents
     arg_strides = _caller_layouts(spec, sizes, args)
     compiled = _cuda_compiled(
@@ -488,14 +497,9 @@ def _scan_second_backward_cuda(spec, sizes, operands, grad_out, grad_final,
     gradients of the operands and of the cotangents (absent ones are
     zeros) for the cotangents `gbars` of the adjoint's results, each
     shaped like its argument."""
-    device, dtype = operands[0].device, operands[0].dtype
-    cotangents = [grad_out if grad_out is not None else _torch.zeros(
-        tuple(out_shape), dtype=dtype, device=device)]
-    if spec["final_state"]:
-        cotangents.append(grad_final if grad_final is not None else
-                          _torch.zeros(tuple(last_shape),
-                                       dtype=_state_dtype(dtype),
-                                       device=device))
+    device = operands[0].device
+    cotangents = _device_cotangents(spec, operands, grad_out, grad_final,
+                                    out_shape, last_shape)
     arguments = list(operands) + cotangents
     gbars = [_torch.zeros_like(t) if g is None else g
              for g, t in zip(gbars, operands)]
