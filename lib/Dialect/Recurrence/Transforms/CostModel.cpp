@@ -86,10 +86,8 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
     target.blockRowsFromLanes = 4096;
     target.blockRowsFromSize = 8;
   }
-  // The GPU has no Blelloch scan kernels yet.
-  target.schedules = {ScheduleKind::Sequential, ScheduleKind::Chunked};
-  if (name == "cpu")
-    target.schedules.push_back(ScheduleKind::Scan);
+  target.schedules = {ScheduleKind::Sequential, ScheduleKind::Chunked,
+                      ScheduleKind::Scan};
   return target;
 }
 
@@ -261,20 +259,41 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   bool scanLegal = succeeded(dims->structure.checkSchedule(
       ScheduleKind::Scan, dims->size, [] { return InFlightDiagnostic(); }));
   if (scanLegal) {
-    double levels = 2 * std::ceil(std::log2(std::max(steps, 2.0)));
+    double levels = std::ceil(std::log2(std::max(steps, 2.0)));
     double combineFlops = cost.composeFlops + cost.applyFlops;
-    double setup =
-        phaseSeconds(target, batch * steps,
-                     batch * steps * (cost.composeFlops + cost.stateElements),
-                     batch * steps * (readBytes + pairBytes));
+    // On the GPU every pass is a kernel of a thread per pair (per combine
+    // in a sweep) walking whole state rows, which streams like a chunked
+    // kernel's thread; the sweeps launch one kernel per level, whose
+    // combines halve from level to level, so the upper levels run few
+    // threads.
+    bool gpu = target.name == "cuda";
+    double rowRate = gpu ? target.chunkTaskBytesPerSecond : 0;
+    double rowEfficiency = gpu ? target.chunkedEfficiency : 1;
+    double setup = phaseSeconds(
+        target, batch * steps,
+        batch * steps * (cost.composeFlops + cost.stateElements),
+        batch * steps * (readBytes + pairBytes) / rowEfficiency, rowRate);
     // Each level touches its combines' three pairs; together the levels
     // make about 2T combines.
-    double sweeps = levels * (target.regionSeconds) +
-                    phaseSeconds(target, batch * steps / 2,
-                                 2 * batch * steps * combineFlops,
-                                 6 * batch * steps * pairBytes);
-    double finish = phaseSeconds(target, batch * steps, 0,
-                                 batch * steps * (pairBytes + outputBytes));
+    double sweeps = 0;
+    if (gpu) {
+      for (double level = 0; level < levels; ++level) {
+        double combines =
+            std::max(1.0, std::floor(steps / std::exp2(level + 1)));
+        sweeps +=
+            2 * phaseSeconds(
+                    target, batch * combines, batch * combines * combineFlops,
+                    3 * batch * combines * pairBytes / rowEfficiency, rowRate);
+      }
+    } else {
+      sweeps = 2 * levels * target.regionSeconds +
+               phaseSeconds(target, batch * steps / 2,
+                            2 * batch * steps * combineFlops,
+                            6 * batch * steps * pairBytes);
+    }
+    double finish = phaseSeconds(
+        target, batch * steps, 0,
+        batch * steps * (pairBytes + outputBytes) / rowEfficiency, rowRate);
     estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Scan, 0),
                          setup + sweeps + finish});
   }

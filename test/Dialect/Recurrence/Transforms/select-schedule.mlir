@@ -93,22 +93,22 @@ func.func @few_channels_long(%a: tensor<1x262144x256xf32>, %b: tensor<1x262144x2
 //===----------------------------------------------------------------------===//
 // block_diagonal<16> (batch 8, T = 4096, N = 512): composing 16 x 16 blocks
 // costs 16 times a step, so the CPU stays sequential; the GPU, with 256
-// lanes (sequences x blocks) for 270336 threads, would take scan, whose
-// threads are per step, over chunked<64> (32768 threads, each streaming
-// less than a sequential one); its pipeline, which has no scan kernels yet,
-// takes chunked<64> (select-schedule-cuda.mlir). chunked<4096> would not
-// split T.
+// lanes (sequences x blocks) for 270336 threads, takes chunked<64> (32768
+// threads, each streaming less than a sequential one) over scan, whose
+// kernels launch a thread per step (per combine in the sweeps) to walk
+// whole state rows, each streaming like a chunked thread. chunked<4096>
+// would not split T.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @block_diagonal(
 // CHECK:         recurrence.scan block_diagonal<16> schedule sequential transition
 // CUDA-LABEL:  func.func @block_diagonal(
-// CUDA:          recurrence.scan block_diagonal<16> schedule scan transition
+// CUDA:          recurrence.scan block_diagonal<16> schedule chunked<64> transition
 // CPU16-LABEL: func.func @block_diagonal(
 // CPU16:         recurrence.scan block_diagonal<16> schedule sequential transition
 func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32> {
   %h_dest = tensor.empty() : tensor<8x4096x512xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: chunked<64> {{[^ ]+}} sequential {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} scan {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan block_diagonal<16> transition(%A : tensor<8x4096x32x16x16xf32>) input(%b : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   return %h : tensor<8x4096x512xf32>
