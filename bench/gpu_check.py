@@ -1132,9 +1132,9 @@ def overhead():
             print(f"PROFILE {line}", flush=True)
 
 
-SECTIONS = ["forward", "blelloch", "backward", "long", "user_ir", "models",
-            "layouts", "overhead", "bench", "bench_layouts", "bench_backward",
-            "bench_models", "frameworks"]
+SECTIONS = ["forward", "blelloch", "backward", "double_backward", "long",
+            "user_ir", "models", "layouts", "overhead", "bench",
+            "bench_layouts", "bench_backward", "bench_models", "frameworks"]
 
 
 def main():
@@ -1174,6 +1174,7 @@ def main():
         failures += blelloch(shapes, dtypes, structures)
     if "backward" in only:
         failures += backward(shapes, dtypes, structures)
+    if "backward" in only or "double_backward" in only:
         failures += double_backward()
     if "long" in only and not args.quick:
         failures += long_sequence()

@@ -14,6 +14,8 @@
 #ifndef RECURRENCE_PIPELINES_PIPELINES_H
 #define RECURRENCE_PIPELINES_PIPELINES_H
 
+#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -104,9 +106,9 @@ struct RecurrenceToNVVMOptions
       *this, "look-back-tiles",
       llvm::cl::desc("The most tiles of 128 steps in a warp scan's chunk, "
                      "which looks back for its start state in one kernel "
-                     "(0: chunks in two sweeps around a carry; not yet "
-                     "measured on a GPU, so off)"),
-      llvm::cl::init(0)};
+                     "(0: chunks in two sweeps around a carry, the default "
+                     "-recurrence-gpu-warp-scan's; see docs/Rationale.md)"),
+      llvm::cl::init(GpuWarpScanPassOptions().lookBackTiles)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),
