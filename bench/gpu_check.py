@@ -167,12 +167,29 @@ def compare(name, compute, a, b, kwargs, dtype, tolerance):
     return 0 if ok else 1
 
 
+# The forward's tolerance per operand dtype; a gradient sums over up to T
+# steps, so it gets a wider bound.
+FORWARD_ROUNDING = {torch.float32: 2e-5, torch.float64: 1e-12,
+                    torch.bfloat16: 2 ** -8 + 2e-5,
+                    torch.float16: 2 ** -11 + 2e-5}
+BACKWARD_ROUNDING = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
+
+
+def compare_gradients(name, rng, a, b, kwargs, dtype):
+    """The gradients of a weighting of the outputs drawn from `rng`, on the
+    GPU against the CPU's of the same dtype and float64's; 1 if it
+    failed."""
+    weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
+               for o in run(a, b, kwargs, torch.float64, "cpu")]
+    return compare(f"backward {name}",
+                   lambda *args: gradients_of(*args, weights), a, b, kwargs,
+                   dtype, BACKWARD_ROUNDING[dtype])
+
+
 def correctness(shapes, dtypes, structures):
     """The forward on the GPU against the CPU and float64."""
-    rounding = {torch.float32: 2e-5, torch.float64: 1e-12,
-                torch.bfloat16: 2 ** -8 + 2e-5,
-                torch.float16: 2 ** -11 + 2e-5}
-    return sum(compare(name, run, a, b, kwargs, dtype, rounding[dtype])
+    return sum(compare(name, run, a, b, kwargs, dtype,
+                       FORWARD_ROUNDING[dtype])
                for name, dtype, _, a, b, kwargs in cases(shapes, dtypes,
                                                          structures))
 
@@ -181,8 +198,6 @@ def blelloch(shapes, dtypes, structures):
     """The Blelloch scan schedule (a kernel per pass and per sweep level),
     forward and backward (whose adjoint scans take the same schedule),
     every structure and variant, against the CPU and float64."""
-    forward_rounding = {torch.float32: 2e-5, torch.bfloat16: 2 ** -8 + 2e-5}
-    backward_rounding = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
     failures = 0
     for name, dtype, rng, a, b, kwargs in cases(shapes, dtypes, structures,
                                                 salt=(13,)):
@@ -191,13 +206,8 @@ def blelloch(shapes, dtypes, structures):
         name = " ".join("scan" if word in ("sequential", "chunked") else word
                         for word in name.split(" "))
         failures += compare(name, run, a, b, kwargs, dtype,
-                            forward_rounding[dtype])
-        weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
-                   for o in run(a, b, kwargs, torch.float64, "cpu")]
-        failures += compare(
-            f"backward {name}",
-            lambda *args: gradients_of(*args, weights), a, b, kwargs, dtype,
-            backward_rounding[dtype])
+                            FORWARD_ROUNDING[dtype])
+        failures += compare_gradients(name, rng, a, b, kwargs, dtype)
     return failures
 
 
@@ -253,18 +263,9 @@ def gradients_of(a, b, kwargs, dtype, device, weights):
 def backward(shapes, dtypes, structures):
     """The gradients of a random weighting of the outputs, on the GPU
     against the CPU's of the same dtype and float64's."""
-    # A gradient sums over up to T steps: a wider bound than the forward's.
-    rounding = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
-    failures = 0
-    for name, dtype, rng, a, b, kwargs in cases(shapes, dtypes, structures,
-                                                salt=(7,)):
-        weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
-                   for o in run(a, b, kwargs, torch.float64, "cpu")]
-        failures += compare(
-            f"backward {name}",
-            lambda *args: gradients_of(*args, weights), a, b, kwargs, dtype,
-            rounding[dtype])
-    return failures
+    return sum(compare_gradients(name, rng, a, b, kwargs, dtype)
+               for name, dtype, rng, a, b, kwargs in cases(
+                   shapes, dtypes, structures, salt=(7,)))
 
 
 def double_backward():
@@ -323,7 +324,6 @@ def long_backward():
     cost model picks for them): each chunk's kernel widens only the steps
     it reads, so thousands of threads each reading thousands of steps fit
     (a widened [T] column per thread once overflowed the device heap)."""
-    rounding = {torch.float32: 1e-4, torch.bfloat16: 2 ** -7}
     failures = 0
     for shape in (((1,), 4097, 64, 1), ((2,), 65536, 48, 1)):
         for dtype in (torch.float32, torch.bfloat16):
@@ -331,14 +331,10 @@ def long_backward():
             a, b, kwargs = problem("diagonal", "reverse_init_final", shape,
                                    dtype, rng)
             kwargs.update(schedule="chunked", chunk_size=64)
-            weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
-                       for o in run(a, b, kwargs, torch.float64, "cpu")]
-            failures += compare(
-                f"long backward diagonal.reverse_init_final."
-                f"{str(dtype)[6:]} chunked<64> (B,T,N)="
-                f"{shape[0] + shape[1:3]}",
-                lambda *args: gradients_of(*args, weights), a, b, kwargs,
-                dtype, rounding[dtype])
+            failures += compare_gradients(
+                f"long diagonal.reverse_init_final.{str(dtype)[6:]} "
+                f"chunked<64> (B,T,N)={shape[0] + shape[1:3]}", rng, a, b,
+                kwargs, dtype)
     return failures
 
 

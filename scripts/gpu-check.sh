@@ -8,7 +8,9 @@
 #
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
 # the whole run takes over 10 minutes on the H200, so split it in calls:
-# --only forward, --only backward, --only long,layouts,user_ir,
+# --only forward, --only blelloch (the scan schedule, forward and
+# backward), --only backward (--only double_backward alone),
+# --only long,layouts,user_ir,
 # --only models,bench_models (torch's model functions on CUDA tensors) and
 # --only overhead,bench,bench_backward;
 # --only frameworks runs torch's and JAX's associative scans on the bench
