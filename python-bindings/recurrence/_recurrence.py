@@ -302,7 +302,12 @@ def stated_strides(shape, layout):
     """The strides (in elements) of a new buffer of `shape` for a `layout`
     that an entry states: its strides, contiguous ones where it has none
     (None) or a stride is dynamic (-1)."""
-    dense = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+    # A running product: NumPy's reductions cost microseconds a call.
+    dense, step = [], 1
+    for size in reversed(shape):
+        dense.append(step)
+        step *= int(size)
+    dense.reverse()
     if layout is None:
         return tuple(dense)
     return tuple(d if s < 0 else s for s, d in zip(layout, dense))

@@ -189,6 +189,17 @@ def test_stated_layouts_are_read_and_written_in_place():
         f(a, b, outs=[np.empty((B, T, N))])
 
 
+def test_stated_strides_of_new_results():
+    """The strides a new result takes: contiguous where the entry states
+    no layout or a dynamic stride (-1), the stated ones elsewhere; an empty
+    dim makes the dims before it stride 0, as NumPy's products do."""
+    from recurrence import _recurrence
+    assert _recurrence.stated_strides((3, 5, 7), None) == (35, 7, 1)
+    assert _recurrence.stated_strides((3, 5, 7), (-1, 1, 5)) == (35, 1, 5)
+    assert _recurrence.stated_strides((2, 0, 4), None) == (0, 4, 1)
+    assert _recurrence.stated_strides((), None) == ()
+
+
 @pytest.mark.parametrize("schedule, chunk", [("sequential", 0),
                                              ("chunked", 8), ("scan", 0)])
 @pytest.mark.parametrize("reverse", [False, True])
