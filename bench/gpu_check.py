@@ -620,7 +620,9 @@ def time_contiguous():
                     continue
                 want = run("cpu", torch.float64)
                 error = max(relative_error(g, w) for g, w in zip(got, want))
-                tolerance = 1e-4 if dtype == torch.float32 else 2e-2
+                # Measured on the H100: at most 7.4e-7 (f32) and 3.2e-3
+                # (bf16, its outputs' rounding) over these cases.
+                tolerance = 1e-5 if dtype == torch.float32 else 2 ** -7
                 in_layout = layouts[0] == (N * T, 1, T) or T == 1
                 failures += report(
                     name, error <= tolerance and in_layout,
