@@ -8,12 +8,12 @@
 // yields init's row through a branch of its own.
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
 // RUN: recurrence-opt %s -recurrence-differentiate="functions=diagonal" -recurrence-to-nvvm | FileCheck %s --check-prefix=GRAD
 // RUN: not recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=sequential,fast" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=scan,sequential" | FileCheck %s --check-prefix=KEPT
 
 // CHECK-LABEL: llvm.func @diagonal(
-// CHECK-NOT:     llvm.call @malloc
 // CHECK:         gpu.launch_func @diagonal_kernel::@diagonal_kernel
 // CHECK:         gpu.launch_func @diagonal_kernel_0::@diagonal_kernel
 // The up-sweep: a kernel per level.
@@ -33,8 +33,26 @@
 // CHECK:         llvm.return
 // CHECK:       gpu.binary @diagonal_kernel
 
+// No host allocation of data anywhere in the function.
+// HOST-LABEL: llvm.func @diagonal(
+// HOST-NOT:     llvm.call @malloc
+// HOST:         llvm.return
+
+// The gradient's scans (the states recomputed, then the adjoint's reverse
+// scan) run by levels too: four host loops, each launching a kernel.
 // GRAD-LABEL: llvm.func @diagonal_grad(
+// GRAD:       ^[[L1:bb[0-9]+]](%{{.*}}: i64):
 // GRAD:         gpu.launch_func
+// GRAD:         llvm.br ^[[L1]](
+// GRAD:       ^[[L2:bb[0-9]+]](%{{.*}}: i64):
+// GRAD:         gpu.launch_func
+// GRAD:         llvm.br ^[[L2]](
+// GRAD:       ^[[L3:bb[0-9]+]](%{{.*}}: i64):
+// GRAD:         gpu.launch_func
+// GRAD:         llvm.br ^[[L3]](
+// GRAD:       ^[[L4:bb[0-9]+]](%{{.*}}: i64):
+// GRAD:         gpu.launch_func
+// GRAD:         llvm.br ^[[L4]](
 // GRAD:         llvm.return
 // GRAD:       gpu.binary @diagonal_grad_kernel
 

@@ -411,12 +411,14 @@ bool usedByKernels(Value buffer, const BufferViewFlowAnalysis &aliases) {
 
 /// Whether `buffer`, or a buffer that may alias it, leaves its block
 /// through a terminator (a loop's carried value, an `scf.if` result) of the
-/// host code. A view that a kernel's own branch yields (the Blelloch scan's
-/// final state: init's row when T = 0) stays in that kernel.
+/// host code. A view that a region inside a kernel yields (the Blelloch
+/// scan's final state: init's row when T = 0, through an `scf.if`) stays in
+/// that kernel; the kernel loop's own terminator still counts.
 bool leavesBlock(Value buffer, const BufferViewFlowAnalysis &aliases) {
   return llvm::any_of(aliases.resolve(buffer), [](Value alias) {
     return llvm::any_of(alias.getUsers(), [](Operation *user) {
-      return user->hasTrait<OpTrait::IsTerminator>() && !inParallelLoop(user);
+      return user->hasTrait<OpTrait::IsTerminator>() &&
+             !inParallelLoop(user->getParentOp());
     });
   });
 }
