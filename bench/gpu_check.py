@@ -105,10 +105,10 @@ def restore_static_shapes():
         os.environ["RECURRENCE_STATIC_SHAPES"] = _STATIC_SHAPES
 
 
-def cases(shapes, dtypes, structures, salt=()):
+def cases(shapes, dtypes, structures, salt=(), schedule=None):
     """Every structure (of `structures`) x variant x dtype x shape: (name,
     dtype, rng, a, b, kwargs), the operands as float64 CPU tensors, seeded
-    per case."""
+    per case; every case on `schedule` where given."""
     for structure in structures:
         for variant in VARIANTS:
             for dtype in dtypes:
@@ -121,7 +121,9 @@ def cases(shapes, dtypes, structures, salt=()):
                     # Each structure runs half its shapes chunked (in
                     # chunks of 16: several, the last one shorter) and half
                     # sequential, a different half per structure.
-                    if (index + STRUCTURES.index(structure)) % 2:
+                    if schedule:
+                        kwargs.update(schedule=schedule)
+                    elif (index + STRUCTURES.index(structure)) % 2:
                         kwargs.update(schedule="sequential")
                     else:
                         kwargs.update(schedule="chunked", chunk_size=16)
@@ -200,11 +202,7 @@ def blelloch(shapes, dtypes, structures):
     every structure and variant, against the CPU and float64."""
     failures = 0
     for name, dtype, rng, a, b, kwargs in cases(shapes, dtypes, structures,
-                                                salt=(13,)):
-        kwargs.pop("chunk_size", None)
-        kwargs.update(schedule="scan")
-        name = " ".join("scan" if word in ("sequential", "chunked") else word
-                        for word in name.split(" "))
+                                                salt=(13,), schedule="scan"):
         failures += compare(name, run, a, b, kwargs, dtype,
                             FORWARD_ROUNDING[dtype])
         failures += compare_gradients(name, rng, a, b, kwargs, dtype)
