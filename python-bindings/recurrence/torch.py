@@ -452,21 +452,20 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
     cotangents the adjoint took (grad_out, then grad_final when the scan
     returns its final state) for the cotangents `gbars` of the adjoint's
     results, from the compiler's second-order gradient (compiled for these
-    sizes), on the operands' device. Not over packed sequences."""
+    sizes), on the operands' device."""
     spec, out_shape, last_shape, sizes = _layout(
         transition, b, init, readout, structure, reverse, matrix,
         return_final_state, schedule, chunk_size, offsets)
-    if offsets is not None:
-        raise NotImplementedError(
-            "recurrence: the double backward of a scan over packed "
-            "sequences (offsets) is not implemented")
-    operands = _operands(transition, b, init, readout)
+    # The offsets are an argument of the gradient function too, whose
+    # (integer) result for them takes a zero cotangent and gets none.
+    operands = _operands(transition, b, init, readout, offsets)
+    gbars = list(gbars) + [None] * (offsets is not None)
     empty = 0 in (sizes["steps"], sizes["size"], sizes["columns"]) or \
         0 in sizes["batch"]
     if b[0].is_cuda and not empty:
-        return _scan_second_backward_cuda(spec, sizes, operands, grad_out,
-                                          grad_final, gbars, out_shape,
-                                          last_shape)
+        return _without(offsets, len(operands), _scan_second_backward_cuda(
+            spec, sizes, operands, grad_out, grad_final, gbars, out_shape,
+            last_shape))
     # On the host (an empty CUDA problem too: nothing runs there).
     device = b[0].device
     host = [None if t is None else t.detach().cpu()
@@ -476,7 +475,8 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
     dtype = api.spec_dtypes(spec)[0]
     arguments = [_numpy(t) for t in operands] + _host_cotangents(
         spec, b[0].dtype, grad_out, grad_final, out_shape, last_shape)
-    gbars = [np.zeros(tuple(t.shape), dtype) if g is None else
+    gbars = [np.zeros(tuple(t.shape), dtype if t.is_floating_point() else
+                      _numpy(t).dtype) if g is None else
              _numpy(g.to(t.dtype)) for g, t in zip(gbars, operands)]
     if empty:
         # Nothing to compile: every gradient is zero but the final state's
@@ -488,7 +488,14 @@ def _scan_second_backward(transition, b, init, readout, grad_out,
                 grads[-1].shape).copy()
     else:
         grads = api._second_gradients(spec, arguments, gbars, sizes)
-    return [_tensor(g).to(device) for g in grads]
+    return _without(offsets, len(operands),
+                    [_tensor(g).to(device) for g in grads])
+
+
+def _without(offsets, count, grads):
+    """`grads` of the `count` operands and then the cotangents without the
+    offsets' (the last operand, when given)."""
+    return grads if offsets is None else grads[:count - 1] + grads[count:]
 
 
 def _scan_second_backward_cuda(spec, sizes, operands, grad_out, grad_final,

@@ -1,7 +1,7 @@
 """Packed sequences through recurrence.torch: the forward and every
 gradient of a packed scan against the same scan run on each sequence alone,
-torch.autograd.gradcheck (central differences) on packed scans, and the
-errors of bad offsets."""
+torch.autograd.gradcheck and gradgradcheck (central differences) on packed
+scans, and the errors of bad offsets."""
 
 import numpy as np
 import pytest
@@ -126,6 +126,35 @@ def test_gradcheck(structure):
                        return_final_state=True, offsets=offsets)
 
     assert torch.autograd.gradcheck(f, tensors)
+
+
+@pytest.mark.parametrize("structure,readout", [
+    ("diagonal", False), ("block_diagonal", False), ("dplr", False),
+    ("dplr", True)])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gradgradcheck(structure, readout, reverse):
+    """The double backward over packed sequences (lengths 2, 0, 3, 1, each
+    with its own init and final state): the compiler's second-order
+    gradient of the packed adjoint, by central differences of the
+    first-order one."""
+    rng = np.random.default_rng(16)
+    offsets = torch.tensor([0, 2, 2, 5, 6])
+    N = 6 if structure == "block_diagonal" else 3
+    a = leaf(transition(structure, rng, (1,), 6, N, np.float64))
+    b = leaf(rng.uniform(-1, 1, (1, 6, N)))
+    init = leaf(rng.uniform(-1, 1, (1, 4, N)))
+    c = leaf(rng.uniform(-1, 1, (1, 6, N))) if readout else None
+    tensors = flat(a, b, init, c)
+    count = len(flat(a))
+
+    def f(*xs):
+        a_ = xs[0] if count == 1 else tuple(xs[:count])
+        return rt.scan(a_, xs[count], structure=structure,
+                       init=xs[count + 1], readout=xs[-1] if readout else None,
+                       reverse=reverse, return_final_state=True,
+                       offsets=offsets)
+
+    assert torch.autograd.gradgradcheck(f, tensors, eps=1e-6, atol=1e-6)
 
 
 def test_bad_offsets():

@@ -34,6 +34,10 @@
 // is G_t + F_s, and no A^T crosses a boundary, so mu is a reverse scan over
 // the same packed sequences, restarting from zero, with F_s added at each
 // sequence's last step; dinit_s = A_{o_s}^T mu_{o_s} (F_s when s is empty).
+// Its reads across steps (init_s and F_s at each step of s, the sum of
+// A_t^T mu_t kept at first steps) are identity scans over the same
+// sequences and selects under step masks, not gathers, so that the sweep
+// differentiates the adjoint again: the double backward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -446,6 +450,73 @@ private:
     return linalg::AddOp::create(b, loc, ValueRange{x, y},
                                  ValueRange{emptyLike(b, loc, x)})
         .getResult(0);
+  }
+
+  /// A mask (i8, since i1 buffers are the host's bookkeeping on the GPU) of
+  /// `count` elements, each `flag(index)`: a constant of the
+  /// differentiation, as it reads only the offsets.
+  Value mask(OpFoldResult count,
+             function_ref<Value(OpBuilder &, Location, Value)> flag) {
+    return generateTensor(
+        b, loc, {count}, b.getI8Type(), {},
+        [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
+          return arith::ExtUIOp::create(nb, nl, nb.getI8Type(),
+                                        flag(nb, nl, at[0]))
+              .getResult();
+        });
+  }
+
+  /// Whether each step starts a sequence of `bounds`.
+  Value stepMask(const SequenceBounds &bounds) {
+    return mask(length, [&](OpBuilder &nb, Location nl, Value t) {
+      return SequenceBounds::starts(nb, nl,
+                                    bounds.sequenceStartingAt(nb, nl, t));
+    });
+  }
+
+  /// `x` where `flags` (a mask read along dim 1: steps, or sequences) is
+  /// set, else `y`: a select in an elementwise generic, which the sweep
+  /// differentiates, so that a second-order adjoint needs no gathers.
+  Value select(Value flags, Value x, Value y) {
+    return generateTensor(
+        b, loc, tensor::getMixedSizes(b, loc, x), elementType,
+        {{flags, {1}}, {x, {0, 1, 2, 3}}, {y, {0, 1, 2, 3}}},
+        [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value>) {
+          Value set = arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::ne, args[0],
+              arith::ConstantIntOp::create(nb, nl, nb.getI8Type(), 0));
+          return arith::SelectOp::create(nb, nl, set, args[1], args[2])
+              .getResult();
+        });
+  }
+
+  /// A scan of the identity structure (h_t = h_{t-1} + x_t) in the
+  /// canonical form over the op's packed sequences: of zeros from each
+  /// sequence's `scanInit`, that init at each of its steps; with no init,
+  /// the sums of `scanInput` over each sequence, as its final state.
+  ScanOp sequenceScan(bool reverse, Value scanInput, Value scanInit,
+                      bool withFinalState) {
+    auto scan = ScanOp::create(
+        b, loc, typeOf(statesSizes(length), elementType),
+        withFinalState ? typeOf({batch, sequences, size, columns}, elementType)
+                       : Type(),
+        IdentityAttr::get(b.getContext()), op.getScheduleAttr(),
+        /*matrix=*/true, reverse, ValueRange(), scanInput, Value(), Value(),
+        scanInit, Value(), offsets, ValueRange(), TypeAttr());
+    scan.materializeDestinations(b);
+    return scan;
+  }
+
+  /// [B, T, ...] as [B, T, 1, ...]: each step as a sequence of one.
+  Value unitDim(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+    sizes.insert(sizes.begin() + 2, b.getIndexAttr(1));
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+    for (int64_t i = 2, e = type.getRank(); i < e; ++i)
+      groups.push_back({i + 1});
+    return tensor::ExpandShapeOp::create(
+        b, loc, typeOf(sizes, type.getElementType()), value, groups, sizes);
   }
 
   /// The gradients over a range of steps, from its operands, the cotangents
@@ -885,108 +956,71 @@ SmallVector<Value> AdjointBuilder::packed() {
   SequenceBounds starts(offsets, total, sequences, /*reverse=*/false);
   SequenceBounds ends(offsets, total, sequences, /*reverse=*/true);
   SmallVector<OpFoldResult> all = statesSizes(length);
-  Value zeroValue =
-      arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 0.0));
+  Value startMask = stepMask(starts), endMask = stepMask(ends);
+  Value zeros = zeroTensor(b, loc, all, elementType);
 
   // The states h_1 .. h_T, each sequence from its own init, and the state
   // each step read: h_{t-1}, or its sequence's init where it starts.
   Value states =
       scan(length, false, transitions, input, key, value, init, false, offsets)
           .getOutput();
-  Value previous = generateTensor(
-      b, loc, all, elementType, {},
-      [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
-        Value sequence = starts.sequenceStartingAt(nb, nl, at[1]);
-        Value one = arith::ConstantIndexOp::create(nb, nl, 1);
-        Value before = arith::MaxSIOp::create(
-            nb, nl, arith::SubIOp::create(nb, nl, at[1], one),
-            arith::ConstantIndexOp::create(nb, nl, 0));
-        Value carried = tensor::ExtractOp::create(
-            nb, nl, states, ValueRange{at[0], before, at[2], at[3]});
-        Value fresh =
-            init ? tensor::ExtractOp::create(
-                       nb, nl, init,
-                       ValueRange{at[0],
-                                  SequenceBounds::indexOf(nb, nl, sequence),
-                                  at[2], at[3]})
-                       .getResult()
-                 : zeroValue;
-        return arith::SelectOp::create(nb, nl,
-                                       SequenceBounds::starts(nb, nl, sequence),
-                                       fresh, carried)
-            .getResult();
-      });
+  Value behind = steps.slice(
+      steps.into(
+          states,
+          zeroTensor(b, loc, statesSizes(steps.plus(length, 1)), elementType),
+          b.getIndexAttr(1)),
+      b.getIndexAttr(0), length);
+  Value previous =
+      select(startMask,
+             init ? sequenceScan(false, zeros, init, false).getOutput() : zeros,
+             behind);
 
   // G_t, with F_s on each sequence's last step.
   Value directs = direct(readout, ybar, length);
   if (last)
-    directs = generateTensor(
-        b, loc, all, elementType, {{directs, {0, 1, 2, 3}}},
-        [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value> at) {
-          Value sequence = ends.sequenceStartingAt(nb, nl, at[1]);
-          Value extra = tensor::ExtractOp::create(
-              nb, nl, last,
-              ValueRange{at[0], SequenceBounds::indexOf(nb, nl, sequence),
-                         at[2], at[3]});
-          Value sum = arith::AddFOp::create(nb, nl, args[0], extra);
-          return arith::SelectOp::create(
-                     nb, nl, SequenceBounds::starts(nb, nl, sequence), sum,
-                     args[0])
-              .getResult();
-        });
+    directs =
+        select(endMask,
+               add(directs, sequenceScan(true, zeros, last, false).getOutput()),
+               directs);
 
   // mu: step t maps mu_{t+1} by A_{t+1}^T, step t + 1 of the transposes
   // (padded with a zero step); at a sequence's last step the scan restarts
-  // from zero and does not read it. Its final states are mu at each
-  // sequence's first step (zero for an empty one).
+  // from zero and does not read it.
   SmallVector<Value> adjointOps = adjointTransitions();
   SmallVector<Value> shifted;
   for (Value operand : adjointOps)
     shifted.push_back(steps.slice(operand, b.getIndexAttr(1), length));
-  ScanOp adjoint = scan(length, true, shifted, directs, Value(), Value(),
-                        Value(), /*withFinalState=*/init != nullptr, offsets);
-  Value mu = adjoint.getOutput();
+  Value mu = scan(length, true, shifted, directs, Value(), Value(), Value(),
+                  /*withFinalState=*/false, offsets)
+                 .getOutput();
 
   Value dInit;
   if (init) {
-    // dinit_s = A_{o_s}^T mu_{o_s}: a one-step scan of the B * S sequences
-    // (the transposes have T + 1 steps, so o_s = T is read in bounds).
-    OpFoldResult flat = affine::makeComposedFoldedAffineApply(
-        b, loc, b.getAffineSymbolExpr(0) * b.getAffineSymbolExpr(1),
-        {batch, sequences});
-    SmallVector<Value> firstSteps;
-    for (Value operand : adjointOps) {
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, operand);
-      sizes[1] = b.getIndexAttr(1);
-      sizes.insert(sizes.begin() + 1, sequences);
-      Value gathered = generateTensor(
-          b, loc, sizes, elementTypeOf(operand), {},
-          [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
-            SmallVector<Value> from(at);
-            from.erase(from.begin() + 1, from.begin() + 3);
-            from.insert(from.begin() + 1, starts.offsetAt(nb, nl, at[1]));
-            return tensor::ExtractOp::create(nb, nl, operand, from).getResult();
+    // dinit_s = A_{o_s}^T mu_{o_s}: A_t^T mu_t at every step (one step of
+    // the transposes for the [B, T] states as a batch), kept at each
+    // sequence's first step and summed over the sequence: zero for an
+    // empty one, whose init's cotangent is F_s.
+    SmallVector<Value> own;
+    for (Value operand : adjointOps)
+      own.push_back(unitDim(steps.slice(operand, b.getIndexAttr(0), length)));
+    SmallVector<OpFoldResult> oneStep = {batch, length, b.getIndexAttr(1), size,
+                                         columns};
+    auto step = ScanOp::create(
+        b, loc, typeOf(oneStep, elementType), Type(), op.getStructureAttr(),
+        op.getScheduleAttr(), /*matrix=*/true, /*reverse=*/true, own,
+        zeroTensor(b, loc, oneStep, elementType), Value(), Value(), mu, Value(),
+        Value(), ValueRange(), TypeAttr());
+    step.materializeDestinations(b);
+    Value applied = canon.collapseDims(step.getOutput(), 1, 2);
+    dInit = sequenceScan(true, select(startMask, applied, zeros), Value(), true)
+                .getFinalState();
+    if (last) {
+      Value nonEmpty =
+          mask(sequences, [&](OpBuilder &nb, Location nl, Value s) {
+            return starts.boundaryOf(nb, nl, s, false).second;
           });
-      firstSteps.push_back(canon.collapseDims(gathered, 0, 2));
+      dInit = select(nonEmpty, dInit, last);
     }
-    Value muFirst = canon.collapseDims(adjoint.getFinalState(), 0, 2);
-    Value applied =
-        scan(b.getIndexAttr(1), true, firstSteps,
-             zeroTensor(b, loc, {flat, b.getIndexAttr(1), size, columns},
-                        elementType),
-             Value(), Value(), muFirst, false, Value(), flat)
-            .getOutput();
-    dInit = canon.expandDim(canon.collapseDims(applied, 0, 2), 0,
-                            {batch, sequences});
-    if (last)
-      dInit = generateTensor(
-          b, loc, tensor::getMixedSizes(b, loc, last), elementType,
-          {{dInit, {0, 1, 2, 3}}, {last, {0, 1, 2, 3}}},
-          [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value> at) {
-            Value nonEmpty = starts.boundaryOf(nb, nl, at[1], false).second;
-            return arith::SelectOp::create(nb, nl, nonEmpty, args[0], args[1])
-                .getResult();
-          });
   }
 
   StepGradients g =

@@ -57,14 +57,19 @@ bool isDifferentiable(Operation &op) {
           tensor::InsertSliceOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
           tensor::CastOp>(op))
     return true;
+  // A generic of integers or booleans (sequence bounds, masks) carries no
+  // cotangent, whatever it reads.
+  auto integral = [](Type type) {
+    return isa<IntegerType, IndexType>(getElementTypeOrSelf(type));
+  };
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return isDifferentiableGeneric(generic) || reversedStepsSource(generic);
+    return isDifferentiableGeneric(generic) || reversedStepsSource(generic) ||
+           (generic.hasPureTensorSemantics() &&
+            llvm::all_of(generic->getResultTypes(), integral));
   // Index and integer arithmetic (sizes, sequence bounds) carries no
   // cotangent.
   if (isPure(&op) && op.getNumRegions() == 0 &&
-      llvm::all_of(op.getResultTypes(), [](Type type) {
-        return isa<IntegerType, IndexType>(getElementTypeOrSelf(type));
-      }))
+      llvm::all_of(op.getResultTypes(), integral))
     return true;
   return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp>(op) &&
          llvm::all_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>);

@@ -37,8 +37,9 @@ namespace {
 bool isKnownScalarOp(Operation &op) {
   return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
              arith::NegFOp, arith::MaximumFOp, arith::MinimumFOp,
-             arith::SelectOp, arith::CmpFOp, arith::ConstantOp, math::ExpOp,
-             math::Log1pOp, math::AbsFOp, linalg::YieldOp>(op);
+             arith::SelectOp, arith::CmpFOp, arith::CmpIOp, arith::ConstantOp,
+             math::ExpOp, math::Log1pOp, math::AbsFOp, linalg::IndexOp,
+             linalg::YieldOp>(op);
 }
 
 /// Forward mode over a generic's body, whose ops were cloned with `clones`:

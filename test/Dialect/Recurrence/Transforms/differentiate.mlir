@@ -7,6 +7,7 @@
 // a step later (a view, not a padded copy), and the projections.
 //
 // RUN: recurrence-opt %s -recurrence-differentiate -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-differentiate -recurrence-differentiate=functions=packed_grad | FileCheck %s --check-prefix=SECOND
 
 // dplr: (diag(d) + U V^T)^T = diag(d) + V U^T, so U and V swap.
 // CHECK-LABEL: func.func @dplr_grad(
@@ -131,16 +132,36 @@ func.func @single_step(%a: tensor<2x1x4xf32>, %b: tensor<2x1x4xf32>) -> tensor<2
 }
 
 // Packed sequences: the states are recomputed by the packed scan from each
-// sequence's init; mu is a reverse scan over the same (reversed) bounds with
-// no init, whose final states are mu at each sequence's first step; dinit
-// is one step of the transposes from them, over the 1 * 3 sequences as a
-// batch. The offsets get a zero gradient.
+// sequence's init; the state each step read is a select under the mask of
+// first steps between the states one step behind and each sequence's init
+// at its every step (an identity scan of zeros from the inits); the final
+// states' cotangents F_s join at each sequence's last step the same way; mu
+// is a reverse scan over the same (reversed) bounds with no init; dinit is
+// A_t^T mu_t at every step (one step of the transposes, the [1, 6] states
+// as a batch), kept at first steps and summed over each sequence (an
+// identity scan's final states), F_s for an empty sequence. No gathers: the
+// sweep differentiates this again (SECOND). The offsets get a zero
+// gradient.
 // CHECK-LABEL: func.func @packed_grad(
 // CHECK:         %[[BOUNDS:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi64>)
-// CHECK:         recurrence.scan diagonal matrix transition({{.*}}) input({{.*}}) init(%{{.*}} : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
-// CHECK:         recurrence.scan diagonal matrix reverse transition({{.*}}) input({{.*}}) offsets(%[[BOUNDS]] : tensor<4xi64>) outs({{.*}} : tensor<1x6x5x1xf32>, tensor<1x3x5x1xf32>)
-// CHECK:         recurrence.scan diagonal matrix reverse transition(%{{.*}} : tensor<3x1x5xf32>) input(%{{.*}} : tensor<3x1x5x1xf32>) init(%{{.*}} : tensor<3x5x1xf32>)
+// CHECK:         %[[FIRST:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi8>)
+// CHECK:         %[[LAST:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi8>)
+// CHECK:         recurrence.scan diagonal matrix transition({{.*}}) input({{.*}}) init(%[[INIT:.+]] : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         %[[INITS:.+]] = recurrence.scan identity matrix input(%[[ZEROS:.+]] : tensor<1x6x5x1xf32>) init(%[[INIT]] : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         linalg.generic {{.*}} ins(%[[FIRST]], %[[INITS]], %{{.*}} : tensor<6xi8>, tensor<1x6x5x1xf32>, tensor<1x6x5x1xf32>)
+// CHECK:         recurrence.scan identity matrix reverse input(%[[ZEROS]] : tensor<1x6x5x1xf32>) init(%{{.*}} : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         %[[DIRECTS:.+]] = linalg.generic {{.*}} ins(%[[LAST]], %{{.*}}, %{{.*}} : tensor<6xi8>, tensor<1x6x5x1xf32>, tensor<1x6x5x1xf32>)
+// CHECK:         %[[MU:.+]] = recurrence.scan diagonal matrix reverse transition({{.*}}) input(%[[DIRECTS]] : tensor<1x6x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         recurrence.scan diagonal matrix reverse transition(%{{.*}} : tensor<1x6x1x5xf32>) input(%{{.*}} : tensor<1x6x1x5x1xf32>) init(%[[MU]] : tensor<1x6x5x1xf32>)
+// CHECK:         %[[KEPT:.+]] = linalg.generic {{.*}} ins(%[[FIRST]], {{.*}} : tensor<6xi8>, tensor<1x6x5x1xf32>, tensor<1x6x5x1xf32>)
+// CHECK:         %{{.*}}, %[[SUMS:.+]] = recurrence.scan identity matrix reverse input(%[[KEPT]] : tensor<1x6x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         %[[NONEMPTY:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3xi8>)
+// CHECK:         linalg.generic {{.*}} ins(%[[NONEMPTY]], %[[SUMS]], %{{.*}} : tensor<3xi8>, tensor<1x3x5x1xf32>, tensor<1x3x5x1xf32>)
 // CHECK:         return {{.*}} : tensor<1x6x5xf32>, tensor<1x6x5xf32>, tensor<1x3x5xf32>, tensor<4xi64>
+// SECOND-LABEL: func.func @packed_grad_grad(
+// SECOND-SAME:    tensor<1x6x5xf32>, %{{.*}}: tensor<1x3x5xf32>, %{{.*}}: tensor<4xi64>) -> (
+// SECOND:         recurrence.scan identity matrix {{.*}}offsets(
+// SECOND:         return
 func.func @packed(%a: tensor<1x6x5xf32>, %b: tensor<1x6x5xf32>, %h0: tensor<1x3x5xf32>, %o: tensor<4xi64>) -> (tensor<1x6x5xf32>, tensor<1x3x5xf32>) {
   %h_dest = tensor.empty() : tensor<1x6x5xf32>
   %f_dest = tensor.empty() : tensor<1x3x5xf32>
