@@ -272,14 +272,18 @@ def backward(shapes, dtypes, structures):
 def double_backward():
     """The double backward (the compiler's second-order gradient) of
     diagonal, block_diagonal and dplr scans with init and the final state,
-    float64 on the GPU against the same on the CPU: the gradients, with
-    respect to the operands and the cotangent, of a weighted sum of the
-    first gradients."""
+    whole and over packed sequences (lengths 10, 0, 20 and 7, each with its
+    own init), float64 on the GPU against the same on the CPU: the
+    gradients, with respect to the operands and the cotangent, of a
+    weighted sum of the first gradients."""
     failures = 0
-    problems = [("diagonal", None, (2, 37, 6)),
-                ("block_diagonal", 2, (2, 37, 6)),
-                ("dplr", 1, (2, 37, 5))]
-    for structure, m, (B, T, N) in problems:
+    problems = [(structure, m, shape, packed)
+                for structure, m, shape in [("diagonal", None, (2, 37, 6)),
+                                            ("block_diagonal", 2, (2, 37, 6)),
+                                            ("dplr", 1, (2, 37, 5))]
+                for packed in (False, True)]
+    bounds = [0, 10, 10, 30, 37]
+    for structure, m, (B, T, N), packed in problems:
         rng = np.random.default_rng([B, T, N, 11])
         if structure == "diagonal":
             a = [rng.uniform(0.5, 0.9, (B, T, N))]
@@ -290,17 +294,21 @@ def double_backward():
                  rng.uniform(-0.3, 0.3, (B, T, N, m)),
                  rng.uniform(-0.3, 0.3, (B, T, N, m))]
         b = rng.uniform(-1, 1, (B, T, N))
-        init = rng.uniform(-1, 1, (B, N))
+        init = rng.uniform(-1, 1, (B, len(bounds) - 1, N) if packed
+                           else (B, N))
         g = rng.uniform(-1, 1, (B, T, N))
-        label = structure + (f"<{m}>" if m else "")
+        label = structure + (f"<{m}>" if m else "") + (
+            f" packed {bounds}" if packed else "")
 
         def grads(device):
             ts = [torch.tensor(x, device=device).requires_grad_()
                   for x in a + [b, init, g]]
             ops, tb, ti, tg = ts[:len(a)], ts[-3], ts[-2], ts[-1]
+            offsets = (torch.tensor(bounds, device=device) if packed
+                       else None)
             h, last = rt.scan(tuple(ops) if len(ops) > 1 else ops[0], tb,
                               init=ti, structure=structure,
-                              return_final_state=True)
+                              return_final_state=True, offsets=offsets)
             first = torch.autograd.grad((h * tg).sum() + last.sum(),
                                         ops + [tb, ti], create_graph=True)
             weight = sum((f * torch.cos(torch.arange(
