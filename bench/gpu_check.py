@@ -1121,20 +1121,6 @@ def overhead():
     print(f"COMPILE first call (compile or cache load) {cold * 1e3:.0f} ms; "
           f"per call from Python {per_call * 1e6:.1f} us "
           f"(small diagonal scan, on torch's stream)", flush=True)
-    # The same through torch's custom-op dispatch (what torch.compile
-    # traces; eager calls on plain tensors skip it).
-    op = torch.ops.recurrence.scan
-    args = ([a], [b], None, None, "diagonal", False, False, False, "auto", 0)
-    op(*args)
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        op(*args)
-    torch.cuda.synchronize()
-    dispatched = (time.perf_counter() - start) / calls
-    print(f"OVERHEAD per call through torch.ops.recurrence.scan "
-          f"{dispatched * 1e6:.1f} us, {per_call / dispatched:.2f}x of it "
-          f"for recurrence.torch.scan", flush=True)
     # Where those microseconds go: the functions that took the most time
     # of their own over 500 calls.
     import cProfile

@@ -677,11 +677,9 @@ def scan(a, b, *, structure="diagonal", init=None, reverse=False,
                                        chunk_size < 1):
             raise ValueError(f"chunk_size: expected a positive int, got "
                              f"{chunk_size!r}")
-        run = (_scan_function if _plain_eager(tensors + [offsets])
-               else _scan_op)
-        results = run(tensors[:count], tensors[count:count + len(inputs)],
-                      init_t, readout_t, *params[:-1], chunk_size or 0,
-                      offsets)
+        results = _scan_op(tensors[:count], tensors[count:count + len(
+            inputs)], init_t, readout_t, *params[:-1], chunk_size or 0,
+            offsets)
         return tuple(results) if return_final_state else results[0]
     if tensors[count].is_cuda:
         raise ValueError("out=: not taken with CUDA tensors yet")
@@ -1008,27 +1006,6 @@ def _compiling():
     is_compiling = getattr(compiler, "is_compiling", None) or getattr(
         getattr(_torch, "_dynamo", None), "is_compiling", None)
     return bool(is_compiling and is_compiling())
-
-
-def _plain_eager(tensors):
-    """Whether a call runs eagerly on plain tensors (None ignored): not
-    traced by torch.compile, under no Python dispatch mode (FakeTensor,
-    make_fx), no subclass or functorch wrapper. Then scan takes its
-    autograd.Function directly rather than torch's custom-op dispatch,
-    whose Python layers are most of a small call's cost; tracers see the
-    custom op."""
-    if _compiling():
-        return False
-    dispatch = getattr(getattr(_torch.utils, "_python_dispatch", None),
-                       "_get_current_dispatch_mode", None)
-    if dispatch is not None and dispatch() is not None:
-        return False
-    wrapped = getattr(getattr(_torch._C, "_functorch", None),
-                      "is_functorch_wrapped_tensor", None)
-    plain = (_torch.Tensor, _torch.nn.Parameter)
-    return all(t is None or (type(t) in plain and
-                             not (wrapped and wrapped(t)))
-               for t in tensors)
 
 
 def _cuda_models():

@@ -582,25 +582,3 @@ def test_cuda_layouts_read_in_place_where_the_compiler_says(monkeypatch):
         None, (N * T, 1, T)]
     monkeypatch.setenv("RECURRENCE_IN_PLACE_LAYOUTS", "0")
     assert layouts(time_contiguous, time_contiguous) == [None, None]
-
-
-def test_plain_eager_calls_skip_the_custom_op_dispatch():
-    # Plain tensors and parameters take the autograd.Function directly; a
-    # subclass or a Python dispatch mode (FakeTensor, make_fx) goes through
-    # torch.ops.recurrence.scan, which tracers know.
-    t = torch.zeros(2)
-    assert rt._plain_eager([t, None, torch.nn.Parameter(t)])
-
-    class Sub(torch.Tensor):
-        pass
-
-    assert not rt._plain_eager([t, t.as_subclass(Sub)])
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Mode(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            return func(*args, **(kwargs or {}))
-
-    with Mode():
-        assert not rt._plain_eager([t])
-    assert rt._plain_eager([t])
