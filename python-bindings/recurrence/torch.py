@@ -1029,7 +1029,7 @@ def _model(model, named, offsets, return_final_state, schedule, chunk_size,
                           schedule, chunk_size, **model_options)
     if out is not None:
         return out
-    out = globals()["_composed_" + model](
+    out = _COMPOSED[model](
         *named, return_final_state=return_final_state, schedule=schedule,
         chunk_size=chunk_size, offsets=offsets, **model_options)
     return _flat_outputs(out) if return_final_state else out
@@ -1077,7 +1077,7 @@ class _CompiledModel(_torch.autograd.Function):
             # once per use: through an alias each.
             operands = [v.view_as(v) for v in operands]
             with _torch.enable_grad():
-                outs = globals()["_composed_" + ctx.model](
+                outs = _COMPOSED[ctx.model](
                     *_named_operands(ctx.given, operands),
                     return_final_state=len(cotangents) > 1,
                     **dict(ctx.options, offsets=None if offsets is None
@@ -1294,6 +1294,11 @@ _MODELS = {
     "bdlru": ("Tensor gates, Tensor v, Tensor? init, Tensor? offsets=None",
               "bdlru", ["init", "offsets"]),
 }
+
+
+# Each model's composed form (scans and torch ops), by name: a table rather
+# than globals(), which torch.compile cannot trace.
+_COMPOSED = {name: globals()["_composed_" + name] for name in _MODELS}
 
 
 def _define_models(lib, dispatch_keys):
