@@ -86,8 +86,6 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
     target.blockRowsFromLanes = 4096;
     target.blockRowsFromSize = 8;
   }
-  target.schedules = {ScheduleKind::Sequential, ScheduleKind::Chunked,
-                      ScheduleKind::Scan};
   return target;
 }
 

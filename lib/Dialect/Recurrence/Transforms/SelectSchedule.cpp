@@ -153,8 +153,10 @@ struct SelectSchedulePass
       }
       allowed.push_back(*kind);
     }
+    // Both targets lower every schedule.
     if (allowed.empty())
-      allowed = llvm::to_vector(model->schedules);
+      allowed = {ScheduleKind::Sequential, ScheduleKind::Chunked,
+                 ScheduleKind::Scan};
     auto isAllowed = [&](ScheduleKind kind) {
       return llvm::is_contained(allowed, kind);
     };
@@ -176,11 +178,12 @@ struct SelectSchedulePass
       }
       if (isAllowed(kind))
         return WalkResult::advance();
-      op.emitOpError()
-          << "schedule '" << stringifyScheduleKind(kind)
-          << "' has no lowering for target '" << target << "' yet; use "
-          << llvm::join(llvm::map_range(allowed, stringifyScheduleKind), " or ")
-          << " (or auto)";
+      op.emitOpError() << "schedule '" << stringifyScheduleKind(kind)
+                       << "' is not among the pass's `schedules`; use "
+                       << llvm::join(
+                              llvm::map_range(allowed, stringifyScheduleKind),
+                              " or ")
+                       << " (or auto)";
       return WalkResult::interrupt();
     });
     if (walk.wasInterrupted())
@@ -191,10 +194,9 @@ struct SelectSchedulePass
           estimateSchedules(op, costs, cores);
       llvm::erase_if(estimates, [&](const ScheduleEstimate &estimate) {
         ScheduleKind kind = estimate.schedule.getKind();
-        // The `schedules` option may name one the target does not lower
-        // yet (to read its estimate), but not for a scan that must stay
-        // sequential; one that sequential would only run faster gets the
-        // schedules asked for where they leave sequential out.
+        // The `schedules` option may not name another for a scan that must
+        // stay sequential; one that sequential would only run faster gets
+        // the schedules asked for where they leave sequential out.
         bool keep = costs.mustStaySequential(op) ||
                     (costs.prefersSequential(op) &&
                      isAllowed(ScheduleKind::Sequential));

@@ -46,12 +46,6 @@ struct TargetModel {
   /// structure runs faster on -recurrence-gpu-block-rows' lanes than
   /// chunked, and the block size from which it always does (0: never).
   int64_t blockRowsFromLanes = 0, blockRowsFromSize = 0;
-  /// The schedules the target's pipeline lowers.
-  SmallVector<ScheduleKind, 3> schedules;
-
-  bool lowers(ScheduleKind kind) const {
-    return llvm::is_contained(schedules, kind);
-  }
   /// Whether `auto` keeps `op` sequential on this target whatever the
   /// estimates: it must (below) or a sequential lowering of the GPU runs it
   /// faster (time-contiguous caller buffers, block rows).
@@ -65,11 +59,10 @@ struct TargetModel {
   /// Whether a sequential lowering of the GPU runs `op` faster than the
   /// others would, which still lower it.
   bool prefersSequential(ScanOp op) const;
-  /// Whether `auto` may pick `kind` for `op`: the pipeline lowers it, and
-  /// it is sequential or `op` need not be.
+  /// Whether `auto` may pick `kind` for `op` (every target's pipeline
+  /// lowers every schedule): it is sequential or `op` need not be.
   bool lowers(ScanOp op, ScheduleKind kind) const {
-    return lowers(kind) &&
-           (kind == ScheduleKind::Sequential || !keepsSequential(op));
+    return kind == ScheduleKind::Sequential || !keepsSequential(op);
   }
 
   /// Whether the GPU's tasks (lanes) are per channel block for `op` as well

@@ -355,9 +355,8 @@ def SelectSchedulePass : Pass<"recurrence-select-schedule"> {
            "Report every decision and the candidates' costs as remarks">,
     ListOption<"schedules", "schedules", "std::string",
                "The schedules to choose among (sequential, chunked, scan; "
-               "empty: those the target lowers, all three for cpu, "
-               "sequential and chunked for cuda): `auto` picks among them, "
-               "and an explicit other one is an error">
+               "empty: all three, which both targets lower): `auto` picks "
+               "among them, and an explicit other one is an error">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
