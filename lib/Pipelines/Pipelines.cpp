@@ -99,11 +99,12 @@ static void addLowerToLLVM(OpPassManager &pm, bool openmp, int64_t cores) {
 /// chosen at run time) while the parallel
 /// loops still carry them (canonicalization folds single-iteration loops
 /// into chains it cannot see through).
-static void addScanLowering(
-    OpPassManager &pm, bool inlineCalls, StringRef target, int64_t cores,
-    const LowerSequentialPassOptions &sequential, int64_t vectorBits = 0,
-    bool tileChunks = false, bool onePass = false,
-    int64_t lookBackTiles = GpuWarpScanPassOptions().lookBackTiles) {
+static void addScanLowering(OpPassManager &pm, bool inlineCalls,
+                            StringRef target, int64_t cores,
+                            const LowerSequentialPassOptions &sequential,
+                            int64_t vectorBits = 0, bool tileChunks = false,
+                            bool onePass = false,
+                            int64_t lookBackTiles = kDefaultLookBackTiles) {
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());

@@ -14,7 +14,7 @@
 #ifndef RECURRENCE_PIPELINES_PIPELINES_H
 #define RECURRENCE_PIPELINES_PIPELINES_H
 
-#include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/PassDefaults.h"
 
 #include "mlir/Pass/PassOptions.h"
 
@@ -108,7 +108,7 @@ struct RecurrenceToNVVMOptions
                      "which looks back for its start state in one kernel "
                      "(0: chunks in two sweeps around a carry, the default "
                      "-recurrence-gpu-warp-scan's; see docs/Rationale.md)"),
-      llvm::cl::init(GpuWarpScanPassOptions().lookBackTiles)};
+      llvm::cl::init(kDefaultLookBackTiles)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),

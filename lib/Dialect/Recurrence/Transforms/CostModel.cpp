@@ -257,7 +257,8 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   bool scanLegal = succeeded(dims->structure.checkSchedule(
       ScheduleKind::Scan, dims->size, [] { return InFlightDiagnostic(); }));
   if (scanLegal) {
-    double levels = std::ceil(std::log2(std::max(steps, 2.0)));
+    // ceil(log2 T) levels per sweep, none for T <= 1 (as LowerScan runs).
+    double levels = steps > 1 ? std::ceil(std::log2(steps)) : 0;
     double combineFlops = cost.composeFlops + cost.applyFlops;
     // On the GPU every pass is a kernel of a thread per pair (per combine
     // in a sweep) walking whole state rows, which streams like a chunked
@@ -275,13 +276,19 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     // make about 2T combines.
     double sweeps = 0;
     if (gpu) {
+      // At stride s, the up-sweep's level has floor(T / 2s) combines and
+      // the down-sweep's floor((T - s) / 2s), none below 3s (LowerScan's
+      // sweep); each level launches its kernel either way.
       for (double level = 0; level < levels; ++level) {
-        double combines =
-            std::max(1.0, std::floor(steps / std::exp2(level + 1)));
-        sweeps +=
-            2 * phaseSeconds(
-                    target, batch * combines, batch * combines * combineFlops,
-                    3 * batch * combines * pairBytes / rowEfficiency, rowRate);
+        double s = std::exp2(level);
+        for (double count :
+             {std::floor(steps / (2 * s)),
+              steps >= 3 * s ? std::floor((steps - s) / (2 * s)) : 0.0}) {
+          double combines = std::max(1.0, count);
+          sweeps += phaseSeconds(
+              target, batch * combines, batch * combines * combineFlops,
+              3 * batch * combines * pairBytes / rowEfficiency, rowRate);
+        }
       }
     } else {
       sweeps = 2 * levels * target.regionSeconds +

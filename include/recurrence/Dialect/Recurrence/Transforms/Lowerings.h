@@ -70,9 +70,9 @@ lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
 /// of at most that many tiles of 128 steps in one pass whose chunks look
 /// back for their start states. Fails, changing nothing, where the scan does
 /// not qualify.
-LogicalResult lowerScanToWarpScan(
-    RewriterBase &rewriter, ScanOp op,
-    int64_t lookBackTiles = GpuWarpScanPassOptions().lookBackTiles);
+LogicalResult
+lowerScanToWarpScan(RewriterBase &rewriter, ScanOp op,
+                    int64_t lookBackTiles = kDefaultLookBackTiles);
 
 /// Whether lowerScanToWarpScan takes `op` (whatever its schedule).
 bool takesWarpScan(ScanOp op);

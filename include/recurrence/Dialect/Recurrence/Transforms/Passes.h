@@ -9,6 +9,8 @@
 #ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_H
 #define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_H
 
+#include "recurrence/Dialect/Recurrence/Transforms/PassDefaults.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

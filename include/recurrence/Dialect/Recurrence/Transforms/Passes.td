@@ -703,7 +703,8 @@ def GpuWarpScanPass : Pass<"recurrence-gpu-warp-scan"> {
     Other scans are left to the other lowerings.
   }];
   let options = [
-    Option<"lookBackTiles", "look-back-tiles", "int64_t", /*default=*/"0",
+    Option<"lookBackTiles", "look-back-tiles", "int64_t",
+           /*default=*/"::mlir::recurrence::kDefaultLookBackTiles",
            "The most tiles of 128 steps in a chunk that looks back for its "
            "start state in one kernel (0: chunks in two sweeps around a "
            "carry)">,
