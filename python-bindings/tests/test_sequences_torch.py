@@ -11,7 +11,7 @@ import recurrence.torch as rt
 
 from test_scan import transition
 from test_torch import leaves as flat, tensors as leaf
-from test_sequences import LENGTHS, OFFSETS, S, T, steps
+from test_sequences import OFFSETS, S, T, steps
 
 
 def grads_of(loss, tensors):
@@ -128,33 +128,53 @@ def test_gradcheck(structure):
     assert torch.autograd.gradcheck(f, tensors)
 
 
-@pytest.mark.parametrize("structure,readout", [
-    ("diagonal", False), ("block_diagonal", False), ("dplr", False),
-    ("dplr", True)])
+@pytest.mark.parametrize("structure,readout,with_init", [
+    ("diagonal", False, True), ("block_diagonal", False, True),
+    ("dplr", False, True), ("dplr", True, True), ("diagonal", False, False)])
 @pytest.mark.parametrize("reverse", [False, True])
-def test_gradgradcheck(structure, readout, reverse):
-    """The double backward over packed sequences (lengths 2, 0, 3, 1, each
-    with its own init and final state): the compiler's second-order
-    gradient of the packed adjoint, by central differences of the
-    first-order one."""
+def test_gradgradcheck(structure, readout, with_init, reverse):
+    """The double backward over packed sequences (lengths 2, 0, 3, 1, with
+    an init each or none, and final states), 2 batch elements: the
+    compiler's second-order gradient of the packed adjoint, by central
+    differences of the first-order one."""
     rng = np.random.default_rng(16)
     offsets = torch.tensor([0, 2, 2, 5, 6])
     N = 6 if structure == "block_diagonal" else 3
-    a = leaf(transition(structure, rng, (1,), 6, N, np.float64))
-    b = leaf(rng.uniform(-1, 1, (1, 6, N)))
-    init = leaf(rng.uniform(-1, 1, (1, 4, N)))
-    c = leaf(rng.uniform(-1, 1, (1, 6, N))) if readout else None
+    a = leaf(transition(structure, rng, (2,), 6, N, np.float64))
+    b = leaf(rng.uniform(-1, 1, (2, 6, N)))
+    init = leaf(rng.uniform(-1, 1, (2, 4, N))) if with_init else None
+    c = leaf(rng.uniform(-1, 1, (2, 6, N))) if readout else None
     tensors = flat(a, b, init, c)
     count = len(flat(a))
 
     def f(*xs):
         a_ = xs[0] if count == 1 else tuple(xs[:count])
+        rest = list(xs[count + 1:])
         return rt.scan(a_, xs[count], structure=structure,
-                       init=xs[count + 1], readout=xs[-1] if readout else None,
+                       init=rest.pop(0) if with_init else None,
+                       readout=rest.pop(0) if readout else None,
                        reverse=reverse, return_final_state=True,
                        offsets=offsets)
 
     assert torch.autograd.gradgradcheck(f, tensors, eps=1e-6, atol=1e-6)
+
+
+def test_double_backward_of_empty_sequences():
+    """T = 0 over two empty sequences: nothing is compiled, each init's
+    gradient is its final state's cotangent, so the second order passes
+    init's cotangent to that cotangent."""
+    a = torch.zeros(2, 0, 3, dtype=torch.float64, requires_grad=True)
+    b = torch.zeros(2, 0, 3, dtype=torch.float64, requires_grad=True)
+    init = torch.randn(2, 2, 3, dtype=torch.float64, requires_grad=True)
+    offsets = torch.tensor([0, 0, 0])
+    w = torch.randn(2, 2, 3, dtype=torch.float64)
+    _, last = rt.scan(a, b, init=init, return_final_state=True,
+                      offsets=offsets)
+    (g,) = torch.autograd.grad((last * w).sum(), init, create_graph=True)
+    torch.testing.assert_close(g, w)
+    assert torch.autograd.gradgradcheck(
+        lambda h: rt.scan(a, b, init=h, return_final_state=True,
+                          offsets=offsets)[1], (init,))
 
 
 def test_bad_offsets():

@@ -265,6 +265,10 @@ struct Steps {
     SmallVector<OpFoldResult> sizes(knownSizes);
     if (sizes.empty())
       sizes = tensor::getMixedSizes(b, loc, source);
+    // No steps: nothing to write. (At a static offset past the last step,
+    // the verifier refuses even an empty slice.)
+    if (isZeroInteger(sizes[1]))
+      return dest;
     SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0));
     offsets[1] = step;
     return tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes,

@@ -95,7 +95,7 @@ LogicalResult checkDifferentiable(func::FuncOp func) {
                 "maps whose bodies are elementwise arithmetic, exp, log1p, "
                 "abs, max, min and select or a sum of them, tensor slices, "
                 "casts and reshapes, constants, tensor.empty, linalg.fill, "
-                "tensor.dim and pure integer ops";
+                "tensor.dim, pure integer ops and generics of integers";
   return success();
 }
 

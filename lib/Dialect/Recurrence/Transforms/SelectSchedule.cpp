@@ -153,7 +153,8 @@ struct SelectSchedulePass
       }
       allowed.push_back(*kind);
     }
-    // Both targets lower every schedule.
+    // Both targets lower every schedule (a packed scan on the GPU only
+    // sequentially, refused below).
     if (allowed.empty())
       allowed = {ScheduleKind::Sequential, ScheduleKind::Chunked,
                  ScheduleKind::Scan};

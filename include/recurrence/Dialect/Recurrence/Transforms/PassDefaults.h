@@ -1,5 +1,4 @@
-//===- PassDefaults.h - Defaults that passes and pipelines share -*- C++
-//-*-===//
+//===- PassDefaults.h - Pass defaults a pipeline shares ---------*- C++ -*-===//
 //
 // Part of the Recurrence project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
