@@ -4,6 +4,9 @@ compile cache's key), against a device-to-device copy of the same bytes
 measured in the same process. One line per option set and shape:
 
     python3 bench/gpu_sweep.py "pipeline=0" "pipeline=1 unroll=32" ...
+
+The diagonal shapes are also timed time-contiguous ([B, N, T], read in
+place). `--diagonal` times only the diagonal shapes.
 """
 
 import os
@@ -17,9 +20,12 @@ import gpu_check  # noqa: E402
 import recurrence.torch as rt  # noqa: E402
 
 
-def measure(options):
-    """One line per bench shape, and the diagonal forward + backward."""
+def measure(options, diagonal_only):
+    """One line per bench shape (and layout), and the diagonal forward +
+    backward."""
     for structure, (B, T, N), m in gpu_check.BENCH_CASES:
+        if diagonal_only and m is not None:
+            continue
         a, b = gpu_check.bench_inputs(B, T, N, m)
         moved = a.numel() * 4 + 2 * b.numel() * 4
         source = torch.empty(moved // 8, device="cuda")
@@ -27,9 +33,23 @@ def measure(options):
         copy = gpu_check.seconds(lambda: target.copy_(source))
         ours = gpu_check.seconds(lambda: rt.scan(a, b, structure=structure))
         label = structure + (f"<{m}>" if m else "")
+        want = rt.scan(a, b, structure=structure, schedule="sequential")
+        error = gpu_check.relative_error(rt.scan(a, b, structure=structure),
+                                         want)
         print(f"SWEEP [{options}] {label} (B,T,N)=({B},{T},{N}) "
-              f"ms={ours * 1e3:.3f} vs_copy={copy / ours:.3f}", flush=True)
-        del a, b, source, target
+              f"ms={ours * 1e3:.3f} vs_copy={copy / ours:.3f} "
+              f"agree={error:.1e}", flush=True)
+        if m is None:
+            # The same values time contiguous, read in place.
+            views = [x.transpose(1, 2).contiguous().transpose(1, 2)
+                     for x in (a, b)]
+            os.environ["RECURRENCE_IN_PLACE_LAYOUTS"] = "1"
+            ours = gpu_check.seconds(lambda: rt.scan(*views))
+            error = gpu_check.relative_error(rt.scan(*views), want)
+            os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
+            print(f"SWEEP [{options}] {label} (B,T,N)=({B},{T},{N}) "
+                  f"layout=[B,N,T] ms={ours * 1e3:.3f} "
+                  f"vs_copy={copy / ours:.3f} agree={error:.1e}", flush=True)
     a, b, g, forward_backward = gpu_check.backward_problem()
     B, T, N = a.shape
     took = gpu_check.seconds(forward_backward, reps=5)
@@ -38,14 +58,18 @@ def measure(options):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        measure(sys.argv[2])
+    arguments = sys.argv[1:]
+    diagonal_only = "--diagonal" in arguments
+    arguments = [a for a in arguments if a != "--diagonal"]
+    if len(arguments) == 2 and arguments[0] == "--child":
+        measure(arguments[1], diagonal_only)
         return 0
     status = 0
-    for options in sys.argv[1:] or [""]:
+    for options in arguments or [""]:
         env = dict(os.environ, RECURRENCE_NVVM_OPTIONS=options)
-        status |= subprocess.run([sys.executable, __file__, "--child",
-                                  options], env=env).returncode
+        status |= subprocess.run(
+            [sys.executable, __file__, "--child", options] +
+            (["--diagonal"] if diagonal_only else []), env=env).returncode
     return status
 
 

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -689,22 +690,42 @@ LogicalResult checkHostAccesses(Operation *root) {
   return failure(walk.wasInterrupted());
 }
 
+/// Whether `atomic` only reads: an add of zero, which is how a chunk polls
+/// another's status (ChunkStatus.h).
+bool onlyReads(memref::AtomicRMWOp atomic) {
+  return atomic.getKind() == arith::AtomicRMWKind::addf &&
+         matchPattern(atomic.getValue(), m_AnyZeroFloat());
+}
+
 /// Orders every atomic in a kernel to be. memref.atomic_rmw is
 /// acquire-release (its LLVM lowering says so), but the NVPTX backend emits
-/// a relaxed `atom`: threads that publish data behind an atomic flag, and
-/// those that read it after seeing the flag, need a release fence before
-/// the atomic and an acquire fence after it. The scope is the device: the
-/// threads of one kernel. (Buffer deallocation, which runs before, refuses
-/// fences: they declare no memory effects.)
+/// a relaxed `atom`: threads that publish data behind an atomic flag need a
+/// release fence before the atomic, and those that read it after seeing the
+/// flag an acquire fence after it. The scope is the device: the threads of
+/// one kernel. A read (a poll) publishes nothing and gets no release fence;
+/// one that spins in the condition of a loop gets its acquire fence once,
+/// after the loop, as CUB's look-back does: each fence waits for the
+/// thread's memory accesses in flight, so one per spin would stall every
+/// poll. A write gets no acquire fence: a publisher reads what others
+/// published only through polls of its own. (Buffer deallocation, which
+/// runs before, refuses fences: they declare no memory effects.)
 void orderAtomics(RewriterBase &rewriter, Operation *root) {
   root->walk([&](memref::AtomicRMWOp atomic) {
     if (!inParallelLoop(atomic))
       return;
     constexpr llvm::StringLiteral device = "device";
-    rewriter.setInsertionPoint(atomic);
-    LLVM::FenceOp::create(rewriter, atomic.getLoc(),
-                          LLVM::AtomicOrdering::release, device);
-    rewriter.setInsertionPointAfter(atomic);
+    if (!onlyReads(atomic)) {
+      rewriter.setInsertionPoint(atomic);
+      LLVM::FenceOp::create(rewriter, atomic.getLoc(),
+                            LLVM::AtomicOrdering::release, device);
+      return;
+    }
+    Operation *spin = atomic->getParentOp();
+    if (isa<scf::WhileOp>(spin) &&
+        atomic->getParentRegion() == &cast<scf::WhileOp>(spin).getBefore())
+      rewriter.setInsertionPointAfter(spin);
+    else
+      rewriter.setInsertionPointAfter(atomic);
     LLVM::FenceOp::create(rewriter, atomic.getLoc(),
                           LLVM::AtomicOrdering::acquire, device);
   });

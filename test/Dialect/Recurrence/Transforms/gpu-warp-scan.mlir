@@ -143,8 +143,13 @@
 // PTXLB-NOT: gpu.launch_func  @time_contiguous
 // PTXLB: gpu.binary @time_contiguous_kernel_0
 // PTXLB-COUNT-10: shfl.sync.up.b32
-// PTXLB: fence.acq_rel.gpu;\0A{{.*}}atom.global.exch.b32
+// PTXLB: fence.acq_rel.gpu
+// PTXLB-NOT: atom
+// PTXLB: atom.global.exch.b32
+// PTXLB-NOT: fence
 // PTXLB: atom.global.add.f32
+// PTXLB-NOT: fence
+// PTXLB: bra {{[^;]*}};\0A\09fence.acq_rel.gpu
 // PTXLB-COUNT-5: shfl.sync.bfly.b32
 // PTXLB-COUNT-10: shfl.sync.down.b32
 // PTXLB: atom.global.exch.b32
