@@ -114,6 +114,7 @@ def main():
               f"ms={seconds * 1e3:.2f} handwritten_ms={loop_seconds * 1e3:.2f}",
               flush=True)
 
+    packed_scan(rec, scale, reps)
     decode_step(rec, reps)
     model_decode_steps(rec, reps)
     small_scan(rec, reps)
@@ -136,6 +137,29 @@ def small_scan(rec, reps):
     print(f"BENCH-PY scan_call structure=diagonal B=1 T=16 N=64 "
           f"us_per_call={ours * 1e6:.1f} numpy_copy_us={ceiling * 1e6:.1f} "
           f"vs_copy={ceiling / ours:.2f}", flush=True)
+
+
+def packed_scan(rec, scale, reps):
+    """A diagonal scan over packed sequences (offsets: 64 sequences of
+    equal length) against the same scan of the same steps as one sequence,
+    its ceiling: the restarts cost a gate per step. Timed in turns."""
+    T, N = 65536 // scale, 64
+    rng = np.random.default_rng(1)
+    a = rng.uniform(0, 0.95, (1, T, N)).astype(np.float32)
+    b = rng.uniform(-1, 1, (1, T, N)).astype(np.float32)
+    offsets = np.arange(0, T + 1, T // 64, dtype=np.int64)
+    out, whole = np.empty_like(b), np.empty_like(b)
+    packed = lambda: rec.scan(a, b, offsets=offsets, out=out)
+    plain = lambda: rec.scan(a, b, out=whole)
+    packed()
+    plain()
+    seconds, whole_seconds = best_in_turns(reps, packed, plain)
+    nbytes = a.nbytes + b.nbytes + out.nbytes
+    print(f"BENCH-PY packed structure=diagonal B=1 T={T} N={N} sequences=64 "
+          f"GBps={nbytes / seconds / 1e9:.2f} "
+          f"vs_one_sequence={whole_seconds / seconds:.2f} "
+          f"ms={seconds * 1e3:.2f} one_sequence_ms={whole_seconds * 1e3:.2f}",
+          flush=True)
 
 
 def decode_step(rec, reps):

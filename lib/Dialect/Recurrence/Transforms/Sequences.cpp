@@ -127,6 +127,14 @@ Value SequenceBounds::sequenceStartingAt(OpBuilder &b, Location loc,
       arith::ConstantIntOp::create(b, loc, b.getI64Type(), -1));
 }
 
+Value SequenceBounds::startingSequences(OpBuilder &b, Location loc) const {
+  return generateTensor(
+      b, loc, {steps}, b.getI64Type(), {},
+      [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
+        return sequenceStartingAt(nb, nl, at[0]);
+      });
+}
+
 Value SequenceBounds::starts(OpBuilder &b, Location loc, Value sequence) {
   return arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::sge, sequence,

@@ -61,6 +61,7 @@ struct Splitter {
   OpFoldResult sequences; // S
   Value zero;
   SequenceBounds bounds;
+  Value starting; // [T] i64, see startingSequences
 
   Splitter(OpBuilder &b, ScanOp op)
       : b(b), loc(op.getLoc()), op(op), batchRank(op.getBatchRank()),
@@ -68,6 +69,13 @@ struct Splitter {
         sequences(MixedScanDims(b, op).sequences),
         zero(arith::ConstantIndexOp::create(b, loc, 0)),
         bounds(op.getOffsets(), steps, sequences, op.getReverse()) {}
+
+  /// The sequence starting at each step, or -1 ([T] i64), built once.
+  Value startingSequences() {
+    if (!starting)
+      starting = bounds.startingSequences(b, loc);
+    return starting;
+  }
 
   /// The transition operands of `restarting` over the steps: those of the
   /// op (ones where it has none), zero where a sequence starts.
@@ -91,22 +99,20 @@ struct Splitter {
         for (int64_t dim : onesStep)
           sizes.push_back(b.getIndexAttr(dim));
       }
-      SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs;
+      SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs = {
+          {startingSequences(), {batchRank}}};
       if (given)
         inputs.push_back({given, range(0, sizes.size())});
       result.push_back(generateTensor(
           b, loc, sizes, elementType, inputs,
-          [&](OpBuilder &nb, Location nl, ValueRange args,
-              ArrayRef<Value> indices) {
-            Value kept = given ? args[0]
+          [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value>) {
+            Value kept = given ? args[1]
                                : arith::ConstantOp::create(
                                      nb, nl, nb.getFloatAttr(elementType, 1.0));
             Value cut = arith::ConstantOp::create(
                 nb, nl, nb.getFloatAttr(elementType, 0.0));
-            Value sequence =
-                bounds.sequenceStartingAt(nb, nl, indices[batchRank]);
             return arith::SelectOp::create(
-                nb, nl, SequenceBounds::starts(nb, nl, sequence), cut, kept);
+                nb, nl, SequenceBounds::starts(nb, nl, args[0]), cut, kept);
           }));
     }
     return result;
@@ -188,7 +194,8 @@ struct Splitter {
     Type operandType = op.getOperandType();
     bool factored = op.hasFactoredInput();
     SmallVector<OpFoldResult> sizes;
-    SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs;
+    SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs = {
+        {startingSequences(), {batchRank}}};
     if (factored) {
       sizes = tensor::getMixedSizes(b, loc, op.getInputKey());
       sizes.push_back(
@@ -207,10 +214,9 @@ struct Splitter {
             ArrayRef<Value> indices) -> Value {
           Value given =
               factored
-                  ? arith::MulFOp::create(nb, nl, args[0], args[1]).getResult()
-                  : args[0];
-          Value starting =
-              bounds.sequenceStartingAt(nb, nl, indices[batchRank]);
+                  ? arith::MulFOp::create(nb, nl, args[1], args[2]).getResult()
+                  : args[1];
+          Value starting = args[0];
           // contribution[..., s, 0, n(, d)] at s = max(sequence, 0).
           Value sequence = SequenceBounds::indexOf(nb, nl, starting);
           SmallVector<Value> at(indices);

@@ -2,21 +2,26 @@
 
 // Packed sequences become one plain scan whose transition is zero where a
 // sequence starts; each init enters through a one-step scan over the
-// sequences, added to the input at its sequence's first step (each step
-// finds its sequence by a binary search of the offsets where it is read);
-// the final
-// states are read off the states (an empty sequence's is its init).
+// sequences, added to the input at its sequence's first step; the final
+// states are read off the states (an empty sequence's is its init). Each
+// step finds the sequence starting there by a binary search of the offsets,
+// in a [T] generic that the gates read along T: once per step where a
+// lowering fuses them into its steps, not once per element.
+// CHECK: #[[ALONG_T:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1)>
 // CHECK-LABEL: func.func @diagonal_init_final
 //  CHECK-SAME:   (%[[A:[a-z0-9]+]]: tensor<2x10x4xf32>, %[[B:[a-z0-9]+]]: tensor<2x10x4xf32>, %[[H0:[a-z0-9]+]]: tensor<2x3x4xf32>, %[[O:[a-z0-9]+]]: tensor<4xi32>)
-//       CHECK:   %[[ZEROED:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<2x10x4xf32>)
+//       CHECK:   %[[STARTING:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<10xi64>)
 //       CHECK:     scf.while
 //       CHECK:       tensor.extract %[[O]]
+//       CHECK:   %[[ZEROED:.*]] = linalg.generic {indexing_maps = [#[[ALONG_T]], #{{.*}}, #{{.*}}]{{.*}} ins(%[[STARTING]], %[[A]] : tensor<10xi64>, tensor<2x10x4xf32>)
+//   CHECK-NOT:     scf.while
 //       CHECK:     arith.cmpi sge
 //       CHECK:     arith.select
 //       CHECK:   %[[FIRST_A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x1x4xf32>)
 //       CHECK:     tensor.extract %[[A]]
 //       CHECK:   %[[FIRST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[FIRST_A]] : tensor<2x3x1x4xf32>) input(%{{.*}} : tensor<2x3x1x4xf32>) init(%[[H0]] : tensor<2x3x4xf32>)
-//       CHECK:   %[[INPUT:.*]] = linalg.generic {{.*}} ins(%[[B]] :
+//       CHECK:   %[[INPUT:.*]] = linalg.generic {{.*}} ins(%[[STARTING]], %[[B]] :
+//   CHECK-NOT:     scf.while
 //       CHECK:     tensor.extract %[[FIRST]]
 //       CHECK:   %[[H:.*]] = recurrence.scan diagonal schedule chunked<4> transition(%[[ZEROED]] : tensor<2x10x4xf32>) input(%[[INPUT]] : tensor<2x10x4xf32>) outs(%{{.*}} : tensor<2x10x4xf32>) {recurrence.packed}
 //   CHECK-NOT:     offsets
@@ -35,8 +40,10 @@ func.func @diagonal_init_final(%a: tensor<2x10x4xf32>, %b: tensor<2x10x4xf32>, %
 // inside a sequence, 0 at its start); the factored input and the readout
 // stay fused when no final state is asked for.
 // CHECK-LABEL: func.func @linear_attention
-//       CHECK:   %[[GATES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?xf32>)
+//       CHECK:   %[[STARTING:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xi64>)
 //       CHECK:     scf.while
+//       CHECK:   %[[GATES:.*]] = linalg.generic {{.*}} ins(%[[STARTING]] : tensor<?xi64>) outs(%{{.*}} : tensor<?x?xf32>)
+//   CHECK-NOT:     scf.while
 //       CHECK:     %[[START:.*]] = arith.cmpi sge
 //       CHECK:     arith.select %[[START]], %[[ZERO:.*]], %[[ONE:.*]] : f32
 //       CHECK:   recurrence.scan scalar matrix transition(%[[GATES]] : tensor<?x?xf32>) factored_input(%arg0, %arg1 : tensor<?x?x4xf32>, tensor<?x?x3xf32>) readout(%arg2 : tensor<?x?x4xf32>)

@@ -64,6 +64,12 @@ public:
   /// of the offsets.
   Value sequenceStartingAt(OpBuilder &b, Location loc, Value t) const;
 
+  /// sequenceStartingAt(t) for every step t: a [T] i64 tensor. Generics
+  /// over [..., T, ...] read it along T rather than search at each of
+  /// their elements, so that a step (the slice a lowering reads) searches
+  /// once, where its producers are fused.
+  Value startingSequences(OpBuilder &b, Location loc) const;
+
   /// Whether a result of sequenceStartingAt names a sequence.
   static Value starts(OpBuilder &b, Location loc, Value sequence);
 
