@@ -4,10 +4,12 @@
 // binary search), and no kernel touches host memory. So do its gradient
 // and, at static sizes, its second-order gradient, whose step masks are
 // i8 device buffers (i1 ones are the host's bookkeeping): their host code
-// only launches kernels (GRAD).
+// only launches kernels (GRAD). The gradient that reads the states from the
+// forward's output (results=true) lowers the same way (RESULTS).
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=gpu-kernel-outlining 2>&1 >/dev/null | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-differentiate="functions=packed,fixed target=cuda" -recurrence-differentiate="functions=fixed_grad target=cuda" -recurrence-to-nvvm | FileCheck %s --check-prefix=GRAD
+// RUN: recurrence-opt %s -recurrence-differentiate="functions=packed results=true target=cuda" -recurrence-to-nvvm | FileCheck %s --check-prefix=RESULTS
 
 // CHECK: gpu.launch_func {{.*}} args({{.*}}%arg3 : memref<?xi64>
 // CHECK: gpu.func @packed_kernel({{.*}}memref<?xi64>
@@ -34,6 +36,11 @@ func.func @packed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %h0: tensor<?x?x
 // GRAD:         gpu.launch_func
 // GRAD-NOT:     llvm.call @malloc
 // GRAD:         llvm.return
+// RESULTS-LABEL: llvm.func @packed_grad(
+// RESULTS-NOT:     llvm.call @malloc
+// RESULTS:         gpu.launch_func
+// RESULTS-NOT:     llvm.call @malloc
+// RESULTS:         llvm.return
 // GRAD-LABEL: llvm.func @fixed_grad_grad(
 // GRAD-NOT:     llvm.call @malloc
 // GRAD:         gpu.launch_func

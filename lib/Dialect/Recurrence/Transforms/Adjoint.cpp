@@ -339,8 +339,7 @@ public:
     // The output is the states where nothing reads them out, and holds them
     // exactly where it has the state's type (not rounded to a narrower
     // one).
-    if (output && !readout && !depth && !packed &&
-        elementTypeOf(output) == elementType)
+    if (output && !readout && !depth && elementTypeOf(output) == elementType)
       givenStates = canon.in(output, true, vector);
   }
 
@@ -963,11 +962,14 @@ SmallVector<Value> AdjointBuilder::packed() {
   Value startMask = stepMask(starts), endMask = stepMask(ends);
   Value zeros = zeroTensor(b, loc, all, elementType);
 
-  // The states h_1 .. h_T, each sequence from its own init, and the state
-  // each step read: h_{t-1}, or its sequence's init where it starts.
-  Value states =
-      scan(length, false, transitions, input, key, value, init, false, offsets)
-          .getOutput();
+  // The states h_1 .. h_T, each sequence from its own init (given, or
+  // recomputed), and the state each step read: h_{t-1}, or its sequence's
+  // init where it starts.
+  Value states = givenStates;
+  if (!states)
+    states = scan(length, false, transitions, input, key, value, init, false,
+                  offsets)
+                 .getOutput();
   Value behind = steps.slice(
       steps.into(
           states,

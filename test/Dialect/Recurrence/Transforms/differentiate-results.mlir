@@ -68,3 +68,23 @@ func.func @narrow(%a: tensor<2x8x4xbf16>, %b: tensor<2x8x4xbf16>) -> tensor<2x8x
   %h = recurrence.scan diagonal accumulate(f32) transition(%a : tensor<2x8x4xbf16>) input(%b : tensor<2x8x4xbf16>) outs(%dest : tensor<2x8x4xbf16>) -> tensor<2x8x4xbf16>
   return %h : tensor<2x8x4xbf16>
 }
+
+// Packed sequences: the output holds each sequence's states too, so the
+// packed adjoint reads them there; the only scans left are the reverse one
+// over the sequences and the one-step scan of the inits' cotangents (and
+// the identity scans that spread each init over its sequence).
+// CHECK-LABEL: func.func @packed_grad(
+// CHECK-SAME: %{{[^:]*}}: tensor<?xi64>, %[[PH:[^:]*]]: tensor<2x8x4xf32>, %{{[^:]*}}: tensor<2x8x4xf32>)
+// CHECK: tensor.expand_shape %[[PH]]
+// CHECK-NOT: recurrence.scan diagonal {{(matrix )?}}transition
+// CHECK: recurrence.scan diagonal matrix reverse
+// CHECK-NOT: recurrence.scan diagonal {{(matrix )?}}transition
+// CHECK: return
+// RECOMPUTE-LABEL: func.func @packed_grad(
+// RECOMPUTE: recurrence.scan diagonal matrix transition
+// RECOMPUTE: recurrence.scan diagonal matrix reverse
+func.func @packed(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %h0: tensor<2x3x4xf32>, %o: tensor<?xi64>) -> tensor<2x8x4xf32> {
+  %dest = tensor.empty() : tensor<2x8x4xf32>
+  %h = recurrence.scan diagonal transition(%a : tensor<2x8x4xf32>) input(%b : tensor<2x8x4xf32>) init(%h0 : tensor<2x3x4xf32>) offsets(%o : tensor<?xi64>) outs(%dest : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %h : tensor<2x8x4xf32>
+}
