@@ -44,9 +44,11 @@ def measure(options, diagonal_only):
             views = [x.transpose(1, 2).contiguous().transpose(1, 2)
                      for x in (a, b)]
             os.environ["RECURRENCE_IN_PLACE_LAYOUTS"] = "1"
-            ours = gpu_check.seconds(lambda: rt.scan(*views))
-            error = gpu_check.relative_error(rt.scan(*views), want)
-            os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
+            try:
+                ours = gpu_check.seconds(lambda: rt.scan(*views))
+                error = gpu_check.relative_error(rt.scan(*views), want)
+            finally:
+                os.environ.pop("RECURRENCE_IN_PLACE_LAYOUTS")
             print(f"SWEEP [{options}] {label} (B,T,N)=({B},{T},{N}) "
                   f"layout=[B,N,T] ms={ours * 1e3:.3f} "
                   f"vs_copy={copy / ours:.3f} agree={error:.1e}", flush=True)

@@ -562,11 +562,9 @@ private:
     return g;
   }
 
-  /// The transitions' gradients from the given states: step 0 read init
-  /// (or zeros), step t >= 1 the output's step t - 1. Two pieces written
-  /// into one tensor, so that no [B, T + 1, N, D] history is copied.
-  SmallVector<Value> transitionGradientsOfGiven(Value mu) {
-    OpFoldResult zero = b.getIndexAttr(0);
+  /// The steps split as min(T, 1) and T - min(T, 1): the first and the
+  /// rest, either possibly empty.
+  std::pair<OpFoldResult, OpFoldResult> firstAndRest() {
     OpFoldResult first = affine::makeComposedFoldedAffineMin(
         b, loc,
         AffineMap::get(0, 1,
@@ -576,6 +574,15 @@ private:
     OpFoldResult rest = affine::makeComposedFoldedAffineApply(
         b, loc, b.getAffineSymbolExpr(0) - b.getAffineSymbolExpr(1),
         {length, first});
+    return {first, rest};
+  }
+
+  /// The transitions' gradients from the given states: step 0 read init
+  /// (or zeros), step t >= 1 the output's step t - 1. Two pieces written
+  /// into one tensor, so that no [B, T + 1, N, D] history is copied.
+  SmallVector<Value> transitionGradientsOfGiven(Value mu) {
+    OpFoldResult zero = b.getIndexAttr(0);
+    auto [first, rest] = firstAndRest();
     Value before;
     if (init) {
       before = steps.slice(steps.one(init), zero, first);
@@ -963,23 +970,31 @@ SmallVector<Value> AdjointBuilder::packed() {
   Value zeros = zeroTensor(b, loc, all, elementType);
 
   // The states h_1 .. h_T, each sequence from its own init (given, or
-  // recomputed), and the state each step read: h_{t-1}, or its sequence's
-  // init where it starts.
+  // recomputed).
   Value states = givenStates;
   if (!states)
     states = scan(length, false, transitions, input, key, value, init, false,
                   offsets)
                  .getOutput();
-  Value behind = steps.slice(
-      steps.into(
-          states,
-          zeroTensor(b, loc, statesSizes(steps.plus(length, 1)), elementType),
-          b.getIndexAttr(1)),
-      b.getIndexAttr(0), length);
-  Value previous =
-      select(startMask,
-             init ? sequenceScan(false, zeros, init, false).getOutput() : zeros,
-             behind);
+  // The state each step read: its sequence's init where it starts (step 0
+  // always does), else h_{t-1}. Steps 1 .. T - 1 select between views of
+  // the inits and of the states' steps 0 .. T - 2, written after step 0
+  // into one tensor: no [T + 1] history is filled and copied.
+  Value inits =
+      init ? sequenceScan(false, zeros, init, false).getOutput() : zeros;
+  OpFoldResult zero = b.getIndexAttr(0);
+  auto [first, rest] = firstAndRest();
+  Value previous = steps.into(steps.slice(inits, zero, first),
+                              emptyLike(b, loc, zeros), zero);
+  if (!isZeroInteger(rest)) {
+    Value restMask = tensor::ExtractSliceOp::create(
+        b, loc, startMask, ArrayRef<OpFoldResult>{first},
+        ArrayRef<OpFoldResult>{rest},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    previous = steps.into(select(restMask, steps.slice(inits, first, rest),
+                                 steps.slice(states, zero, rest)),
+                          previous, first);
+  }
 
   // G_t, with F_s on each sequence's last step.
   Value directs = direct(readout, ybar, length);

@@ -132,9 +132,10 @@ func.func @single_step(%a: tensor<2x1x4xf32>, %b: tensor<2x1x4xf32>) -> tensor<2
 }
 
 // Packed sequences: the states are recomputed by the packed scan from each
-// sequence's init; the state each step read is a select under the mask of
-// first steps between the states one step behind and each sequence's init
-// at its every step (an identity scan of zeros from the inits); the final
+// sequence's init; the state each step read is step 0's init, then a
+// select under the mask of first steps between views of the states one step
+// behind and of each sequence's init at its every step (an identity scan
+// of zeros from the inits), written into one tensor; the final
 // states' cotangents F_s join at each sequence's last step the same way; mu
 // is a reverse scan over the same (reversed) bounds with no init; dinit is
 // A_t^T mu_t at every step (one step of the transposes, the [1, 6] states
@@ -146,9 +147,15 @@ func.func @single_step(%a: tensor<2x1x4xf32>, %b: tensor<2x1x4xf32>) -> tensor<2
 // CHECK:         %[[BOUNDS:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi64>)
 // CHECK:         %[[FIRST:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi8>)
 // CHECK:         %[[LAST:.+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6xi8>)
-// CHECK:         recurrence.scan diagonal matrix transition({{.*}}) input({{.*}}) init(%[[INIT:.+]] : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
+// CHECK:         %[[STATES:.+]] = recurrence.scan diagonal matrix transition({{.*}}) input({{.*}}) init(%[[INIT:.+]] : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
 // CHECK:         %[[INITS:.+]] = recurrence.scan identity matrix input(%[[ZEROS:.+]] : tensor<1x6x5x1xf32>) init(%[[INIT]] : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
-// CHECK:         linalg.generic {{.*}} ins(%[[FIRST]], %[[INITS]], %{{.*}} : tensor<6xi8>, tensor<1x6x5x1xf32>, tensor<1x6x5x1xf32>)
+// CHECK:         %[[STEP0:.+]] = tensor.extract_slice %[[INITS]][0, 0, 0, 0] [1, 1, 5, 1]
+// CHECK:         %[[HEAD:.+]] = tensor.insert_slice %[[STEP0]] into %{{.*}}[0, 0, 0, 0] [1, 1, 5, 1]
+// CHECK:         %[[LATER:.+]] = tensor.extract_slice %[[FIRST]][1] [5] [1] : tensor<6xi8> to tensor<5xi8>
+// CHECK:         %[[LATER_INITS:.+]] = tensor.extract_slice %[[INITS]][0, 1, 0, 0] [1, 5, 5, 1]
+// CHECK:         %[[BEHIND:.+]] = tensor.extract_slice %[[STATES]][0, 0, 0, 0] [1, 5, 5, 1]
+// CHECK:         %[[READ:.+]] = linalg.generic {{.*}} ins(%[[LATER]], %[[LATER_INITS]], %[[BEHIND]] : tensor<5xi8>, tensor<1x5x5x1xf32>, tensor<1x5x5x1xf32>)
+// CHECK:         tensor.insert_slice %[[READ]] into %[[HEAD]][0, 1, 0, 0] [1, 5, 5, 1]
 // CHECK:         recurrence.scan identity matrix reverse input(%[[ZEROS]] : tensor<1x6x5x1xf32>) init(%{{.*}} : tensor<1x3x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)
 // CHECK:         %[[DIRECTS:.+]] = linalg.generic {{.*}} ins(%[[LAST]], %{{.*}}, %{{.*}} : tensor<6xi8>, tensor<1x6x5x1xf32>, tensor<1x6x5x1xf32>)
 // CHECK:         %[[MU:.+]] = recurrence.scan diagonal matrix reverse transition({{.*}}) input(%[[DIRECTS]] : tensor<1x6x5x1xf32>) offsets(%[[BOUNDS]] : tensor<4xi64>)

@@ -40,11 +40,12 @@ namespace mlir::recurrence {
 ///
 /// Over packed sequences (`offsets`) the adjoint is a reverse scan over the
 /// same sequences, and init's gradient holds one state per sequence; the
-/// states are recomputed at once there (`checkpoint` does not apply yet).
+/// states are recomputed at once there where `output` does not hold them
+/// (`checkpoint` does not apply yet).
 ///
 /// `output`, when set, is the value of `op`'s output (the caller's saved
 /// forward result). Where it holds the states exactly (no readout, a
-/// first-order state, not packed, and the state's element type), the
+/// first-order state, and the state's element type), the
 /// adjoint reads h_{t-1} from it instead of recomputing the states, and
 /// `checkpoint` does not apply.
 FailureOr<SmallVector<Value>> buildScanAdjoint(RewriterBase &rewriter,

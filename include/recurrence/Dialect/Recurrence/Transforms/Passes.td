@@ -184,7 +184,7 @@ def DifferentiatePass : Pass<"recurrence-differentiate", "::mlir::ModuleOp"> {
            "(then the cotangents), and the adjoint of a scan whose output "
            "is returned reads its states there rather than recomputing "
            "them (where the output holds them exactly: no readout, a "
-           "first-order state of the output's element type, not packed)">,
+           "first-order state of the output's element type)">,
     ListOption<"functions", "functions", "std::string",
                "Differentiate only these functions (default: every function "
                "of scans or model ops); `functions=f_grad` on the output of "

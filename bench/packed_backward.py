@@ -1,0 +1,66 @@
+"""A diagonal scan over packed sequences (`offsets`: 64 sequences of 1024
+steps, (1, 65536, 64) float32) through recurrence.torch on CPU tensors,
+forward and forward + backward, against the same steps as one sequence
+timed in turns in the same run: its ceiling, since a restart costs a gate
+per step and the packed adjoint a few selects and identity scans more.
+One BENCH-PACKED line per pass.
+
+  python3 bench/packed_backward.py [--python-dir build/python]
+"""
+
+import argparse
+import sys
+import time
+
+
+def best_in_turns(reps, f, g):
+    """The best time of f and of g, timed in turns."""
+    best_f = best_g = float("inf")
+    for _ in range(reps):
+        for run, which in ((f, 0), (g, 1)):
+            start = time.perf_counter()
+            run()
+            took = time.perf_counter() - start
+            if which == 0:
+                best_f = min(best_f, took)
+            else:
+                best_g = min(best_g, took)
+    return best_f, best_g
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--python-dir", default=None)
+    args = parser.parse_args()
+    if args.python_dir:
+        sys.path.insert(0, args.python_dir)
+    import torch
+    import recurrence.torch as rt
+
+    torch.manual_seed(0)
+    T, N = 65536, 64
+    a = (torch.rand(1, T, N) * 0.9).requires_grad_()
+    b = torch.randn(1, T, N).requires_grad_()
+    offsets = torch.arange(0, T + 1, 1024, dtype=torch.int64)
+
+    def forward(packed):
+        with torch.no_grad():
+            return rt.scan(a, b, offsets=offsets) if packed else rt.scan(a, b)
+
+    def both(packed):
+        a.grad = b.grad = None
+        out = rt.scan(a, b, offsets=offsets) if packed else rt.scan(a, b)
+        out.sum().backward()
+
+    for name, f in (("forward", forward), ("forward+backward", both)):
+        f(True)  # compile and warm up
+        f(False)
+        ours, ceiling = best_in_turns(7, lambda: f(True), lambda: f(False))
+        print(f"BENCH-PACKED {name} structure=diagonal B=1 T={T} N={N} "
+              f"sequences={T // 1024} ms={ours * 1e3:.2f} "
+              f"one_sequence_ms={ceiling * 1e3:.2f} "
+              f"vs_one_sequence={ceiling / ours:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
