@@ -10,22 +10,8 @@ One BENCH-PACKED line per pass.
 
 import argparse
 import sys
-import time
 
-
-def best_in_turns(reps, f, g):
-    """The best time of f and of g, timed in turns."""
-    best_f = best_g = float("inf")
-    for _ in range(reps):
-        for run, which in ((f, 0), (g, 1)):
-            start = time.perf_counter()
-            run()
-            took = time.perf_counter() - start
-            if which == 0:
-                best_f = min(best_f, took)
-            else:
-                best_g = min(best_g, took)
-    return best_f, best_g
+from python_bench import best_in_turns
 
 
 def main():
