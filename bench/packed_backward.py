@@ -5,7 +5,7 @@ timed in turns in the same run: its ceiling, since a restart costs a gate
 per step and the packed adjoint a few selects and identity scans more.
 One BENCH-PACKED line per pass.
 
-  python3 bench/packed_backward.py [--python-dir build/python]
+  python3 bench/packed_backward.py [--quick] [--python-dir build/python]
 """
 
 import argparse
@@ -16,6 +16,8 @@ from python_bench import best_in_turns
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="8x shorter sequences, one repetition")
     parser.add_argument("--python-dir", default=None)
     args = parser.parse_args()
     if args.python_dir:
@@ -24,10 +26,12 @@ def main():
     import recurrence.torch as rt
 
     torch.manual_seed(0)
-    T, N = 65536, 64
+    scale, reps = (8, 1) if args.quick else (1, 7)
+    T, N = 65536 // scale, 64
     a = (torch.rand(1, T, N) * 0.9).requires_grad_()
     b = torch.randn(1, T, N).requires_grad_()
-    offsets = torch.arange(0, T + 1, 1024, dtype=torch.int64)
+    length = T // 64
+    offsets = torch.arange(0, T + 1, length, dtype=torch.int64)
 
     def forward(packed):
         with torch.no_grad():
@@ -41,9 +45,9 @@ def main():
     for name, f in (("forward", forward), ("forward+backward", both)):
         f(True)  # compile and warm up
         f(False)
-        ours, ceiling = best_in_turns(7, lambda: f(True), lambda: f(False))
+        ours, ceiling = best_in_turns(reps, lambda: f(True), lambda: f(False))
         print(f"BENCH-PACKED {name} structure=diagonal B=1 T={T} N={N} "
-              f"sequences={T // 1024} ms={ours * 1e3:.2f} "
+              f"sequences={T // length} ms={ours * 1e3:.2f} "
               f"one_sequence_ms={ceiling * 1e3:.2f} "
               f"vs_one_sequence={ceiling / ours:.2f}", flush=True)
 

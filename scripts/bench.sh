@@ -6,7 +6,8 @@
 # every model op through recurrence.torch, forward and forward + backward,
 # against a plain torch loop over time (BENCH-MODEL lines); then the scan's
 # gradient recomputing its states and reading them from the forward's
-# output (BENCH-BACKWARD lines).
+# output (BENCH-BACKWARD lines); then a scan over packed sequences through
+# torch against the same steps as one sequence (BENCH-PACKED lines).
 #
 #   scripts/bench.sh            the shapes of the README table
 #   scripts/bench.sh --quick    8x shorter sequences, one repetition
@@ -34,4 +35,9 @@ echo "== model ops through recurrence.torch against a torch loop over time"
 echo
 echo "== the scan's gradient: recomputing the states, or reading the output's"
 /usr/bin/python3 "$ROOT/bench/cpu_backward.py" "${quick[@]}" \
+  --python-dir "$ROOT/build/python"
+
+echo
+echo "== packed sequences through recurrence.torch, against one sequence"
+/usr/bin/python3 "$ROOT/bench/packed_backward.py" "${quick[@]}" \
   --python-dir "$ROOT/build/python"
