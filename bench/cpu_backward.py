@@ -11,13 +11,10 @@ BENCH-REVERSE line: the scan forward and reversed through
 recurrence.scan (out=, compiled for any sizes), the ratio of the two, and
 the reversed one's ratio to NumPy's copy."""
 
-import argparse
-import os
-import sys
 
 import numpy as np
 
-from python_bench import best_seconds
+from python_bench import best_seconds, bench_parser, parse_bench_args
 
 
 def copy_seconds(moved, reps):
@@ -39,13 +36,7 @@ def cases(scale):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true",
-                        help="8x shorter sequences, one repetition")
-    parser.add_argument("--python-dir", default=None)
-    args = parser.parse_args()
-    if args.python_dir:
-        sys.path.insert(0, args.python_dir)
+    args = parse_bench_args(bench_parser(__doc__))
     import recurrence as rec
     from recurrence import api
 

@@ -4,13 +4,11 @@ CPU fallback that model code runs without a kernel). One BENCH-MODEL line
 per op with both times, the speedup over the loop and the agreement of the
 two outputs."""
 
-import argparse
 import os
-import sys
 
 import torch
 
-from python_bench import best_seconds
+from python_bench import bench_parser, best_seconds, parse_bench_args
 
 
 def loop_selective_ssm(x, delta, A, B, C):
@@ -147,18 +145,14 @@ def forward_backward(f, inputs):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true",
-                        help="8x shorter sequences, one repetition")
-    parser.add_argument("--python-dir", default="build/python")
+    parser = bench_parser(__doc__, python_dir="build/python")
     parser.add_argument("--models", default="",
                         help="comma-separated names to run (default: all)")
     parser.add_argument("--composed", action="store_true",
                         help="every model composed of scans and torch ops, "
                         "rather than its compiled model op and gradient")
-    args = parser.parse_args()
+    args = parse_bench_args(parser)
     chosen = set(filter(None, args.models.split(",")))
-    sys.path.insert(0, args.python_dir)
     import recurrence.torch as rt
     if args.composed:
         rt._runs_compiled_model = lambda tensors, offsets: False

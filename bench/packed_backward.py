@@ -8,20 +8,12 @@ One BENCH-PACKED line per pass.
   python3 bench/packed_backward.py [--quick] [--python-dir build/python]
 """
 
-import argparse
-import sys
 
-from python_bench import best_in_turns
+from python_bench import bench_parser, best_in_turns, parse_bench_args
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true",
-                        help="8x shorter sequences, one repetition")
-    parser.add_argument("--python-dir", default=None)
-    args = parser.parse_args()
-    if args.python_dir:
-        sys.path.insert(0, args.python_dir)
+    args = parse_bench_args(bench_parser(__doc__))
     import torch
     import recurrence.torch as rt
 

@@ -69,13 +69,28 @@ def best_in_turns(reps, f, g):
     return best_f, best_g
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--python-dir", default="build/python")
-    parser.add_argument("--lib-dir", default="build/lib")
+def bench_parser(description, python_dir=None):
+    """The options every CPU benchmark takes: --quick and --python-dir (the
+    package's folder, put first on the path by parse_bench_args)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true",
+                        help="8x shorter sequences, one repetition")
+    parser.add_argument("--python-dir", default=python_dir)
+    return parser
+
+
+def parse_bench_args(parser):
+    """parser's arguments, with --python-dir first on the path."""
     args = parser.parse_args()
-    sys.path.insert(0, args.python_dir)
+    if args.python_dir:
+        sys.path.insert(0, args.python_dir)
+    return args
+
+
+def main():
+    parser = bench_parser(__doc__, python_dir="build/python")
+    parser.add_argument("--lib-dir", default="build/lib")
+    args = parse_bench_args(parser)
     import recurrence as rec
     # One OpenMP runtime in the process: the package's, which the compiled
     # scans load, loaded first so that the loops' library binds to it too.
