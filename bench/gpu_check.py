@@ -7,7 +7,10 @@ on the GPU machine from an installed wheel."""
 import argparse
 import gc
 import os
+import re
+import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -98,6 +101,27 @@ def run(a, b, kwargs, dtype, device):
 _STATIC_SHAPES = os.environ.get("RECURRENCE_STATIC_SHAPES")
 
 
+# The checks this process runs, as (index, count): every count-th check of
+# the run's fixed order from the index-th on (--shard, set for the worker
+# processes of --jobs); the whole run by default.
+_SHARD = [0, 1]
+_TURN = [0]
+
+
+def mine():
+    """Whether the next check in the run's fixed order is this process's
+    to run (see _SHARD); every call takes one turn."""
+    index, count = _SHARD
+    turn = _TURN[0]
+    _TURN[0] += 1
+    return turn % count == index
+
+
+def sharded(check):
+    """check() (a failure count) if it is this process's to run, else 0."""
+    return check() if mine() else 0
+
+
 def restore_static_shapes():
     if _STATIC_SHAPES is None:
         os.environ.pop("RECURRENCE_STATIC_SHAPES", None)
@@ -108,11 +132,14 @@ def restore_static_shapes():
 def cases(shapes, dtypes, structures, salt=(), schedule=None):
     """Every structure (of `structures`) x variant x dtype x shape: (name,
     dtype, rng, a, b, kwargs), the operands as float64 CPU tensors, seeded
-    per case; every case on `schedule` where given."""
+    per case, so that a shard of them (mine) draws the same operands as the
+    whole run; every case on `schedule` where given."""
     for structure in structures:
         for variant in VARIANTS:
             for dtype in dtypes:
                 for index, shape in enumerate(shapes):
+                    if not mine():
+                        continue
                     rng = np.random.default_rng(
                         [index, STRUCTURES.index(structure),
                          VARIANTS.index(variant), *salt])
@@ -1139,6 +1166,72 @@ def overhead():
             print(f"PROFILE {line}", flush=True)
 
 
+def correctness_sections(args, only, shapes, dtypes, structures):
+    """The correctness checks of the sections in `only` (this process's
+    share of them, see mine); returns the failure count."""
+    failures = 0
+    if "forward" in only:
+        failures += correctness(shapes, dtypes, structures)
+    if "blelloch" in only:
+        failures += blelloch(shapes, dtypes, structures)
+    if "backward" in only:
+        failures += backward(shapes, dtypes, structures)
+    checks = []
+    if "backward" in only or "double_backward" in only:
+        checks.append(double_backward)
+    if "long" in only and not args.quick:
+        checks += [long_sequence, long_backward]
+    if "user_ir" in only:
+        checks += [user_ir, packed_sequences, packed_torch, decode_torch,
+                   model_ops_user_ir]
+    if "models" in only:
+        checks.append(models_torch_cuda)
+    if "layouts" in only:
+        checks.append(time_contiguous)
+    return failures + sum(sharded(check) for check in checks)
+
+
+def in_workers(args):
+    """The correctness checks in args.jobs processes of this script, each
+    with its --shard and a fair part of the CPU; prints their lines as
+    they come and returns the failures they count (a worker that ends
+    without its count is one more)."""
+    jobs = args.jobs
+    argv = [sys.executable, os.path.abspath(__file__), "--only", args.only,
+            "--structures", args.structures] + (
+                ["--quick"] if args.quick else [])
+    env = dict(os.environ, OMP_NUM_THREADS=str(max(1, os.cpu_count() // jobs)))
+    workers = [subprocess.Popen(argv + ["--shard", f"{k}/{jobs}"], env=env,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+               for k in range(jobs)]
+    lock = threading.Lock()
+    counted = [None] * jobs
+
+    def relay(k):
+        for line in workers[k].stdout:
+            total = re.match(r"CORRECTNESS \w+: (\d+) failure", line)
+            if total:
+                counted[k] = int(total.group(1))
+            elif not line.startswith("== "):  # the device, printed once
+                with lock:
+                    print(line, end="", flush=True)
+
+    relays = [threading.Thread(target=relay, args=(k,)) for k in range(jobs)]
+    for thread in relays:
+        thread.start()
+    for thread in relays:
+        thread.join()
+    failures = 0
+    for k, worker in enumerate(workers):
+        code = worker.wait()
+        if counted[k] is None:
+            print(f"FAIL worker {k}/{jobs}: exited with {code} before its "
+                  f"count", flush=True)
+        failures += 1 if counted[k] is None else counted[k]
+    return failures
+
+
 SECTIONS = ["forward", "blelloch", "backward", "double_backward", "long",
             "user_ir", "models", "layouts", "overhead", "bench",
             "bench_layouts", "bench_backward", "bench_models", "frameworks"]
@@ -1153,6 +1246,12 @@ def main():
     parser.add_argument("--only", default=",".join(SECTIONS),
                         help="comma-separated sections to run, of "
                              + ", ".join(SECTIONS))
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="worker processes that share the correctness "
+                             "checks (the GPU is idle while a check "
+                             "compiles); the benchmarks run after them, "
+                             "alone")
+    parser.add_argument("--shard", help=argparse.SUPPRESS)
     parser.add_argument("--structures", default=",".join(STRUCTURES),
                         help="comma-separated structures the correctness "
                              "checks cover (the seeds stay those of the "
@@ -1163,6 +1262,8 @@ def main():
     if set(structures) - set(STRUCTURES):
         parser.error(f"unknown structures: "
                      f"{', '.join(sorted(set(structures) - set(STRUCTURES)))}")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     unknown = set(only) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
@@ -1174,31 +1275,17 @@ def main():
     dtypes = [torch.float32, torch.bfloat16]
     if args.quick:
         shapes, dtypes = shapes[:2], [torch.float32]
-    failures = 0
-    if "forward" in only:
-        failures += correctness(shapes, dtypes, structures)
-    if "blelloch" in only:
-        failures += blelloch(shapes, dtypes, structures)
-    if "backward" in only:
-        failures += backward(shapes, dtypes, structures)
-    if "backward" in only or "double_backward" in only:
-        failures += double_backward()
-    if "long" in only and not args.quick:
-        failures += long_sequence()
-        failures += long_backward()
-    if "user_ir" in only:
-        failures += user_ir()
-        failures += packed_sequences()
-        failures += packed_torch()
-        failures += decode_torch()
-        failures += model_ops_user_ir()
-    if "models" in only:
-        failures += models_torch_cuda()
-    if "layouts" in only:
-        failures += time_contiguous()
+    if args.shard:
+        index, count = (int(k) for k in args.shard.split("/"))
+        _SHARD[:] = [index, count]
+    if args.jobs > 1 and not args.shard:
+        failures = in_workers(args)
+    else:
+        failures = correctness_sections(args, only, shapes, dtypes,
+                                        structures)
     print(f"CORRECTNESS {'PASS' if not failures else 'FAIL'}: "
           f"{failures} failure(s)", flush=True)
-    if not args.quick:
+    if not args.quick and not args.shard:
         if "overhead" in only:
             overhead()
         if "bench" in only:

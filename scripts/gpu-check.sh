@@ -7,14 +7,14 @@
 #   scripts/gpu-check.sh dist/recurrence-*.whl [gpu_check.py options]
 #
 # Options after the wheel go to gpu_check.py (e.g. --only backward,bench;
-# the whole run takes over 10 minutes on the H200, so split it in calls:
-# --only forward, --only blelloch (the scan schedule, forward and
-# backward), --only backward (--only double_backward alone),
-# --only long,layouts,user_ir,
-# --only models,bench_models (torch's model functions on CUDA tensors) and
-# --only overhead,bench,bench_backward;
-# --only frameworks runs torch's and JAX's associative scans on the bench
-# shapes, slow to compile);
+# sections: forward, blelloch (the scan schedule, forward and backward),
+# backward (--only double_backward alone), long, layouts, user_ir,
+# models and bench_models (torch's model functions on CUDA tensors),
+# overhead, bench, bench_backward, and frameworks, which runs torch's and
+# JAX's associative scans on the bench shapes, slow to compile).
+# Compiling, not the GPU, takes the correctness checks' time, so they run
+# in $JOBS worker processes (default: a process per two CPUs, at most 12),
+# the sanitizers' runs too; the benchmarks run alone after them.
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck).
 set -euo pipefail
@@ -30,19 +30,23 @@ source "$root/scripts/common.sh"
 use_wheel "$wheel" "$work/site" "$python"
 export RECURRENCE_CACHE_DIR="$work/cache"
 status=0
+cpus="$(nproc)"
+jobs="${JOBS:-$(( (cpus + 1) / 2 > 12 ? 12 : (cpus + 1) / 2 ))}"
 # accelerated_scan's source, beside the checkout or sent along in
 # .baselines/ (not part of the project).
 baselines="${BASELINES:-$root/../shared/baselines}"
 [ -d "$baselines" ] || baselines="$root/.baselines"
-"$python" "$root/bench/gpu_check.py" --baselines "$baselines" "$@" || status=$?
+"$python" "$root/bench/gpu_check.py" --baselines "$baselines" --jobs "$jobs" \
+  "$@" || status=$?
 if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
-  compute-sanitizer --tool memcheck --print-limit 20 \
-    "$python" "$root/bench/gpu_check.py" --quick "$@" 2>&1 | grep -v "^PASS" |
+  compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
+    "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" "$@" 2>&1 |
+    grep -v "^PASS" |
     tail -n 40 || status=$?
   echo "== compute-sanitizer --tool racecheck (reduced forward run: chunked and sequential kernels)"
-  compute-sanitizer --tool racecheck --print-limit 20 \
-    "$python" "$root/bench/gpu_check.py" --quick --only forward 2>&1 |
+  compute-sanitizer --tool racecheck --target-processes all --print-limit 20 \
+    "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" --only forward 2>&1 |
     grep -v "^PASS" | tail -n 20 || status=$?
 fi
 exit $status
