@@ -16,7 +16,8 @@
 # in $JOBS worker processes (default: a process per two CPUs, at most 12),
 # the sanitizers' runs too; the benchmarks run alone after them.
 # --structures dplr,dense limits the correctness checks to some structures;
-# MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck).
+# MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck);
+# SANITIZERS_ONLY=1 runs only them.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheel="$(realpath "${1:?usage: $0 WHEEL [gpu_check.py options]}")"
@@ -36,8 +37,10 @@ jobs="${JOBS:-$(( (cpus + 1) / 2 > 12 ? 12 : (cpus + 1) / 2 ))}"
 # .baselines/ (not part of the project).
 baselines="${BASELINES:-$root/../shared/baselines}"
 [ -d "$baselines" ] || baselines="$root/.baselines"
-"$python" "$root/bench/gpu_check.py" --baselines "$baselines" --jobs "$jobs" \
-  "$@" || status=$?
+if [ "${SANITIZERS_ONLY:-0}" = 0 ]; then
+  "$python" "$root/bench/gpu_check.py" --baselines "$baselines" \
+    --jobs "$jobs" "$@" || status=$?
+fi
 if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \

@@ -469,12 +469,18 @@ private:
         });
   }
 
-  /// Whether each step starts a sequence of `bounds`.
+  /// Whether each step starts a sequence of `bounds`: the flags of its
+  /// table of the sequence starting at each step (the one the split
+  /// gates read).
   Value stepMask(const SequenceBounds &bounds) {
-    return mask(length, [&](OpBuilder &nb, Location nl, Value t) {
-      return SequenceBounds::starts(nb, nl,
-                                    bounds.sequenceStartingAt(nb, nl, t));
-    });
+    return generateTensor(
+        b, loc, {length}, b.getI8Type(),
+        {{bounds.startingSequences(b, loc), {0}}},
+        [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value>) {
+          return arith::ExtUIOp::create(nb, nl, nb.getI8Type(),
+                                        SequenceBounds::starts(nb, nl, args[0]))
+              .getResult();
+        });
   }
 
   /// `x` where `flags` (a mask read along dim 1: steps, or sequences) is
