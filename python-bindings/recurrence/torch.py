@@ -255,6 +255,22 @@ def _permuted_strides(tensor):
     return tuple(max(stride, 1) for stride in tensor.stride())
 
 
+def _in_layout_of(tensor, like):
+    """`tensor` copied into the layout of `like` where `like` is a
+    permutation of a contiguous tensor of its shape and `tensor` is neither
+    contiguous nor such a permutation (the expanded ones of
+    `y.sum().backward()`, say): it is then read in place like the others
+    rather than made contiguous, in a layout of its own that would keep
+    the adjoint's scan off the kernels of theirs. Else `tensor`."""
+    if (like is None or tuple(like.shape) != tuple(tensor.shape)
+            or tensor.is_contiguous() or _permuted_strides(tensor)
+            or not _permuted_strides(like)):
+        return tensor
+    return _torch.empty_strided(tuple(tensor.shape), like.stride(),
+                                dtype=tensor.dtype,
+                                device=tensor.device).copy_(tensor)
+
+
 def _in_place_layouts(spec, sizes):
     """Whether CUDA operands in another layout are read in place rather
     than copied to a contiguous one first. By default where the compiler
@@ -388,6 +404,9 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
     # Every argument is converted to the dtype the adjoint takes.
     cotangents = _device_cotangents(spec, operands, grad_out, grad_final,
                                     out_shape, last_shape)
+    cotangents[0] = _in_layout_of(cotangents[0], next(
+        (t for t in results[:1] + list(operands)
+         if tuple(t.shape) == tuple(out_shape)), None))
     args = list(operands) + results + cotangents
     arg_strides = _caller_layouts(spec, sizes, args)
     compiled = _cuda_compiled(

@@ -582,3 +582,27 @@ def test_cuda_layouts_read_in_place_where_the_compiler_says(monkeypatch):
         None, (N * T, 1, T)]
     monkeypatch.setenv("RECURRENCE_IN_PLACE_LAYOUTS", "0")
     assert layouts(time_contiguous, time_contiguous) == [None, None]
+
+
+def test_an_expanded_cotangent_takes_the_output_layout():
+    """The CUDA backward copies a cotangent that is neither contiguous nor
+    a permutation of a contiguous tensor (the expanded ones of
+    `y.sum().backward()`) into the layout of the output it belongs to, so
+    that the adjoint reads every argument time-contiguously in place; any
+    other cotangent is passed as it is. Layout only, checked on CPU
+    tensors."""
+    B, T, N = 2, 9, 4
+    out = torch.rand(B, N, T).transpose(1, 2)
+    ones = torch.ones(()).expand(B, T, N)
+    moved = rt._in_layout_of(ones, out)
+    assert moved.stride() == out.stride() == (N * T, 1, T)
+    assert torch.equal(moved, ones)
+    time_contiguous = torch.rand(B, N, T).transpose(1, 2)
+    contiguous = torch.rand(B, T, N)
+    for kept in (time_contiguous, contiguous):
+        assert rt._in_layout_of(kept, out) is kept
+    # Nothing to follow: a contiguous output, another shape, or none.
+    assert rt._in_layout_of(ones, contiguous) is ones
+    assert rt._in_layout_of(ones, torch.rand(B, N, T + 1).transpose(1, 2)) \
+        is ones
+    assert rt._in_layout_of(ones, None) is ones
