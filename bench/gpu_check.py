@@ -980,6 +980,10 @@ def bench(baselines=None):
                                            chunk_size=chunk), reps=5)
             line += (f" {schedule}{f'<{chunk}>' if chunk else ''}="
                      f"{took * 1e3:.3f}ms")
+        if m is None:
+            # The Blelloch scan (a kernel per sweep level).
+            took = seconds(lambda: rt.scan(a, b, schedule="scan"), reps=5)
+            line += f" scan={took * 1e3:.3f}ms"
         if accelerated is not None and m is None:
             # The same values, time contiguous as it takes them.
             gates = a.transpose(1, 2).contiguous()
@@ -993,6 +997,28 @@ def bench(baselines=None):
         print(line, flush=True)
         if m is None:
             bench_time_contiguous(a, b, copy, moved, accelerated)
+
+
+def bench_blelloch():
+    """Where the cost model picks the Blelloch scan (few channels of one
+    very long sequence, whose chunk carries would walk thousands of chunks
+    in turn): every schedule's time and the copy's."""
+    B, T, N = 1, 1 << 20, 4
+    a, b = bench_inputs(B, T, N, None)
+    moved = a.numel() * 4 + 2 * b.numel() * 4
+    source = torch.empty(moved // 8, device="cuda")
+    target = torch.empty_like(source)
+    copy = seconds(lambda: target.copy_(source))
+    want = rt.scan(a, b, schedule="sequential")
+    line = f"BENCH-GPU diagonal (B,T,N)=({B},{T},{N}) layout=[B,T,N]"
+    for schedule, chunk in (("auto", None), ("scan", None),
+                            ("chunked", 1024), ("sequential", None)):
+        run_it = lambda: rt.scan(a, b, schedule=schedule, chunk_size=chunk)
+        took = seconds(run_it, reps=5)
+        line += (f" {schedule}{f'<{chunk}>' if chunk else ''}="
+                 f"{took * 1e3:.3f}ms (vs_copy={copy / took:.3f}, agree="
+                 f"{relative_error(run_it(), want):.1e})")
+    print(line, flush=True)
 
 
 def bench_layouts(baselines=None):
@@ -1290,6 +1316,7 @@ def main():
             overhead()
         if "bench" in only:
             bench(args.baselines)
+            bench_blelloch()
         elif "bench_layouts" in only:
             bench_layouts(args.baselines)
         if "bench_backward" in only:
