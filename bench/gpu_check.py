@@ -1226,15 +1226,19 @@ def in_workers(args):
     argv = [sys.executable, os.path.abspath(__file__), "--only", args.only,
             "--structures", args.structures] + (
                 ["--quick"] if args.quick else [])
-    env = dict(os.environ, OMP_NUM_THREADS=str(max(1, os.cpu_count() // jobs)))
+    cpus = len(os.sched_getaffinity(0))
+    env = dict(os.environ, OMP_NUM_THREADS=str(max(1, cpus // jobs)))
     workers = [subprocess.Popen(argv + ["--shard", f"{k}/{jobs}"], env=env,
                                 stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+                                stderr=subprocess.STDOUT, text=True,
+                                errors="replace")
                for k in range(jobs)]
     lock = threading.Lock()
     counted = [None] * jobs
 
     def relay(k):
+        # Reads to the end whatever a line holds, so that no worker blocks
+        # on a full pipe.
         for line in workers[k].stdout:
             total = re.match(r"CORRECTNESS \w+: (\d+) failure", line)
             if total:
@@ -1254,7 +1258,14 @@ def in_workers(args):
         if counted[k] is None:
             print(f"FAIL worker {k}/{jobs}: exited with {code} before its "
                   f"count", flush=True)
-        failures += 1 if counted[k] is None else counted[k]
+            failures += 1
+            continue
+        failures += counted[k]
+        if code != (1 if counted[k] else 0):
+            # Counted, then crashed (at teardown, say).
+            print(f"FAIL worker {k}/{jobs}: exited with {code} after "
+                  f"counting {counted[k]} failure(s)", flush=True)
+            failures += 1
     return failures
 
 
@@ -1303,6 +1314,8 @@ def main():
         shapes, dtypes = shapes[:2], [torch.float32]
     if args.shard:
         index, count = (int(k) for k in args.shard.split("/"))
+        if not 0 <= index < count:
+            parser.error("--shard takes K/N with 0 <= K < N")
         _SHARD[:] = [index, count]
     if args.jobs > 1 and not args.shard:
         failures = in_workers(args)

@@ -41,6 +41,11 @@ if [ "${SANITIZERS_ONLY:-0}" = 0 ]; then
   "$python" "$root/bench/gpu_check.py" --baselines "$baselines" \
     --jobs "$jobs" "$@" || status=$?
 fi
+if [ "${SANITIZERS_ONLY:-0}" != 0 ] && { [ "${MEMCHECK:-1}" = 0 ] ||
+    ! command -v compute-sanitizer >/dev/null; }; then
+  echo "SANITIZERS_ONLY=1, but no sanitizer run: MEMCHECK=0 or no compute-sanitizer" >&2
+  exit 1
+fi
 if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \

@@ -404,9 +404,11 @@ def _scan_backward_cuda(spec, sizes, operands, grad_out, grad_final,
     # Every argument is converted to the dtype the adjoint takes.
     cotangents = _device_cotangents(spec, operands, grad_out, grad_final,
                                     out_shape, last_shape)
-    cotangents[0] = _in_layout_of(cotangents[0], next(
-        (t for t in results[:1] + list(operands)
-         if tuple(t.shape) == tuple(out_shape)), None))
+    if _in_place_layouts(spec, sizes):
+        cotangents[0] = _in_layout_of(cotangents[0], next(
+            (t for t in results[:1] + list(operands)
+             if tuple(t.shape) == tuple(out_shape) and _permuted_strides(t)),
+            None))
     args = list(operands) + results + cotangents
     arg_strides = _caller_layouts(spec, sizes, args)
     compiled = _cuda_compiled(
