@@ -11,7 +11,6 @@ BENCH-REVERSE line: the scan forward and reversed through
 recurrence.scan (out=, compiled for any sizes), the ratio of the two, and
 the reversed one's ratio to NumPy's copy."""
 
-
 import numpy as np
 
 from python_bench import best_seconds, bench_parser, parse_bench_args

@@ -8,7 +8,6 @@ One BENCH-PACKED line per pass.
   python3 bench/packed_backward.py [--quick] [--python-dir build/python]
 """
 
-
 from python_bench import bench_parser, best_in_turns, parse_bench_args
 
 

@@ -37,16 +37,18 @@ jobs="${JOBS:-$(( (cpus + 1) / 2 > 12 ? 12 : (cpus + 1) / 2 ))}"
 # .baselines/ (not part of the project).
 baselines="${BASELINES:-$root/../shared/baselines}"
 [ -d "$baselines" ] || baselines="$root/.baselines"
+sanitize=0
+if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
+  sanitize=1
+fi
 if [ "${SANITIZERS_ONLY:-0}" = 0 ]; then
   "$python" "$root/bench/gpu_check.py" --baselines "$baselines" \
     --jobs "$jobs" "$@" || status=$?
-fi
-if [ "${SANITIZERS_ONLY:-0}" != 0 ] && { [ "${MEMCHECK:-1}" = 0 ] ||
-    ! command -v compute-sanitizer >/dev/null; }; then
+elif [ "$sanitize" = 0 ]; then
   echo "SANITIZERS_ONLY=1, but no sanitizer run: MEMCHECK=0 or no compute-sanitizer" >&2
   exit 1
 fi
-if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
+if [ "$sanitize" = 1 ]; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
     "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" "$@" 2>&1 |
