@@ -213,9 +213,12 @@ RECURRENCE_EXPORT char *recurrenceScanIR(const char *spec, const char *sizes,
 RECURRENCE_EXPORT char *recurrenceModelScans(const char *spec, char **error);
 
 /* The cost model's candidates for that scan among the schedules `target`
- * lowers ("cpu": all three; "cuda": sequential and chunked), cheapest
- * first: [{"schedule", "chunk_size", "seconds"}]. Cores 0: this CPU's, or
- * an H200's 132 SMs for cuda. */
+ * lowers for it, cheapest first: [{"schedule", "chunk_size", "seconds"}].
+ * The scan is taken as a call compiles it, on contiguous caller buffers:
+ * on "cuda", one whose kernels read and write those in place (a warp per
+ * time-contiguous sequence, a lane per block row) is kept sequential, and
+ * so is one whose channels mix. Cores 0: this CPU's, or an H200's 132 SMs
+ * for cuda. */
 RECURRENCE_EXPORT char *recurrenceExplain(const char *spec, const char *sizes,
                                           const char *target, int64_t cores,
                                           char **error);

@@ -19,9 +19,11 @@
 #include "recurrence/Dialect/Recurrence/Transforms/CostModel.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <thread>
 
@@ -226,6 +228,23 @@ static std::optional<TargetModel> targetModel(const char *target, int64_t cores,
   return model;
 }
 
+/// The function a call of `module`'s scan runs: the JIT's wrapper on the
+/// caller's buffers, with the scan inlined into it (the GPU keeps scans that
+/// read and write those buffers in place sequential, see keepsSequential);
+/// null with *error set where the inliner fails.
+static func::FuncOp asCalled(ModuleOp module, char **error) {
+  auto entry = module.lookupSymbol<func::FuncOp>("scan");
+  func::FuncOp wrapper = addCallerBufferWrapper(module, entry);
+  Diagnostics diagnostics;
+  PassManager pm(module.getContext());
+  pm.addPass(createInlinerPass());
+  if (failed(pm.run(module))) {
+    fail(error, diagnostics.text);
+    return {};
+  }
+  return wrapper;
+}
+
 char *recurrenceExplain(const char *specText, const char *sizesText,
                         const char *target, int64_t cores, char **error) {
   auto guard = lock();
@@ -235,8 +254,11 @@ char *recurrenceExplain(const char *specText, const char *sizesText,
   std::optional<TargetModel> model = targetModel(target, cores, error);
   if (!model)
     return nullptr;
+  func::FuncOp called = asCalled(*module, error);
+  if (!called)
+    return nullptr;
   Array candidates;
-  module->walk([&](ScanOp op) {
+  called.walk([&](ScanOp op) {
     for (const ScheduleEstimate &estimate : estimateSchedules(op, *model))
       if (model->lowers(op, estimate.schedule.getKind()))
         candidates.push_back(

@@ -140,15 +140,13 @@ static MemRefLayoutAttrInterface bufferLayout(func::FuncOp entry,
              : entry.getArgAttrOfType<MemRefLayoutAttrInterface>(index, name);
 }
 
-/// Adds `func @_recurrence_dps_<entry>(args..., results...)` on memrefs
-/// that reads the arguments in place and materializes the results in the
-/// caller's buffers. They are contiguous unless the entry states a layout
-/// (`bufferization.buffer_layout`): contiguous layouts let the compiled
-/// loops use unit strides and vectorize, and call() stages other strided
-/// views; a stated layout is the one the caller's buffers have, read and
-/// written in place (a transposed view, say, where the kernel that suits it
-/// differs).
-static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
+// The wrapper's buffers are contiguous unless the entry states a layout:
+// contiguous layouts let the compiled loops use unit strides and vectorize,
+// and call() stages other strided views; a stated layout is the one the
+// caller's buffers have, read and written in place (a transposed view, say,
+// where the kernel that suits it differs).
+func::FuncOp mlir::recurrence::addCallerBufferWrapper(ModuleOp module,
+                                                      func::FuncOp entry) {
   OpBuilder b(module.getContext());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = entry.getLoc();
@@ -183,7 +181,7 @@ static LogicalResult addWrapper(ModuleOp module, func::FuncOp entry) {
     materialize.setWritable(true);
   }
   func::ReturnOp::create(b, loc);
-  return success();
+  return wrapper;
 }
 
 /// Reads the signature of an entry, which must be on ranked float tensors.
@@ -615,8 +613,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
     if (!signature)
       return signature.takeError();
     jit->signatures[name] = std::move(*signature);
-    if (failed(addWrapper(module, entry)))
-      return makeError("cannot wrap '" + name + "'");
+    addCallerBufferWrapper(module, entry);
   }
 
   std::string diagnostics;

@@ -225,13 +225,13 @@ def test_second_call_of_another_size_reuses_the_compiled_function():
 
 
 def test_explain_reports_the_choice():
-    a = np.full((1, 100000, 1), 0.5, np.float32)
+    a = np.full((1, 100000, 2), 0.5, np.float32)
     info = rec.explain(a, a, target="cuda")
     assert info["chosen_by"] == "cost model"
     names = [name for name, _ in info["candidates"]]
     costs = [cost for _, cost in info["candidates"]]
     # The candidates are the schedules the target lowers, all three on
-    # both; one channel of a long sequence takes the GPU's scan kernels,
+    # both; two channels of a long sequence take the GPU's scan kernels,
     # the chunked carry walking its chunks one at a time.
     assert "sequential" in names and names[0] == "scan"
     assert any(name.startswith("chunked<") for name in names)
@@ -248,6 +248,22 @@ def test_explain_reports_the_choice():
     assert [name for name, _ in rec.explain(
         (d, u, u), d, target="cuda", **mixing)["candidates"]] == ["sequential"]
     assert len(rec.explain((d, u, u), d, **mixing)["candidates"]) > 1
+    # explain sees the scan as a call compiles it, on the caller's buffers:
+    # one channel's steps are contiguous there, which a warp per sequence
+    # reads in place, and blocks of 2 on 8 x 256 row lanes run as rows
+    # (-recurrence-gpu-block-rows), both sequential; a few row lanes
+    # still run chunked.
+    one = np.full((1, 100000, 1), 0.5, np.float32)
+    assert [name for name, _ in rec.explain(
+        one, one, target="cuda")["candidates"]] == ["sequential"]
+    blocks = dict(structure="block_diagonal")
+    rows = np.zeros((8, 4096, 256, 2, 2), np.float32)
+    x = np.zeros((8, 4096, 512), np.float32)
+    assert [name for name, _ in rec.explain(
+        rows, x, target="cuda", **blocks)["candidates"]] == ["sequential"]
+    assert rec.explain(rows[:1, :, :4], x[:1, :, :8], target="cuda",
+                       **blocks)["schedule"].startswith("chunked<")
+    assert len(rec.explain(rows, x, **blocks)["candidates"]) > 1
     # Ranked cheapest first, and the choice is the cheapest.
     assert costs == sorted(costs) and all(c > 0 for c in costs)
     assert info["schedule"] == names[0]
@@ -263,7 +279,7 @@ def test_explain_reports_the_choice():
     # one batch element does not.
     def cost(info, name):
         return dict(info["candidates"])[name]
-    long = np.full((1, 500000, 1), 0.5, np.float32)
+    long = np.full((1, 500000, 2), 0.5, np.float32)
     one, many = (rec.explain(long, long, target="cpu", cores=c)
                  for c in (1, 64))
     ratio = cost(one, "sequential") / cost(rec.explain(

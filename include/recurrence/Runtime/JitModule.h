@@ -17,6 +17,7 @@
 #ifndef RECURRENCE_RUNTIME_JITMODULE_H
 #define RECURRENCE_RUNTIME_JITMODULE_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -82,6 +83,15 @@ struct JitOptions {
   /// device buffers.
   std::string target = "cpu";
 };
+
+/// Adds the function the JIT calls for `entry` (a function from ranked
+/// tensors to ranked tensors): `func @_recurrence_dps_<entry>` on memrefs,
+/// which reads the arguments in place and materializes the results in the
+/// caller's buffers (contiguous, or of the layout the entry states with
+/// `bufferization.buffer_layout`), and returns it. With it inlined, the
+/// lowerings see the scans as a call compiles them: the GPU's kernels that
+/// read and write the caller's buffers in place need them.
+func::FuncOp addCallerBufferWrapper(ModuleOp module, func::FuncOp entry);
 
 class JitModule {
 public:
