@@ -456,15 +456,20 @@ private:
   }
 
   /// A mask (i8, since i1 buffers are the host's bookkeeping on the GPU) of
-  /// `count` elements, each `flag(index)`: a constant of the
-  /// differentiation, as it reads only the offsets.
-  Value mask(OpFoldResult count,
-             function_ref<Value(OpBuilder &, Location, Value)> flag) {
+  /// `count` elements, each `flag(args, index)` of the elements `args` of
+  /// `tables` there: a constant of the differentiation, as it reads only
+  /// the offsets.
+  Value
+  mask(OpFoldResult count, ValueRange tables,
+       function_ref<Value(OpBuilder &, Location, ValueRange, Value)> flag) {
+    SmallVector<std::pair<Value, SmallVector<int64_t>>> inputs;
+    for (Value table : tables)
+      inputs.push_back({table, {0}});
     return generateTensor(
-        b, loc, {count}, b.getI8Type(), {},
-        [&](OpBuilder &nb, Location nl, ValueRange, ArrayRef<Value> at) {
+        b, loc, {count}, b.getI8Type(), inputs,
+        [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value> at) {
           return arith::ExtUIOp::create(nb, nl, nb.getI8Type(),
-                                        flag(nb, nl, at[0]))
+                                        flag(nb, nl, args, at[0]))
               .getResult();
         });
   }
@@ -473,14 +478,10 @@ private:
   /// table of the sequence starting at each step (the one the split
   /// gates read).
   Value stepMask(const SequenceBounds &bounds) {
-    return generateTensor(
-        b, loc, {length}, b.getI8Type(),
-        {{bounds.startingSequences(b, loc), {0}}},
-        [&](OpBuilder &nb, Location nl, ValueRange args, ArrayRef<Value>) {
-          return arith::ExtUIOp::create(nb, nl, nb.getI8Type(),
-                                        SequenceBounds::starts(nb, nl, args[0]))
-              .getResult();
-        });
+    return mask(length, bounds.startingSequences(b, loc),
+                [](OpBuilder &nb, Location nl, ValueRange args, Value) {
+                  return SequenceBounds::starts(nb, nl, args[0]);
+                });
   }
 
   /// `x` where `flags` (a mask read along dim 1: steps, or sequences) is
@@ -1042,8 +1043,8 @@ SmallVector<Value> AdjointBuilder::packed() {
     dInit = sequenceScan(true, select(startMask, applied, zeros), Value(), true)
                 .getFinalState();
     if (last) {
-      Value nonEmpty =
-          mask(sequences, [&](OpBuilder &nb, Location nl, Value s) {
+      Value nonEmpty = mask(
+          sequences, {}, [&](OpBuilder &nb, Location nl, ValueRange, Value s) {
             return starts.boundaryOf(nb, nl, s, false).second;
           });
       dInit = select(nonEmpty, dInit, last);
