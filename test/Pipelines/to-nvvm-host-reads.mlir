@@ -3,6 +3,9 @@
 //   widens it from bf16) in the time loop, and steps its matrix state in
 //   kernels: the read moves into the kernels, since nothing writes the
 //   argument, and the host touches no element of it;
+// - the Blelloch adjoint of such a scan reads its last step's transition,
+//   which it computed, for a kernel: the read moves into it, since nothing
+//   writes that buffer in between;
 // - the buffer deallocation frees buffers that a loop may own through a
 //   helper that walks index and flag lists (a host loop whose carried
 //   tensors swap places): those lists stay host allocations (malloc), while
@@ -12,6 +15,7 @@
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-to-nvvm | FileCheck %s --check-prefix=HOST
+// RUN: recurrence-opt %s -recurrence-differentiate="functions=unbatched_scalar_blelloch" -recurrence-to-nvvm | FileCheck %s --check-prefix=GRAD
 
 // CHECK-LABEL: llvm.func @unbatched_dplr(
 // CHECK: llvm.call @mgpuMemAlloc
@@ -37,6 +41,12 @@
 // HOST-LABEL: llvm.func @unbatched_dplr(
 // HOST-NOT: llvm.alloca {{.*}} x f32
 // HOST: gpu.binary
+// GRAD-LABEL: llvm.func @unbatched_scalar_blelloch_grad(
+// GRAD-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
+// GRAD: gpu.launch_func
+// GRAD-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
+// GRAD: llvm.return
+
 // HOST-LABEL: llvm.func @unbatched_scalar(
 // HOST-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
 // HOST: gpu.binary
@@ -96,4 +106,11 @@ func.func @swapped_carries(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %n: ind
     scf.yield %y, %z : tensor<?x?x?xf32>, tensor<?x?x?xf32>
   }
   return %r#1 : tensor<?x?x?xf32>
+}
+
+func.func @unbatched_scalar_blelloch(%a: tensor<33xbf16>, %b: tensor<33x9xbf16>, %h0: tensor<9xf32>) -> (tensor<33x9xbf16>, tensor<9xf32>) {
+  %o_dest = tensor.empty() : tensor<33x9xbf16>
+  %f_dest = tensor.empty() : tensor<9xf32>
+  %o, %f = recurrence.scan scalar schedule scan reverse accumulate(f32) transition(%a : tensor<33xbf16>) input(%b : tensor<33x9xbf16>) init(%h0 : tensor<9xf32>) outs(%o_dest, %f_dest : tensor<33x9xbf16>, tensor<9xf32>) -> tensor<33x9xbf16>, tensor<9xf32>
+  return %o, %f : tensor<33x9xbf16>, tensor<9xf32>
 }

@@ -560,11 +560,47 @@ bool isUnwrittenArgument(Value memref, Operation *root,
               .wasInterrupted();
 }
 
+/// Whether the element `load` reads is still the buffer's at each of its
+/// uses, and at those of the pure ops computing on it: nothing from the
+/// load to the last of them in its block (that one included) may write a
+/// buffer aliasing it.
+bool readStaysValid(memref::LoadOp load,
+                    const BufferViewFlowAnalysis &aliases) {
+  Block *block = load->getBlock();
+  Operation *last = load;
+  SmallVector<Operation *> users(load->getUsers());
+  while (!users.empty()) {
+    Operation *user = users.pop_back_val();
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (!at)
+      return false;
+    if (last->isBeforeInBlock(at))
+      last = at;
+    if (!inParallelLoop(user) && isPure(user))
+      users.append(user->user_begin(), user->user_end());
+  }
+  BufferViewFlowAnalysis::ValueSetT buffers =
+      aliases.resolve(rootOf(load.getMemref()));
+  for (Operation *op = load->getNextNode(); op && last != load;
+       op = op->getNextNode()) {
+    if (op->walk([&](Operation *nested) {
+            return mayWrite(nested, buffers) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+          }).wasInterrupted())
+      return false;
+    if (op == last)
+      break;
+  }
+  return true;
+}
+
 /// Moves into the kernels the host reads of elements that only kernels
 /// use, with the pure ops that compute on them (a scan without batch or
 /// channel dims reads its scalar transition, and widens it, in the time
 /// loop, and steps its state in kernels), when the buffer is an argument
-/// that nothing writes: each use computes the element itself.
+/// that nothing writes, or nothing writes it before those kernels (the
+/// Blelloch adjoint's last step reads the transitions it computed): each
+/// use computes the element itself.
 void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
   BufferViewFlowAnalysis aliases(root);
   SmallVector<Operation *> chain;
@@ -576,7 +612,7 @@ void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
     auto [known, first] = unwritten.try_emplace(buffer, false);
     if (first)
       known->second = isUnwrittenArgument(buffer, root, aliases);
-    if (known->second)
+    if (known->second || readStaysValid(load, aliases))
       chain.push_back(load);
   });
   DenseSet<Operation *> inChain(chain.begin(), chain.end());
