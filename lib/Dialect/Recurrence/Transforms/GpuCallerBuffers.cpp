@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -191,6 +192,116 @@ void CallerResults::eraseWithScan(RewriterBase &rewriter, ScanOp op) const {
   if (finalState)
     rewriter.eraseOp(finalState);
   rewriter.eraseOp(op);
+}
+
+/// Whether `slice` takes a static slice of unit strides without dropping
+/// dims.
+static bool isStaticSlice(OffsetSizeAndStrideOpInterface slice, int64_t rank) {
+  return slice.getMixedOffsets().size() == static_cast<size_t>(rank) &&
+         llvm::all_of(slice.getMixedOffsets(),
+                      [](OpFoldResult v) { return getConstantIntValue(v); }) &&
+         llvm::all_of(slice.getMixedSizes(),
+                      [](OpFoldResult v) { return getConstantIntValue(v); }) &&
+         llvm::all_of(slice.getMixedStrides(), [](OpFoldResult v) {
+           return getConstantIntValue(v) == 1;
+         });
+}
+
+std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
+                                                 int64_t time) {
+  if (!result || !result.hasOneUse())
+    return std::nullopt;
+  InsertedResult inserted;
+  inserted.insert = dyn_cast<tensor::InsertSliceOp>(*result.user_begin());
+  if (!inserted.insert || inserted.insert.getSource() != result ||
+      !inserted.insert.getDestType().hasStaticShape() ||
+      inserted.insert.getSourceType().getRank() !=
+          inserted.insert.getDestType().getRank() ||
+      !isStaticSlice(inserted.insert, inserted.insert.getDestType().getRank()))
+    return std::nullopt;
+  // The one write of the inserted tensor (or of its collapse).
+  for (Operation *user : inserted.insert->getUsers()) {
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+    Operation *writer =
+        collapse && collapse->hasOneUse() ? *collapse->user_begin() : user;
+    auto write = dyn_cast<bufferization::MaterializeInDestinationOp>(writer);
+    if (!write || !isa<MemRefType>(write.getDest().getType()))
+      continue;
+    if (inserted.write)
+      return std::nullopt;
+    inserted.write = write;
+    inserted.collapse = collapse;
+  }
+  if (!inserted.write || !inserted.write.getRestrict() ||
+      inserted.write->getBlock() != op->getBlock())
+    return std::nullopt;
+  Value dest = inserted.write.getDest();
+  Operation *destOp = dest.getDefiningOp();
+  if (destOp ? (destOp->getBlock() != op->getBlock() ||
+                !destOp->isBeforeInBlock(op))
+             : cast<BlockArgument>(dest).getOwner() != op->getBlock())
+    return std::nullopt;
+  // The chain of inserts the result is inserted into, from an empty tensor.
+  Value chain = inserted.insert.getDest();
+  while (auto before = chain.getDefiningOp<tensor::InsertSliceOp>()) {
+    if (!before->hasOneUse() ||
+        before.getSourceType().getRank() != before.getDestType().getRank() ||
+        !isStaticSlice(before, before.getDestType().getRank()))
+      return std::nullopt;
+    inserted.before.insert(inserted.before.begin(), before);
+    chain = before.getDest();
+  }
+  if (!chain.getDefiningOp<tensor::EmptyOp>())
+    return std::nullopt;
+  // The caller's buffer in the inserted tensor's shape.
+  auto buffer = cast<MemRefType>(dest.getType());
+  RankedTensorType shape = inserted.insert.getDestType();
+  FailureOr<MemRefType> viewType = buffer;
+  if (inserted.collapse)
+    viewType = memref::ExpandShapeOp::computeExpandedType(
+        buffer, shape.getShape(), inserted.collapse.getReassociationIndices());
+  if (failed(viewType) || viewType->getShape() != shape.getShape() ||
+      !isContiguousAlong(*viewType, time))
+    return std::nullopt;
+  return inserted;
+}
+
+Value InsertedResult::writeBefore(OpBuilder &b, Location loc) {
+  view = write.getDest();
+  if (collapse) {
+    RankedTensorType shape = insert.getDestType();
+    view = memref::ExpandShapeOp::create(
+        b, loc,
+        *memref::ExpandShapeOp::computeExpandedType(
+            cast<MemRefType>(view.getType()), shape.getShape(),
+            collapse.getReassociationIndices()),
+        view, collapse.getReassociationIndices(),
+        getAsIndexOpFoldResult(b.getContext(), shape.getShape()));
+  }
+  auto sliceOf = [&](tensor::InsertSliceOp slice) -> Value {
+    return memref::SubViewOp::create(b, loc, view, slice.getMixedOffsets(),
+                                     slice.getMixedSizes(),
+                                     slice.getMixedStrides());
+  };
+  for (tensor::InsertSliceOp part : before) {
+    auto copy = bufferization::MaterializeInDestinationOp::create(
+        b, loc, part.getSource(), sliceOf(part));
+    copy.setWritable(true);
+  }
+  return sliceOf(insert);
+}
+
+void InsertedResult::replace(RewriterBase &rewriter, Location loc) {
+  rewriter.setInsertionPoint(insert);
+  Value whole = bufferization::ToTensorOp::create(
+      rewriter, loc, insert.getDestType(), view, /*restrict=*/true,
+      /*writable=*/false);
+  rewriter.eraseOp(write);
+  if (collapse)
+    rewriter.eraseOp(collapse);
+  rewriter.replaceOp(insert, whole);
+  for (tensor::InsertSliceOp part : llvm::reverse(before))
+    rewriter.eraseOp(part);
 }
 
 Value gpu_lowering::convertFloat(OpBuilder &b, Location loc, Value value,

@@ -612,10 +612,17 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
   // Into the caller's buffers where the results are materialized there
   // (written where the later of them was, after the op in its block); else
   // into buffers of the results' own, written where the op was.
+  // An output inserted into a longer tensor written into a caller's buffer
+  // (the adjoint's mu) goes into that buffer's slice in place.
   std::optional<CallerResults> results =
       column ? std::nullopt : callerResults(op);
-  rewriter.setInsertionPoint(results ? results->later() : op.getOperation());
-  SmallVector<Value> owned;
+  std::optional<InsertedResult> inserted =
+      results ? std::nullopt
+              : InsertedResult::of(op, op.getOutput(), batchRank);
+  rewriter.setInsertionPoint(results    ? results->later()
+                             : inserted ? inserted->insert.getOperation()
+                                        : op.getOperation());
+  SmallVector<Value> owned; // by result, or null
   auto resultBuffer = [&](Value result, bool hasSteps) -> Value {
     if (!result)
       return {};
@@ -624,8 +631,16 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
                               hasSteps ? batchRank : -1));
     return collapseTrailingUnitDims(rewriter, loc, owned.back(), column);
   };
-  Value output =
-      results ? results->outputBuffer() : resultBuffer(op.getOutput(), true);
+  Value output;
+  if (results) {
+    output = results->outputBuffer();
+  } else if (inserted) {
+    output = collapseTrailingUnitDims(
+        rewriter, loc, inserted->writeBefore(rewriter, loc), column);
+    owned.push_back({});
+  } else {
+    output = resultBuffer(op.getOutput(), true);
+  }
   Value finalState = results ? results->finalStateBuffer()
                              : resultBuffer(op.getFinalState(), false);
   WarpScan scan{op.getReverse(),
@@ -708,9 +723,19 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
     // Not writable: bufferization copies it before writing into it, so that
     // a later lowering that reads it as a caller's buffer reads what was
     // written here.
-    tensors.push_back(bufferization::ToTensorOp::create(
-        rewriter, loc, result.getType(), buffer, /*restrict=*/true,
-        /*writable=*/false));
+    tensors.push_back(buffer ? bufferization::ToTensorOp::create(
+                                   rewriter, loc, result.getType(), buffer,
+                                   /*restrict=*/true, /*writable=*/false)
+                                   .getResult()
+                             : Value());
+  if (inserted) {
+    // The output's one use, the insert, is replaced by the caller's buffer;
+    // the output itself is then unused.
+    rewriter.setInsertionPoint(op);
+    tensors.front() = tensor::EmptyOp::create(
+        rewriter, loc, op.getOutput().getType(), ValueRange());
+    inserted->replace(rewriter, loc);
+  }
   rewriter.replaceOp(op, tensors);
   return success();
 }
