@@ -264,6 +264,10 @@ def test_explain_reports_the_choice():
     assert rec.explain(rows[:1, :, :4], x[:1, :, :8], target="cuda",
                        **blocks)["schedule"].startswith("chunked<")
     assert len(rec.explain(rows, x, **blocks)["candidates"]) > 1
+    # A scan of one step, which canonicalization would fold away, is
+    # estimated too.
+    step = np.full((2, 1, 3), 0.5, np.float32)
+    assert rec.explain(step, step, target="cuda")["candidates"]
     # Ranked cheapest first, and the choice is the cheapest.
     assert costs == sorted(costs) and all(c > 0 for c in costs)
     assert info["schedule"] == names[0]

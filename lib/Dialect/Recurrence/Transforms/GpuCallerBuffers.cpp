@@ -241,6 +241,17 @@ std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
                 !destOp->isBeforeInBlock(op))
              : cast<BlockArgument>(dest).getOwner() != op->getBlock())
     return std::nullopt;
+  // The lowering runs at the insert: what uses the op's other results
+  // (computed there too) must follow it.
+  for (Value other : op->getResults()) {
+    if (other == result)
+      continue;
+    for (Operation *user : other.getUsers()) {
+      Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!at || !inserted.insert->isBeforeInBlock(at))
+        return std::nullopt;
+    }
+  }
   // The chain of inserts the result is inserted into, from an empty tensor.
   Value chain = inserted.insert.getDest();
   while (auto before = chain.getDefiningOp<tensor::InsertSliceOp>()) {

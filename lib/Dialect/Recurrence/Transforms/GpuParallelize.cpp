@@ -528,8 +528,8 @@ bool isHostBuffer(Value memref) {
          rootOf(memref).getDefiningOp<memref::AllocaOp>();
 }
 
-/// Whether `op` may write one of `buffers` (unknown ops: when they take
-/// one).
+/// Whether `op` may write or free one of `buffers` (unknown ops: when
+/// they take one).
 bool mayWrite(Operation *op, const BufferViewFlowAnalysis::ValueSetT &buffers) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -539,7 +539,7 @@ bool mayWrite(Operation *op, const BufferViewFlowAnalysis::ValueSetT &buffers) {
   SmallVector<MemoryEffects::EffectInstance> instances;
   effects.getEffects(instances);
   return llvm::any_of(instances, [&](MemoryEffects::EffectInstance &effect) {
-    return isa<MemoryEffects::Write>(effect.getEffect()) &&
+    return isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()) &&
            (!effect.getValue() || buffers.contains(effect.getValue()));
   });
 }
@@ -576,7 +576,9 @@ bool readStaysValid(memref::LoadOp load,
       return false;
     if (last->isBeforeInBlock(at))
       last = at;
-    if (!inParallelLoop(user) && isPure(user))
+    // What sinks with the read: pure ops on it, and reads it indexes
+    // (which sink once their users have).
+    if (!inParallelLoop(user) && (isPure(user) || isa<memref::LoadOp>(user)))
       users.append(user->user_begin(), user->user_end());
   }
   BufferViewFlowAnalysis::ValueSetT buffers =
@@ -612,7 +614,8 @@ void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
     auto [known, first] = unwritten.try_emplace(buffer, false);
     if (first)
       known->second = isUnwrittenArgument(buffer, root, aliases);
-    if (known->second || readStaysValid(load, aliases))
+    if (known->second ||
+        (!isHostBuffer(load.getMemref()) && readStaysValid(load, aliases)))
       chain.push_back(load);
   });
   DenseSet<Operation *> inChain(chain.begin(), chain.end());
