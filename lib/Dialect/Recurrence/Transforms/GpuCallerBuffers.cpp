@@ -194,17 +194,14 @@ void CallerResults::eraseWithScan(RewriterBase &rewriter, ScanOp op) const {
   rewriter.eraseOp(op);
 }
 
-/// Whether `slice` takes a static slice of unit strides without dropping
-/// dims.
-static bool isStaticSlice(OffsetSizeAndStrideOpInterface slice, int64_t rank) {
-  return slice.getMixedOffsets().size() == static_cast<size_t>(rank) &&
-         llvm::all_of(slice.getMixedOffsets(),
-                      [](OpFoldResult v) { return getConstantIntValue(v); }) &&
-         llvm::all_of(slice.getMixedSizes(),
-                      [](OpFoldResult v) { return getConstantIntValue(v); }) &&
-         llvm::all_of(slice.getMixedStrides(), [](OpFoldResult v) {
-           return getConstantIntValue(v) == 1;
-         });
+/// Whether `insert` puts a tensor of its destination's rank into a static
+/// slice of unit strides.
+static bool isStaticInsert(tensor::InsertSliceOp insert) {
+  auto constant = [](OpFoldResult v) { return getConstantIntValue(v); };
+  return insert.getSourceType().getRank() == insert.getDestType().getRank() &&
+         insert.hasUnitStride() &&
+         llvm::all_of(insert.getMixedOffsets(), constant) &&
+         llvm::all_of(insert.getMixedSizes(), constant);
 }
 
 std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
@@ -215,9 +212,7 @@ std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
   inserted.insert = dyn_cast<tensor::InsertSliceOp>(*result.user_begin());
   if (!inserted.insert || inserted.insert.getSource() != result ||
       !inserted.insert.getDestType().hasStaticShape() ||
-      inserted.insert.getSourceType().getRank() !=
-          inserted.insert.getDestType().getRank() ||
-      !isStaticSlice(inserted.insert, inserted.insert.getDestType().getRank()))
+      !isStaticInsert(inserted.insert))
     return std::nullopt;
   // The one write of the inserted tensor (or of its collapse).
   for (Operation *user : inserted.insert->getUsers()) {
@@ -255,9 +250,7 @@ std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
   // The chain of inserts the result is inserted into, from an empty tensor.
   Value chain = inserted.insert.getDest();
   while (auto before = chain.getDefiningOp<tensor::InsertSliceOp>()) {
-    if (!before->hasOneUse() ||
-        before.getSourceType().getRank() != before.getDestType().getRank() ||
-        !isStaticSlice(before, before.getDestType().getRank()))
+    if (!before->hasOneUse() || !isStaticInsert(before))
       return std::nullopt;
     inserted.before.insert(inserted.before.begin(), before);
     chain = before.getDest();
@@ -274,21 +267,16 @@ std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
   if (failed(viewType) || viewType->getShape() != shape.getShape() ||
       !isContiguousAlong(*viewType, time))
     return std::nullopt;
+  inserted.viewType = *viewType;
   return inserted;
 }
 
 Value InsertedResult::writeBefore(OpBuilder &b, Location loc) {
   view = write.getDest();
-  if (collapse) {
-    RankedTensorType shape = insert.getDestType();
+  if (collapse)
     view = memref::ExpandShapeOp::create(
-        b, loc,
-        *memref::ExpandShapeOp::computeExpandedType(
-            cast<MemRefType>(view.getType()), shape.getShape(),
-            collapse.getReassociationIndices()),
-        view, collapse.getReassociationIndices(),
-        getAsIndexOpFoldResult(b.getContext(), shape.getShape()));
-  }
+        b, loc, viewType, view, collapse.getReassociationIndices(),
+        getAsIndexOpFoldResult(b.getContext(), viewType.getShape()));
   auto sliceOf = [&](tensor::InsertSliceOp slice) -> Value {
     return memref::SubViewOp::create(b, loc, view, slice.getMixedOffsets(),
                                      slice.getMixedSizes(),

@@ -101,7 +101,8 @@ struct InsertedResult {
   void replace(RewriterBase &rewriter, Location loc);
 
 private:
-  Value view; // set by writeBefore
+  MemRefType viewType; // the caller's buffer in the inserted tensor's shape
+  Value view;          // that view, built by writeBefore
 };
 
 /// `value` (of a float type) as float `type`.

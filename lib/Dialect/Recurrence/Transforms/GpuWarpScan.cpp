@@ -728,15 +728,16 @@ LogicalResult mlir::recurrence::lowerScanToWarpScan(RewriterBase &rewriter,
                                    /*restrict=*/true, /*writable=*/false)
                                    .getResult()
                              : Value());
-  if (inserted) {
-    // The output's one use, the insert, is replaced by the caller's buffer;
-    // the output itself is then unused.
-    rewriter.setInsertionPoint(op);
-    tensors.front() = tensor::EmptyOp::create(
-        rewriter, loc, op.getOutput().getType(), ValueRange());
-    inserted->replace(rewriter, loc);
+  if (!inserted) {
+    rewriter.replaceOp(op, tensors);
+    return success();
   }
-  rewriter.replaceOp(op, tensors);
+  // The output's one use, the insert, becomes the caller's buffer; the
+  // final state, if any, is the buffer of its own.
+  inserted->replace(rewriter, loc);
+  if (Value finalState = op.getFinalState())
+    rewriter.replaceAllUsesWith(finalState, tensors.back());
+  rewriter.eraseOp(op);
   return success();
 }
 
