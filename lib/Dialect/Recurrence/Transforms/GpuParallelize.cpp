@@ -544,6 +544,17 @@ bool mayWrite(Operation *op, const BufferViewFlowAnalysis::ValueSetT &buffers) {
   });
 }
 
+/// Whether `op` or an op nested in it may write or free one of `buffers`.
+bool writesWithin(Operation *op,
+                  const BufferViewFlowAnalysis::ValueSetT &buffers) {
+  return op
+      ->walk([&](Operation *nested) {
+        return mayWrite(nested, buffers) ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// Whether `memref` views an argument of a function that writes no buffer
 /// that may alias it.
 bool isUnwrittenArgument(Value memref, Operation *root,
@@ -552,12 +563,7 @@ bool isUnwrittenArgument(Value memref, Operation *root,
   if (!argument || !argument.getOwner()->isEntryBlock() ||
       !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
     return false;
-  BufferViewFlowAnalysis::ValueSetT buffers = aliases.resolve(argument);
-  return !root->walk([&](Operation *op) {
-                return mayWrite(op, buffers) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-              })
-              .wasInterrupted();
+  return !writesWithin(root, aliases.resolve(argument));
 }
 
 /// Whether the element `load` reads is still the buffer's at each of its
@@ -585,10 +591,7 @@ bool readStaysValid(memref::LoadOp load,
       aliases.resolve(rootOf(load.getMemref()));
   for (Operation *op = load->getNextNode(); op && last != load;
        op = op->getNextNode()) {
-    if (op->walk([&](Operation *nested) {
-            return mayWrite(nested, buffers) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-          }).wasInterrupted())
+    if (writesWithin(op, buffers))
       return false;
     if (op == last)
       break;
