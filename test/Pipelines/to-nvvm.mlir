@@ -11,7 +11,7 @@
 // RUN: recurrence-opt %s -recurrence-to-nvvm="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // Dynamic sizes: the cost model's choice depends on the lanes (batch
-// elements x channels) at run time. Below 4800 lanes (whose sequential
+// elements x channels) at run time. Below 2228 lanes (whose sequential
 // threads would stream slower than the chunked kernels) the chunked
 // schedule runs, its three phases as three kernels, in chunks of 64 steps
 // below 32768 steps and of 256 from there on (fewer chunks for the carry
@@ -21,7 +21,7 @@
 // CHECK: %[[LONGCHUNK:.*]] = llvm.mlir.constant(256 : index) : i64
 // CHECK: %[[CHUNK:.*]] = llvm.mlir.constant(64 : index) : i64
 // CHECK: %[[STEPS:.*]] = llvm.mlir.constant(32768 : index) : i64
-// CHECK: %[[LANES:.*]] = llvm.mlir.constant(4800 : index) : i64
+// CHECK: %[[LANES:.*]] = llvm.mlir.constant(2228 : index) : i64
 // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK: %[[FEW:.*]] = llvm.icmp "ult" %{{.*}}, %[[LANES]] : i64
 // CHECK: llvm.cond_br %[[FEW]], ^bb1, ^bb4

@@ -32,24 +32,26 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   TargetModel target;
   // One CPU core streams about 60% of the socket's bandwidth. A GPU's
   // parallel units are its resident threads (2048 per SM); one thread
-  // walking a recurrence, a step's loads depending on the last, streams
-  // about 0.15 GB/s (measured on the H200: 12 bytes per step in 82 ns), so
-  // a sequential kernel needs tens of thousands of them to fill the GPU.
+  // walking a recurrence, with the next steps' loads in flight, streams
+  // about 0.7 GB/s (bench/cost_model_gpu.py on the H100: diagonal
+  // (1, 2^20, 4) sequential, 12 bytes per step in 16 ns), so a sequential
+  // kernel needs thousands of them to fill the GPU.
   double unitsPerCore = 1;
   if (name == "cpu") {
     target = {"cpu", "cores", 1, 50e9, 0, 8e9, 5e-6, 2e-7, 1.0, 65536, 0};
   } else if (name == "cuda") {
     unitsPerCore = kThreadsPerSM;
-    // Its chunked kernels (three phases, many registers per thread) stream
-    // at about 30% of the bandwidth (measured: 1.3 TB/s on the H200), and
-    // a sequence of unknown length is taken as 4096 steps, so that chunks
-    // stay short enough to give thousands of threads. The carry's thread
-    // waits for each chunk's product and state in turn (measured: 256
-    // chunks in 83 us).
+    // Its chunked kernels (three phases) move their bytes at about 65% of
+    // this bandwidth (bench/cost_model_gpu.py on the H100: (1, 262144, 256)
+    // in chunks of 1024, 1.34 GB in 0.50 ms), and a sequence of unknown
+    // length is taken as 4096 steps, so that chunks stay short enough to
+    // give thousands of threads. The carry's thread waits for each chunk's
+    // product and state in turn (measured there: 16384 chunks in 0.27 ms,
+    // 4096 in 0.08).
     target = {"cuda", "threads", 132 * unitsPerCore,
               4000e9, 0,         2.2e8,
-              4e-6,   1e-12,     0.3,
-              4096,   3e-7};
+              4e-6,   1e-12,     0.65,
+              4096,   2e-8};
   } else {
     return std::nullopt;
   }
@@ -58,16 +60,23 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   if (gigabytesPerSecond > 0)
     target.bytesPerSecond = gigabytesPerSecond * 1e9;
   // A CPU core's stream is a share of the socket's bandwidth; a GPU
-  // thread's is latency bound and stays 0.15 GB/s whatever the bandwidth.
+  // thread's is latency bound and stays 0.7 GB/s whatever the bandwidth.
   target.coreBytesPerSecond =
-      name == "cuda" ? 0.15e9 : 0.6 * target.bytesPerSecond;
+      name == "cuda" ? 0.7e9 : 0.6 * target.bytesPerSecond;
   // A chunked kernel's thread runs three phases with fewer loads in flight
-  // than a sequential one: fitted to the H200's sweep of chunk sizes, where
-  // block_diagonal<2> (B, T, N) = (8, 4096, 512) ran 1.46x faster in chunks
-  // of 64 (131072 threads) than of 256 (32768), which 0.15 GB/s per thread
-  // would have made equally bandwidth-bound.
+  // than a sequential one: 0.2 GB/s. Fitted to bench/cost_model_gpu.py's
+  // sweep on the H100 (every schedule of ten shapes): diagonal
+  // (1, 2^20, 4) ran 0.113 ms in chunks of 256 and 0.146 in chunks of
+  // 1024, against 0.361 ms for the Blelloch scan that the model fitted
+  // before (0.06 GB/s per task, 0.3 us per carry step) chose.
   target.chunkTaskBytesPerSecond =
-      name == "cuda" ? 0.06e9 : target.coreBytesPerSecond;
+      name == "cuda" ? 0.2e9 : target.coreBytesPerSecond;
+  // A GPU thread holding a blocked composite's m x m products (and their
+  // registers) streams about a quarter of that, sequential or chunked:
+  // fitted to the H200's schedules of block_diagonal<m> at
+  // (8, 4096, 512), m = 2 to 16 (README: chunks of 64 fastest, 1.4x
+  // ahead of 256; sequential 3.4 to 63 ms).
+  target.blockedStreamShare = name == "cuda" ? 0.25 : 1.0;
   // On the CPU, an adjoint of a matrix state recomputes its states 16
   // steps at a time: each chunk's states, cotangents and projections then
   // stay in cache (the delta rule at (B, T, dk, dv) = (4, 1024, 64, 64):
@@ -224,12 +233,19 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
                           block, tiling)
                 .count;
   }
+  // What one sequential thread and one task of a chunked phase stream:
+  // less where they hold a blocked composite's m x m products.
+  double share = dims->structure.getCompositeBlockSize() > 1
+                     ? target.blockedStreamShare
+                     : 1.0;
+  double threadRate = target.coreBytesPerSecond * share;
+  double chunkTaskRate = target.chunkTaskBytesPerSecond * share;
   SmallVector<ScheduleEstimate> estimates;
-  estimates.push_back(
-      {ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
-       phaseSeconds(target, lanes * static_cast<double>(tiles),
-                    batch * steps * cost.stepFlops, batch * steps * stepBytes),
-       tiles});
+  estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
+                       phaseSeconds(target, lanes * static_cast<double>(tiles),
+                                    batch * steps * cost.stepFlops,
+                                    batch * steps * stepBytes, threadRate),
+                       tiles});
 
   for (int64_t chunk : kChunkSizes) {
     if (chunk >= steps && chunk != kChunkSizes[0])
@@ -240,15 +256,14 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
                      batch * steps * (cost.stepFlops + cost.composeFlops),
                      (batch * steps * readBytes + batch * chunks * pairBytes) /
                          target.chunkedEfficiency,
-                     target.chunkTaskBytesPerSecond);
+                     chunkTaskRate);
     double carry =
         std::max(phaseSeconds(target, lanes, batch * chunks * cost.applyFlops,
                               2 * batch * chunks * pairBytes),
                  target.regionSeconds + chunks * target.carryStepSeconds);
-    double finish =
-        phaseSeconds(target, lanes * chunks, batch * steps * cost.stepFlops,
-                     batch * steps * stepBytes / target.chunkedEfficiency,
-                     target.chunkTaskBytesPerSecond);
+    double finish = phaseSeconds(
+        target, lanes * chunks, batch * steps * cost.stepFlops,
+        batch * steps * stepBytes / target.chunkedEfficiency, chunkTaskRate);
     estimates.push_back(
         {ScheduleAttr::get(context, ScheduleKind::Chunked, chunk),
          local + carry + finish});
@@ -266,7 +281,7 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
     // combines halve from level to level, so the upper levels run few
     // threads.
     bool gpu = target.name == "cuda";
-    double rowRate = gpu ? target.chunkTaskBytesPerSecond : 0;
+    double rowRate = gpu ? chunkTaskRate : 0;
     double rowEfficiency = gpu ? target.chunkedEfficiency : 1;
     double setup = phaseSeconds(
         target, batch * steps,

@@ -1,5 +1,5 @@
 // On the GPU (the schedules its pipeline lowers), a scan whose lanes and T
-// are both dynamic gets two run-time choices: sequential threads for 4800
+// are both dynamic gets two run-time choices: sequential threads for 2228
 // lanes or more; below, the chunked schedule with the chunk the cost model
 // picks for the assumed T (4096 steps: chunks of 64) under 32768 steps, and
 // the one it picks for 64 times as many (chunks of 256, since the carry
@@ -22,7 +22,7 @@
 // CHECK-NEXT:        recurrence.scan diagonal schedule chunked<256> {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
 // CHECK:         } else {
 // CHECK-NEXT:      recurrence.scan diagonal schedule sequential {{.*}} outs(%[[DEST]] : tensor<?x?x?xf32>)
-// REMARK: select-schedule-steps.mlir:[[@LINE+11]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: chunked<64>
+// REMARK: select-schedule-steps.mlir:[[@LINE+11]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 2228 lanes; estimated seconds: chunked<64>
 // REMARK: select-schedule-steps.mlir:[[@LINE+10]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
 // REMARK: select-schedule-steps.mlir:[[@LINE+9]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (270336 threads, 4000 GB/s) for sequences of 32768 steps or more; estimated seconds: chunked<256>
 func.func @dynamic_steps(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {

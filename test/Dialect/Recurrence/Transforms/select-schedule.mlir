@@ -53,19 +53,20 @@ func.func @many_channels_short(%a: tensor<64x128x1024xf32>, %b: tensor<64x128x10
 // alone streams 60% of the socket's bandwidth, so the chunked schedule's
 // second pass over the data does not pay for itself, with 2 cores or with 16
 // (which share the same 50 GB/s): sequential stays (narrowly) cheapest. On
-// the GPU, where one thread walking the sequence streams 0.15 GB/s, the
-// Blelloch scan wins, chunked<1024> next. Every chunk size is a candidate.
+// the GPU, where one thread walking the sequence streams 0.7 GB/s, chunks
+// of 256 win (their carry walks 3907 chunks at 20 ns each), chunked<1024>
+// next, then the Blelloch scan. Every chunk size is a candidate.
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @one_channel_long(
 // CHECK:         recurrence.scan diagonal schedule sequential transition
 // CUDA-LABEL:  func.func @one_channel_long(
-// CUDA:          recurrence.scan diagonal schedule scan transition
+// CUDA:          recurrence.scan diagonal schedule chunked<256> transition
 // CPU16-LABEL: func.func @one_channel_long(
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @one_channel_long(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32> {
   %h_dest = tensor.empty() : tensor<1x1000000x1xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} scan {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<4096> {{[^ ]+}} sequential {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan diagonal transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%h_dest : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %h : tensor<1x1000000x1xf32>
@@ -108,7 +109,7 @@ func.func @few_channels_long(%a: tensor<1x262144x256xf32>, %b: tensor<1x262144x2
 // CPU16:         recurrence.scan block_diagonal<16> schedule sequential transition
 func.func @block_diagonal(%A: tensor<8x4096x32x16x16xf32>, %b: tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32> {
   %h_dest = tensor.empty() : tensor<8x4096x512xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: chunked<64> {{[^ ]+}} sequential {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} scan {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s); estimated seconds: chunked<64> {{[^ ]+}} chunked<256> {{[^ ]+}} sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} scan {{[^ ]+$}}
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
   %h = recurrence.scan block_diagonal<16> transition(%A : tensor<8x4096x32x16x16xf32>) input(%b : tensor<8x4096x512xf32>) outs(%h_dest : tensor<8x4096x512xf32>) -> tensor<8x4096x512xf32>
   return %h : tensor<8x4096x512xf32>
@@ -159,9 +160,9 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // Dynamic batch dims. One channel, T = 1000000 as above, in an unknown
 // number of sequences: the CPU runs them sequentially either way (one remark,
 // with the estimates for a batch of `cores`). On the GPU fewer lanes (batch
-// elements x channel blocks) than 4800, whose sequential threads would
-// stream slower than the chunked kernels, take the scan, more take
-// sequential: the op is cloned under scf.if (lanes < 4800), and both clones
+// elements x channel blocks) than 2228, whose sequential threads would
+// stream slower than the chunked kernels, take chunks of 256, more take
+// sequential: the op is cloned under scf.if (lanes < 2228), and both clones
 // write into the op's destinations.
 //===----------------------------------------------------------------------===//
 
@@ -175,11 +176,11 @@ func.func @dense(%A: tensor<1x256x128x128xf32>, %b: tensor<1x256x128xf32>) -> te
 // CUDA:          %[[DEST:.*]] = tensor.empty(%{{.*}}) : tensor<?x1000000x1xf32>
 // CUDA:          %[[C0:.*]] = arith.constant 0 : index
 // CUDA:          %[[DIM:.*]] = tensor.dim %[[B]], %[[C0]] : tensor<?x1000000x1xf32>
-// CUDA:          %[[LANES:.*]] = arith.constant 4800 : index
+// CUDA:          %[[LANES:.*]] = arith.constant 2228 : index
 // CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[DIM]], %[[LANES]] : index
 // CUDA-NOT:      tensor.empty
 // CUDA:          %[[IF:.*]] = scf.if %[[FEW]] -> (tensor<?x1000000x1xf32>) {
-// CUDA-NEXT:       %[[SMALL:.*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
+// CUDA-NEXT:       %[[SMALL:.*]] = recurrence.scan diagonal schedule chunked<256> transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
 // CUDA-NEXT:       scf.yield %[[SMALL]] : tensor<?x1000000x1xf32>
 // CUDA-NEXT:     } else {
 // CUDA-NEXT:       %[[LARGE:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<?x1000000x1xf32>) input(%[[B]] : tensor<?x1000000x1xf32>) outs(%[[DEST]] : tensor<?x1000000x1xf32>) -> tensor<?x1000000x1xf32>
@@ -193,7 +194,7 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
   %c0 = arith.constant 0 : index
   %d0 = tensor.dim %b, %c0 : tensor<?x1000000x1xf32>
   %h_dest = tensor.empty(%d0) : tensor<?x1000000x1xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<64> {{[^ ]+}} sequential {{[^ ]+$}}
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (270336 threads, 4000 GB/s) below 2228 lanes; estimated seconds: chunked<256> {{[^ ]+}} chunked<1024> {{[^ ]+}} scan {{[^ ]+}} chunked<64> {{[^ ]+}} chunked<4096> {{[^ ]+}} sequential {{[^ ]+$}}
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential {{[^ ]+$}}
   // The CPU estimates are those of a batch of 2, the cores.
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096> {{[^ ]+}} chunked<1024> {{[^ ]+}} chunked<256> {{[^ ]+}} chunked<64> {{[^ ]+}} scan {{[^ ]+$}}}}
@@ -215,7 +216,7 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
 // CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[ELEMENTS]], %{{.*}} : index
 // CUDA-NOT:      tensor.empty
 // CUDA:          %[[IF:.*]]:2 = scf.if %[[FEW]] -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
-// CUDA-NEXT:       %[[SMALL:.*]], %[[SMALL_LAST:.*]] = recurrence.scan diagonal schedule scan transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
+// CUDA-NEXT:       %[[SMALL:.*]], %[[SMALL_LAST:.*]] = recurrence.scan diagonal schedule chunked<256> transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
 // CUDA-NEXT:       scf.yield %[[SMALL]], %[[SMALL_LAST]]
 // CUDA-NEXT:     } else {
 // CUDA-NEXT:       %[[LARGE:.*]], %[[LARGE_LAST:.*]] = recurrence.scan diagonal schedule sequential transition(%[[A]] : tensor<2x?x1000000x1xf32>) input(%[[B]] : tensor<2x?x1000000x1xf32>) init(%[[INIT]] : tensor<2x?x1xf32>) outs(%[[D0]], %[[D1]] : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
@@ -226,7 +227,7 @@ func.func @dynamic_batch(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000000x1xf32
 // CPU16-NOT:     scf.if
 // CPU16:         recurrence.scan diagonal schedule sequential transition
 func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000000x1xf32>, %init: tensor<2x?x1xf32>, %d0: tensor<2x?x1000000x1xf32>, %d1: tensor<2x?x1xf32>) -> (tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) {
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (270336 threads, 4000 GB/s) below 2228 lanes; estimated seconds: chunked<256>
   // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h, %last = recurrence.scan diagonal transition(%a : tensor<2x?x1000000x1xf32>) input(%b : tensor<2x?x1000000x1xf32>) init(%init : tensor<2x?x1xf32>) outs(%d0, %d1 : tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>) -> tensor<2x?x1000000x1xf32>, tensor<2x?x1xf32>
@@ -235,14 +236,18 @@ func.func @dynamic_batch_outs(%a: tensor<2x?x1000000x1xf32>, %b: tensor<2x?x1000
 
 // A 1 x 8 matrix state, batch and T unknown (T counts as 65536): with 16 CPU
 // cores a single sequence is worth chunked<4096> (its steps carry 8 columns
-// to split), a full batch sequential; the GPU takes chunked<1024> for a small
-// batch. On 2 cores sequential wins either way.
+// to split), a full batch sequential; the GPU takes chunked<64> for a small
+// batch, chunked<256> for one of 32768 steps or more. On 2 cores sequential
+// wins either way.
 // CHECK-LABEL: func.func @dynamic_batch_and_steps(
 // CHECK-NOT:     scf.if
 // CHECK:         recurrence.scan diagonal schedule sequential matrix transition
 // CUDA-LABEL:  func.func @dynamic_batch_and_steps(
 // CUDA:          scf.if
-// CUDA-NEXT:       recurrence.scan diagonal schedule scan matrix transition
+// CUDA:            scf.if
+// CUDA-NEXT:         recurrence.scan diagonal schedule chunked<64> matrix transition
+// CUDA:            } else {
+// CUDA-NEXT:         recurrence.scan diagonal schedule chunked<256> matrix transition
 // CUDA:          } else {
 // CUDA-NEXT:       recurrence.scan diagonal schedule sequential matrix transition
 // CPU16-LABEL: func.func @dynamic_batch_and_steps(
@@ -260,8 +265,9 @@ func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32
   %c1 = arith.constant 1 : index
   %d2 = tensor.dim %b, %c1 : tensor<?x?x1x8xf32>
   %h_dest = tensor.empty(%d1, %d2) : tensor<?x?x1x8xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule scan chosen for cuda (270336 threads, 4000 GB/s) below 4800 lanes; estimated seconds: scan
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+4]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 2228 lanes; estimated seconds: chunked<64>
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda (270336 threads, 4000 GB/s) for sequences of 32768 steps or more; estimated seconds: chunked<256>
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) outs(%h_dest : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>
   return %h : tensor<?x?x1x8xf32>
@@ -311,7 +317,7 @@ func.func @dynamic_batch_explicit(%a: tensor<?x1000000x1xf32>, %b: tensor<?x1000
 // CUDA-NEXT:     tensor.empty() : tensor<1x1000000x1xf32>
 // CUDA-NEXT:     recurrence.scan diagonal schedule sequential transition
 // CUDA-NEXT:     tensor.empty() : tensor<1x1000000x1xf32>
-// CUDA-NEXT:     recurrence.scan diagonal schedule scan transition
+// CUDA-NEXT:     recurrence.scan diagonal schedule chunked<256> transition
 // CPU16-LABEL: func.func @explicit(
 // CPU16-NEXT:    tensor.empty() : tensor<1x1000000x1xf32>
 // CPU16-NEXT:    recurrence.scan diagonal schedule chunked<64> transition
@@ -329,7 +335,7 @@ func.func @explicit(%a: tensor<1x1000000x1xf32>, %b: tensor<1x1000000x1xf32>) ->
   %dest2 = tensor.empty() : tensor<1x1000000x1xf32>
   %2 = recurrence.scan diagonal schedule sequential transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%dest2 : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   %dest3 = tensor.empty() : tensor<1x1000000x1xf32>
-  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule scan chosen for cuda
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule chunked<256> chosen for cuda
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %3 = recurrence.scan diagonal schedule auto transition(%a : tensor<1x1000000x1xf32>) input(%b : tensor<1x1000000x1xf32>) outs(%dest3 : tensor<1x1000000x1xf32>) -> tensor<1x1000000x1xf32>
   return %0, %1, %2, %3 : tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>, tensor<1x1000000x1xf32>

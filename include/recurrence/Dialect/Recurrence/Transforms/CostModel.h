@@ -39,6 +39,9 @@ struct TargetModel {
   double carryStepSeconds;   // one dependent step of the carry over chunks
   double chunkTaskBytesPerSecond = 0; // what one task of a chunked phase
                                       // streams by itself
+  /// The share of those rates (a core's, a chunk task's) that a thread
+  /// holding a blocked composite (m x m products) streams.
+  double blockedStreamShare = 1;
   /// The steps an adjoint recomputes its states at a time from checkpoints
   /// (0: the target recomputes them all at once).
   int64_t checkpointSteps = 0;
