@@ -10,7 +10,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
   libomp-22-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
   libgtest-dev libbenchmark-dev clang-format-22
-  python3-numpy python3-pytest python3-venv python3-pip
+  python3-numpy python3-pytest python3-pytest-xdist python3-venv python3-pip
   python3-torch
 )
 

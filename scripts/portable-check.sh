@@ -27,7 +27,15 @@ echo "== venv: install with --no-index, run the tests"
 "$work/venv/bin/python" -m pip install -q --no-index --no-deps "$wheel"
 cp -r "$ROOT/python-bindings/tests" "$work/tests"
 cd "$work"
-# A compile cache of its own: the run compiles every kernel, and writes and
-# loads the cache along the way.
+# The tests spend their time compiling, each compile on one core: a pytest
+# worker per core (pytest-xdist, where installed).
+workers=()
+if "$work/venv/bin/python" -c "import xdist" 2>/dev/null; then
+  workers=(-n "$(nproc)")
+fi
+# A compile cache of its own, which the workers share (entries are written
+# to a temporary file, then renamed): the run compiles every kernel, and
+# writes and loads the cache along the way.
 RECURRENCE_CACHE_DIR="$work/cache" env -u RECURRENCE_PYTHON_DIR -u RECURRENCE_LIBRARY \
-  "$work/venv/bin/python" -m pytest -q -rsx -p no:cacheprovider tests "$@"
+  "$work/venv/bin/python" -m pytest -q -rsx -p no:cacheprovider "${workers[@]}" \
+  tests "$@"
