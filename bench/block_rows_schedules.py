@@ -10,8 +10,6 @@ block rows.
 import os
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_check  # noqa: E402
 import recurrence.torch as rt  # noqa: E402
@@ -22,10 +20,8 @@ def main():
     for m in (2, 4, 8):
         for B in (1, 2, 4, 8, 16):
             a, b = gpu_check.bench_inputs(B, T, N, m)
-            moved = a.numel() * 4 + 2 * b.numel() * 4
-            source = torch.empty(moved // 8, device="cuda")
-            target = torch.empty_like(source)
-            copy = gpu_check.seconds(lambda: target.copy_(source))
+            moved = gpu_check.scan_bytes(a, b)
+            copy = gpu_check.copy_seconds(moved)
             line = f"block_diagonal<{m}> (B,T,N)=({B},{T},{N})"
             for schedule in ("auto", "sequential", "chunked"):
                 took = gpu_check.seconds(lambda: rt.scan(
@@ -33,7 +29,7 @@ def main():
                 line += (f" {schedule}={took * 1e3:.3f}ms"
                          f"({copy / took:.2f}x copy)")
             print(line, flush=True)
-            del a, b, source, target
+            a = b = None  # freed before the next shape's inputs
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recurrence  # noqa: E402
 import recurrence.torch as rt  # noqa: E402
-from gpu_check import bench_inputs, seconds  # noqa: E402
+from gpu_check import bench_inputs, copy_seconds, scan_bytes, seconds  # noqa: E402
 
 CASES = [("diagonal", (1, 1 << 20, 4), None),
          ("diagonal", (1, 1 << 18, 4), None),
@@ -42,10 +42,8 @@ def main():
           flush=True)
     for structure, (B, T, N), m in CASES:
         a, b = bench_inputs(B, T, N, m)
-        moved = a.numel() * 4 + 2 * b.numel() * 4
-        source = torch.empty(moved // 8, device="cuda")
-        target = torch.empty_like(source)
-        copy = seconds(lambda: target.copy_(source))
+        moved = scan_bytes(a, b)
+        copy = copy_seconds(moved)
         plan = recurrence.explain(np.zeros(a.shape, np.float32),
                                   np.zeros(b.shape, np.float32),
                                   structure=structure, target="cuda")

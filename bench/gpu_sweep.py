@@ -13,8 +13,6 @@ import os
 import subprocess
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_check  # noqa: E402
 import recurrence.torch as rt  # noqa: E402
@@ -27,10 +25,8 @@ def measure(options, diagonal_only):
         if diagonal_only and m is not None:
             continue
         a, b = gpu_check.bench_inputs(B, T, N, m)
-        moved = a.numel() * 4 + 2 * b.numel() * 4
-        source = torch.empty(moved // 8, device="cuda")
-        target = torch.empty_like(source)
-        copy = gpu_check.seconds(lambda: target.copy_(source))
+        moved = gpu_check.scan_bytes(a, b)
+        copy = gpu_check.copy_seconds(moved)
         ours = gpu_check.seconds(lambda: rt.scan(a, b, structure=structure))
         label = structure + (f"<{m}>" if m else "")
         want = rt.scan(a, b, structure=structure, schedule="sequential")
