@@ -57,10 +57,12 @@ fi
 if [ "$sanitize" = 1 ]; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
+    --error-exitcode 1 \
     "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" "$@" 2>&1 |
     failures_and_count 40 || status=$?
   echo "== compute-sanitizer --tool racecheck (reduced forward run: chunked and sequential kernels)"
   compute-sanitizer --tool racecheck --target-processes all --print-limit 20 \
+    --error-exitcode 1 \
     "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" --only forward 2>&1 |
     failures_and_count 20 || status=$?
 fi

@@ -233,7 +233,7 @@ def test_explain_reports_the_choice():
     # The candidates are the schedules the target lowers, all three on
     # both; two channels of a long sequence take the GPU's chunked kernels
     # (thousands of threads, where a sequential thread per channel streams
-    # far too little), the Blelloch scan ranked behind them.
+    # far too little), the Blelloch scan behind the best chunk sizes.
     assert "sequential" in names and "scan" in names
     assert names[0].startswith("chunked<")
     assert names.index("scan") < names.index("sequential")

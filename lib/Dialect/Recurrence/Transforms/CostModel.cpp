@@ -71,11 +71,14 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   // before (0.06 GB/s per task, 0.3 us per carry step) chose.
   target.chunkTaskBytesPerSecond =
       name == "cuda" ? 0.2e9 : target.coreBytesPerSecond;
-  // A GPU thread holding a blocked composite's m x m products (and their
-  // registers) streams about a quarter of that, sequential or chunked:
-  // fitted to the H200's schedules of block_diagonal<m> at
-  // (8, 4096, 512), m = 2 to 16 (README: chunks of 64 fastest, 1.4x
-  // ahead of 256; sequential 3.4 to 63 ms).
+  // A GPU thread holding m x m composites (block_diagonal's blocks,
+  // higher_order's companion products) and their registers streams about
+  // a quarter of that, sequential, chunked or carrying: the share with
+  // which the model keeps the choices of the H200's sweep of
+  // block_diagonal<m> at (8, 4096, 512), m = 2 to 16, where chunks of 64
+  // ran fastest, ahead of 256 and far ahead of a sequential thread per
+  // block (3.4 to 63 ms; README). Its estimates there stay 1.5 to 3x
+  // short of those times.
   target.blockedStreamShare = name == "cuda" ? 0.25 : 1.0;
   // On the CPU, an adjoint of a matrix state recomputes its states 16
   // steps at a time: each chunk's states, cotangents and projections then
@@ -158,10 +161,16 @@ int64_t TargetModel::adjointCheckpoint(ScanOp op) const {
   return state >= 32 * 32 ? checkpointSteps : 0;
 }
 
-double TargetModel::chunkedBelowLanes() const {
+double TargetModel::streamShare(ScanOp op) const {
+  return op.getStructure().getCompositeBlockSize() > 1 ? blockedStreamShare
+                                                       : 1.0;
+}
+
+double TargetModel::chunkedBelowLanes(ScanOp op) const {
   // Where sequential threads stream as fast as the chunked kernels (60% of
   // their bandwidth share, for their second pass over the data).
-  return 0.6 * chunkedEfficiency * bytesPerSecond / coreBytesPerSecond;
+  return 0.6 * chunkedEfficiency * bytesPerSecond /
+         (coreBytesPerSecond * streamShare(op));
 }
 
 namespace {
@@ -235,11 +244,9 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   }
   // What one sequential thread and one task of a chunked phase stream:
   // less where they hold a blocked composite's m x m products.
-  double share = dims->structure.getCompositeBlockSize() > 1
-                     ? target.blockedStreamShare
-                     : 1.0;
-  double threadRate = target.coreBytesPerSecond * share;
-  double chunkTaskRate = target.chunkTaskBytesPerSecond * share;
+  double threadRate = target.coreBytesPerSecond * target.streamShare(op);
+  double chunkTaskRate =
+      target.chunkTaskBytesPerSecond * target.streamShare(op);
   SmallVector<ScheduleEstimate> estimates;
   estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
                        phaseSeconds(target, lanes * static_cast<double>(tiles),
@@ -259,7 +266,7 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
                      chunkTaskRate);
     double carry =
         std::max(phaseSeconds(target, lanes, batch * chunks * cost.applyFlops,
-                              2 * batch * chunks * pairBytes),
+                              2 * batch * chunks * pairBytes, threadRate),
                  target.regionSeconds + chunks * target.carryStepSeconds);
     double finish = phaseSeconds(
         target, lanes * chunks, batch * steps * cost.stepFlops,

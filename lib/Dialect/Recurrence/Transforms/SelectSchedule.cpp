@@ -230,7 +230,7 @@ struct SelectSchedulePass
       bool perBlock = model->lanesPerBlock(op);
       bool dynamicLanes =
           dynamicBatch || (perBlock && ShapedType::isDynamic(dims->size));
-      double threshold = gpu ? model->chunkedBelowLanes() : model->cores;
+      double threshold = gpu ? model->chunkedBelowLanes(op) : model->cores;
       if (gpu && dynamicLanes)
         llvm::erase_if(large, [](const ScheduleEstimate &estimate) {
           return estimate.schedule.getKind() != ScheduleKind::Sequential;

@@ -78,7 +78,10 @@ struct TargetModel {
   int64_t adjointCheckpoint(ScanOp op) const;
   /// On the GPU, the lanes below which the chunked schedule beats the
   /// sequential one's threads.
-  double chunkedBelowLanes() const;
+  double chunkedBelowLanes(ScanOp op) const;
+  /// The share of a thread's stream rates that one of `op`'s threads
+  /// reaches: blockedStreamShare where it holds m x m composites, else 1.
+  double streamShare(ScanOp op) const;
   /// Whether a scan that -recurrence-gpu-block-rows takes has enough row
   /// lanes, or blocks large enough, to run faster there than chunked.
   bool keepsBlockRows(ScanOp op) const;
