@@ -121,3 +121,24 @@ func.func @block_rows_8_few(%A: memref<1x4096x64x8x8xf32>, %b: memref<1x4096x512
   bufferization.materialize_in_destination %h in restrict writable %y : (tensor<1x4096x512xf32>, memref<1x4096x512xf32>) -> ()
   return
 }
+
+// -----
+
+// block_diagonal<2> on an unknown batch: its lanes (batch x 256 blocks)
+// are known at run time only. A thread holding 2 x 2 blocks streams a
+// quarter of what an elementwise one does, so sequential threads catch up
+// with the chunked kernels only from four times the lanes: 8914, where a
+// diagonal scan switches at 2228 (select-schedule.mlir).
+func.func @block_dynamic_batch(%A: tensor<?x4096x256x2x2xf32>, %b: tensor<?x4096x512xf32>) -> tensor<?x4096x512xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x4096x512xf32>
+  %h_dest = tensor.empty(%d0) : tensor<?x4096x512xf32>
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+6]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 8914 lanes; estimated seconds: chunked<64>
+  // CHECK: select-schedule-cuda.mlir:[[@LINE+5]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise
+  // EXPLICIT-LABEL: func.func @block_dynamic_batch(
+  // EXPLICIT: %[[LANES:.*]] = arith.constant 8914 : index
+  // EXPLICIT: scf.if
+  // EXPLICIT-NEXT: recurrence.scan block_diagonal<2> schedule chunked<64>
+  %h = recurrence.scan block_diagonal<2> transition(%A : tensor<?x4096x256x2x2xf32>) input(%b : tensor<?x4096x512xf32>) outs(%h_dest : tensor<?x4096x512xf32>) -> tensor<?x4096x512xf32>
+  return %h : tensor<?x4096x512xf32>
+}
