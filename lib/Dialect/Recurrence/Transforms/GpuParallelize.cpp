@@ -555,17 +555,6 @@ bool writesWithin(Operation *op,
       .wasInterrupted();
 }
 
-/// Whether `memref` views an argument of a function that writes no buffer
-/// that may alias it.
-bool isUnwrittenArgument(Value memref, Operation *root,
-                         const BufferViewFlowAnalysis &aliases) {
-  auto argument = dyn_cast<BlockArgument>(rootOf(memref));
-  if (!argument || !argument.getOwner()->isEntryBlock() ||
-      !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
-    return false;
-  return !writesWithin(root, aliases.resolve(argument));
-}
-
 /// Whether the element `load` reads is still the buffer's at each of its
 /// uses, and at those of the pure ops computing on it: nothing from the
 /// load to the last of them in its block (that one included) may write a
@@ -602,23 +591,16 @@ bool readStaysValid(memref::LoadOp load,
 /// Moves into the kernels the host reads of elements that only kernels
 /// use, with the pure ops that compute on them (a scan without batch or
 /// channel dims reads its scalar transition, and widens it, in the time
-/// loop, and steps its state in kernels), when the buffer is an argument
-/// that nothing writes, or nothing writes it before those kernels (the
-/// Blelloch adjoint's last step reads the transitions it computed): each
-/// use computes the element itself.
+/// loop, and steps its state in kernels), when nothing writes the buffer
+/// between the read and those kernels (an argument nothing writes, or the
+/// transitions the Blelloch adjoint's last step reads after computing
+/// them): each use computes the element itself. Reads of host buffers stay.
 void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
   BufferViewFlowAnalysis aliases(root);
   SmallVector<Operation *> chain;
-  DenseMap<Value, bool> unwritten; // by buffer: a walk of root each
   root->walk([&](memref::LoadOp load) {
-    if (inParallelLoop(load))
-      return;
-    Value buffer = rootOf(load.getMemref());
-    auto [known, first] = unwritten.try_emplace(buffer, false);
-    if (first)
-      known->second = isUnwrittenArgument(buffer, root, aliases);
-    if (known->second ||
-        (!isHostBuffer(load.getMemref()) && readStaysValid(load, aliases)))
+    if (!inParallelLoop(load) && !isHostBuffer(load.getMemref()) &&
+        readStaysValid(load, aliases))
       chain.push_back(load);
   });
   DenseSet<Operation *> inChain(chain.begin(), chain.end());
