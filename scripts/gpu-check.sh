@@ -17,7 +17,9 @@
 # the sanitizers' runs too; the benchmarks run alone after them.
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck);
-# SANITIZERS_ONLY=1 runs only them.
+# SANITIZERS_ONLY=1 runs only them. Kernels compile into a fresh cache
+# unless $RECURRENCE_CACHE_DIR names one (runs split over several calls on
+# one machine then compile each kernel once).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheel="$(realpath "${1:?usage: $0 WHEEL [gpu_check.py options]}")"
@@ -29,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 source "$root/scripts/common.sh"
 use_wheel "$wheel" "$work/site" "$python"
-export RECURRENCE_CACHE_DIR="$work/cache"
+export RECURRENCE_CACHE_DIR="${RECURRENCE_CACHE_DIR:-$work/cache}"
 status=0
 cpus="$(nproc)"
 jobs="${JOBS:-$(( (cpus + 1) / 2 > 12 ? 12 : (cpus + 1) / 2 ))}"
