@@ -214,18 +214,14 @@ std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
       !inserted.insert.getDestType().hasStaticShape() ||
       !isStaticInsert(inserted.insert))
     return std::nullopt;
-  // The one write of the inserted tensor (or of its collapse).
+  // The one write of the inserted tensor.
   for (Operation *user : inserted.insert->getUsers()) {
-    auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
-    Operation *writer =
-        collapse && collapse->hasOneUse() ? *collapse->user_begin() : user;
-    auto write = dyn_cast<bufferization::MaterializeInDestinationOp>(writer);
+    auto write = dyn_cast<bufferization::MaterializeInDestinationOp>(user);
     if (!write || !isa<MemRefType>(write.getDest().getType()))
       continue;
     if (inserted.write)
       return std::nullopt;
     inserted.write = write;
-    inserted.collapse = collapse;
   }
   if (!inserted.write || !inserted.write.getRestrict() ||
       inserted.write->getBlock() != op->getBlock())
@@ -257,30 +253,18 @@ std::optional<InsertedResult> InsertedResult::of(Operation *op, Value result,
   }
   if (!chain.getDefiningOp<tensor::EmptyOp>())
     return std::nullopt;
-  // The caller's buffer in the inserted tensor's shape.
   auto buffer = cast<MemRefType>(dest.getType());
-  RankedTensorType shape = inserted.insert.getDestType();
-  FailureOr<MemRefType> viewType = buffer;
-  if (inserted.collapse)
-    viewType = memref::ExpandShapeOp::computeExpandedType(
-        buffer, shape.getShape(), inserted.collapse.getReassociationIndices());
-  if (failed(viewType) || viewType->getShape() != shape.getShape() ||
-      !isContiguousAlong(*viewType, time))
+  if (buffer.getShape() != inserted.insert.getDestType().getShape() ||
+      !isContiguousAlong(buffer, time))
     return std::nullopt;
-  inserted.viewType = *viewType;
   return inserted;
 }
 
 Value InsertedResult::writeBefore(OpBuilder &b, Location loc) {
-  view = write.getDest();
-  if (collapse)
-    view = memref::ExpandShapeOp::create(
-        b, loc, viewType, view, collapse.getReassociationIndices(),
-        getAsIndexOpFoldResult(b.getContext(), viewType.getShape()));
   auto sliceOf = [&](tensor::InsertSliceOp slice) -> Value {
-    return memref::SubViewOp::create(b, loc, view, slice.getMixedOffsets(),
-                                     slice.getMixedSizes(),
-                                     slice.getMixedStrides());
+    return memref::SubViewOp::create(
+        b, loc, write.getDest(), slice.getMixedOffsets(), slice.getMixedSizes(),
+        slice.getMixedStrides());
   };
   for (tensor::InsertSliceOp part : before) {
     auto copy = bufferization::MaterializeInDestinationOp::create(
@@ -293,11 +277,9 @@ Value InsertedResult::writeBefore(OpBuilder &b, Location loc) {
 void InsertedResult::replace(RewriterBase &rewriter, Location loc) {
   rewriter.setInsertionPoint(insert);
   Value whole = bufferization::ToTensorOp::create(
-      rewriter, loc, insert.getDestType(), view, /*restrict=*/true,
+      rewriter, loc, insert.getDestType(), write.getDest(), /*restrict=*/true,
       /*writable=*/false);
   rewriter.eraseOp(write);
-  if (collapse)
-    rewriter.eraseOp(collapse);
   rewriter.replaceOp(insert, whole);
   for (tensor::InsertSliceOp part : llvm::reverse(before))
     rewriter.eraseOp(part);

@@ -75,7 +75,8 @@ struct CallerResults {
 
 /// A result inserted into a longer tensor that is then materialized in a
 /// caller's buffer (the adjoint's mu: the reverse scan's steps, with the
-/// last step's cotangent inserted after them, written for b's gradient).
+/// last step's cotangent inserted after them, written for b's gradient;
+/// writeBeforeCollapse has made the buffer the inserted tensor's shape).
 /// A lowering writes the result into that buffer's slice in place, and the
 /// parts inserted before it (into an empty tensor) beside it.
 struct InsertedResult {
@@ -83,26 +84,20 @@ struct InsertedResult {
   /// The inserts that `insert`'s destination chains, from the empty tensor.
   SmallVector<tensor::InsertSliceOp> before;
   bufferization::MaterializeInDestinationOp write; // of insert's result
-  tensor::CollapseShapeOp collapse;                // between them, or null
 
   /// `result`'s insertion, where its one use inserts it (static slice, unit
   /// strides) into a chain of inserts into an empty tensor whose result is
-  /// written (or collapsed, then written) into a caller's buffer defined
-  /// before `op`, in `op`'s block, contiguous along `time`; else none.
+  /// written into a caller's buffer of its shape defined before `op`, in
+  /// `op`'s block, contiguous along `time`; else none.
   static std::optional<InsertedResult> of(Operation *op, Value result,
                                           int64_t time);
 
-  /// At `insert`: the caller's buffer viewed in the inserted tensor's
-  /// shape, with the parts inserted before written into it; returns the
-  /// view of `insert`'s slice of it.
+  /// At `insert`: the parts inserted before written into the caller's
+  /// buffer; returns the view of `insert`'s slice of it.
   Value writeBefore(OpBuilder &b, Location loc);
   /// Replaces the inserted tensor by the caller's buffer, which now holds
   /// it, and erases the inserts and the write.
   void replace(RewriterBase &rewriter, Location loc);
-
-private:
-  MemRefType viewType; // the caller's buffer in the inserted tensor's shape
-  Value view;          // that view, built by writeBefore
 };
 
 /// `value` (of a float type) as float `type`.

@@ -33,6 +33,7 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -747,6 +748,12 @@ struct GpuWarpScanPass
   using Base::Base;
 
   void runOnOperation() override {
+    // A result collapsed, then written, is written before the collapse: a
+    // result inserted into a tensor so written (the adjoint's mu) then finds
+    // the caller's buffer in the inserted tensor's shape (InsertedResult).
+    getOperation()->walk([](bufferization::MaterializeInDestinationOp write) {
+      writeBeforeCollapse(write);
+    });
     lowerSequentialScans(
         getOperation(), [&](RewriterBase &rewriter, ScanOp op) {
           return lowerScanToWarpScan(rewriter, op, lookBackTiles);

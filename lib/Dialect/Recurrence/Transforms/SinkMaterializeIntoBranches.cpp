@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -121,42 +122,13 @@ void sinkInsertSlices(scf::IfOp op, DominanceInfo &dominance) {
   op->erase();
 }
 
-/// Rewrites `write` of a collapsed tensor (its only use) into a buffer as
-/// the write of the tensor it collapses into the buffer expanded alike.
-void writeBeforeCollapse(MaterializeInDestinationOp write) {
-  auto collapse = write.getSource().getDefiningOp<tensor::CollapseShapeOp>();
-  auto buffer = dyn_cast<MemRefType>(write.getDest().getType());
-  if (!collapse || !buffer || !collapse->hasOneUse())
-    return;
-  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
-  FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
-      buffer, collapse.getSrcType().getShape(), groups);
-  if (failed(expanded))
-    return;
-  // Right after the buffer, and sized by it, so that the expanded buffer
-  // too exists before an scf.if whose result is written.
-  OpBuilder b(write);
-  b.setInsertionPointAfterValue(write.getDest());
-  Location loc = write.getLoc();
-  FailureOr<SmallVector<OpFoldResult>> sizes =
-      memref::ExpandShapeOp::inferOutputShape(
-          b, loc, *expanded, groups,
-          memref::getMixedSizes(b, loc, write.getDest()));
-  if (failed(sizes))
-    return;
-  Value dest = memref::ExpandShapeOp::create(b, loc, *expanded, write.getDest(),
-                                             groups, *sizes);
-  write.getSourceMutable().assign(collapse.getSrc());
-  write.getDestMutable().assign(dest);
-  collapse->erase();
-}
-
 struct SinkMaterializeIntoBranchesPass
     : recurrence::impl::SinkMaterializeIntoBranchesPassBase<
           SinkMaterializeIntoBranchesPass> {
   void runOnOperation() override {
-    getOperation()->walk(
-        [](MaterializeInDestinationOp write) { writeBeforeCollapse(write); });
+    getOperation()->walk([](MaterializeInDestinationOp write) {
+      recurrence::writeBeforeCollapse(write);
+    });
     DominanceInfo dominance(getOperation());
     SmallVector<scf::IfOp> branches;
     // Outer ones first: the writes sunk into their branches then follow the

@@ -9,6 +9,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/TensorSlicing.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -257,4 +258,34 @@ Value mlir::recurrence::dropTrailingUnitDim(OpBuilder &b, Location loc,
   auto type = cast<RankedTensorType>(value.getType());
   return tensor::CollapseShapeOp::create(b, loc, value,
                                          lastTwoGrouped(type.getRank()));
+}
+
+bool mlir::recurrence::writeBeforeCollapse(
+    bufferization::MaterializeInDestinationOp write) {
+  auto collapse = write.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+  auto buffer = dyn_cast<MemRefType>(write.getDest().getType());
+  if (!collapse || !buffer || !collapse->hasOneUse())
+    return false;
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
+      buffer, collapse.getSrcType().getShape(), groups);
+  if (failed(expanded))
+    return false;
+  // Right after the buffer, and sized by it, so that the expanded buffer
+  // too exists before an scf.if whose result is written.
+  OpBuilder b(write);
+  b.setInsertionPointAfterValue(write.getDest());
+  Location loc = write.getLoc();
+  FailureOr<SmallVector<OpFoldResult>> sizes =
+      memref::ExpandShapeOp::inferOutputShape(
+          b, loc, *expanded, groups,
+          memref::getMixedSizes(b, loc, write.getDest()));
+  if (failed(sizes))
+    return false;
+  Value dest = memref::ExpandShapeOp::create(b, loc, *expanded, write.getDest(),
+                                             groups, *sizes);
+  write.getSourceMutable().assign(collapse.getSrc());
+  write.getDestMutable().assign(dest);
+  collapse->erase();
+  return true;
 }

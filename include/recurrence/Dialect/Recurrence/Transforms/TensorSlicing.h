@@ -7,13 +7,15 @@
 //===----------------------------------------------------------------------===//
 //
 // Small builders the schedules share to pick one batch element / one time
-// step out of an operand and to move between vector and [N, 1] states.
+// step out of an operand and to move between vector and [N, 1] states, and
+// to write a reshaped result without the reshape.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_TENSORSLICING_H
 #define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_TENSORSLICING_H
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::recurrence {
@@ -120,6 +122,13 @@ SmallVector<Value> buildParallelLoop(OpBuilder &b, Location loc,
 /// [..., N] -> [..., N, 1] and back.
 Value appendUnitDim(OpBuilder &b, Location loc, Value value);
 Value dropTrailingUnitDim(OpBuilder &b, Location loc, Value value);
+
+/// Rewrites `write`, of a collapsed tensor (the collapse's one use) into a
+/// buffer, as the write of the tensor it collapses into the buffer expanded
+/// alike (a memref.expand_shape right after the buffer, so that it exists
+/// wherever the buffer does): the tensor behind the reshape then has the
+/// buffer as its destination. Returns whether it did.
+bool writeBeforeCollapse(bufferization::MaterializeInDestinationOp write);
 
 } // namespace mlir::recurrence
 
