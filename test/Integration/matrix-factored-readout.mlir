@@ -1,9 +1,13 @@
 // Matrix states (N x D): a diagonal transition shared by the D columns,
 // factored inputs b_t = k_t v_t^T and readouts y_t = c_t^T h_t (the
 // Mamba-style selective SSM); then a dense transition on a full matrix
-// input with init, readout and reverse.
+// input with init, readout and reverse. The second run tiles the loops as
+// the GPU lowering does (a tile per thread): every column of a matrix state
+// is a tile of its own, even where a readout sums over the channels or a
+// dense transition mixes them.
 //
 // RUN: recurrence-opt %s -recurrence-to-llvm | %run | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-select-schedule -recurrence-lower-sequential=fixed-channel-tile=1 -recurrence-to-llvm | %run | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

@@ -1,8 +1,7 @@
 // Host code that the GPU lowering keeps legal:
-// - a scan without batch or channel dims reads its scalar transition (and
-//   widens it from bf16) in the time loop, and steps its matrix state in
-//   kernels: the read moves into the kernels, since nothing writes the
-//   argument, and the host touches no element of it;
+// - a scan without batch or channel dims on a matrix state runs a thread
+//   per column, which reads the scalar transition (and widens it from
+//   bf16) in its time loop: the host touches no element of it;
 // - the Blelloch adjoint of such a scan reads its last step's transition,
 //   which it computed, for a kernel: the read moves into it, since nothing
 //   writes that buffer in between;

@@ -247,12 +247,20 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   double threadRate = target.coreBytesPerSecond * target.streamShare(op);
   double chunkTaskRate =
       target.chunkTaskBytesPerSecond * target.streamShare(op);
+  // The GPU's sequential kernels also run a thread per column of a matrix
+  // state (whose transition acts on every column alike); its chunked ones
+  // do not. Counted only where the scan stays sequential (channels that a
+  // readout sums or a transition mixes): the dispatch between sequential
+  // and chunked kernels is fitted to lanes without columns.
+  double sequentialLanes = lanes * static_cast<double>(tiles);
+  if (target.name == "cuda" && op.getMatrix() && !target.lanesPerBlock(op))
+    sequentialLanes *= d;
   SmallVector<ScheduleEstimate> estimates;
-  estimates.push_back({ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
-                       phaseSeconds(target, lanes * static_cast<double>(tiles),
-                                    batch * steps * cost.stepFlops,
-                                    batch * steps * stepBytes, threadRate),
-                       tiles});
+  estimates.push_back(
+      {ScheduleAttr::get(context, ScheduleKind::Sequential, 0),
+       phaseSeconds(target, sequentialLanes, batch * steps * cost.stepFlops,
+                    batch * steps * stepBytes, threadRate),
+       tiles});
 
   for (int64_t chunk : kChunkSizes) {
     if (chunk >= steps && chunk != kChunkSizes[0])

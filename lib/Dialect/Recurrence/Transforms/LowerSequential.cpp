@@ -186,31 +186,42 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   return {size, std::nullopt};
 }
 
-/// Splits channels into tiles so that batch x tiles fills `cores`: upstream
-/// tiling (the op's TilingInterface) makes an scf.forall over the batch and
-/// the channel tiles around a scan of one batch element and one tile, which
-/// is then lowered untiled. Returns the values that replace `op`.
+/// Whether tiles hold one column each of a matrix state: with a tile per
+/// GPU thread (`fixedTile`), so that the columns, which a transition acts on
+/// alike, run on threads of their own even where the channels cannot (a
+/// readout sums over them, a dense or dplr transition mixes them).
+static bool tilesColumns(ScanOp op, const ChannelTiling &tiling) {
+  return tiling.fixedTile > 0 && op.getMatrix();
+}
+
+/// Splits channels into tiles so that batch x tiles fills `cores` (and
+/// columns into tiles of one, see tilesColumns): upstream tiling (the op's
+/// TilingInterface) makes an scf.forall over the batch and the tiles around
+/// a scan of one batch element and one tile, which is then lowered untiled.
+/// Returns the values that replace `op`.
 static FailureOr<SmallVector<Value>>
 buildChannelTiled(RewriterBase &rewriter, ScanOp op,
                   const ChannelTiling &tiling) {
   Location loc = op.getLoc();
   int64_t block = op.getStructure().getChannelGroup();
   int64_t batchRank = op.getBatchRank();
-  MixedScanDims dims(rewriter, op);
-  ChannelTiles tiles = chooseChannelTiles(rewriter, loc, dims.batch, dims.size,
-                                          dims.steps, block, tiling);
 
   // Tile sizes in the loops of the iteration domain: one batch element,
-  // the tile's blocks of channels, every column.
+  // the tile's blocks of channels (where they are a loop), the columns.
   SmallVector<OpFoldResult> sizes(batchRank, rewriter.getIndexAttr(1));
-  if (tiles.uniform)
-    sizes.push_back(rewriter.getIndexAttr(*tiles.uniform / block));
-  else
-    sizes.push_back(affine::makeComposedFoldedAffineApply(
-        rewriter, loc, rewriter.getAffineSymbolExpr(0).floorDiv(block),
-        {tiles.size}));
+  if (op.hasIndependentChannels()) {
+    MixedScanDims dims(rewriter, op);
+    ChannelTiles tiles = chooseChannelTiles(
+        rewriter, loc, dims.batch, dims.size, dims.steps, block, tiling);
+    if (tiles.uniform)
+      sizes.push_back(rewriter.getIndexAttr(*tiles.uniform / block));
+    else
+      sizes.push_back(affine::makeComposedFoldedAffineApply(
+          rewriter, loc, rewriter.getAffineSymbolExpr(0).floorDiv(block),
+          {tiles.size}));
+  }
   if (op.getMatrix())
-    sizes.push_back(rewriter.getIndexAttr(0));
+    sizes.push_back(rewriter.getIndexAttr(tilesColumns(op, tiling) ? 1 : 0));
   scf::SCFTilingOptions options;
   options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   options.setTileSizes(sizes);
@@ -232,8 +243,9 @@ mlir::recurrence::lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
   ChannelTiling checked = tiling;
   checked.minTile = std::max<int64_t>(1, tiling.minTile);
   checked.minRuntimeTile = std::max<int64_t>(1, tiling.minRuntimeTile);
-  bool tiled = (checked.cores > 1 || checked.fixedTile > 0) &&
-               op.hasIndependentChannels();
+  bool tiled = ((checked.cores > 1 || checked.fixedTile > 0) &&
+                op.hasIndependentChannels()) ||
+               tilesColumns(op, checked);
   return lowerScanWith(rewriter, op, [&](const ScanIO &io) {
     if (tiled)
       if (FailureOr<SmallVector<Value>> tiles =
