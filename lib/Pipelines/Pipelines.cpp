@@ -174,9 +174,10 @@ static bool prefetchesL2(StringRef chip, StringRef features) {
 
 void mlir::recurrence::buildRecurrenceToNVVMPipeline(
     OpPassManager &pm, const RecurrenceToNVVMOptions &options) {
-  // One GPU thread per batch element and channel (or block of channels):
-  // the sequential schedule, with as many channel tiles as there are
-  // channels; or, where that leaves the GPU short of threads, the chunked
+  // One GPU thread per batch element and channel (or block of channels, or,
+  // where the channels are not independent, column of a matrix state): the
+  // sequential schedule, with as many tiles as there are channels (or
+  // columns); or, where that leaves the GPU short of threads, the chunked
   // schedule with a thread per chunk and channel block. The adjoint's scans
   // choose alike.
   addScanLowering(pm, options.inlineCalls, "cuda", 0,

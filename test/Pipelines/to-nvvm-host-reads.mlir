@@ -2,6 +2,11 @@
 // - a scan without batch or channel dims on a matrix state runs a thread
 //   per column, which reads the scalar transition (and widens it from
 //   bf16) in its time loop: the host touches no element of it;
+// - on a vector state it reads that transition in the time loop, and steps
+//   its state in kernels: the read moves into the kernels, since nothing
+//   writes the argument;
+// - a flag argument (i1) is the caller's device buffer too: its read moves
+//   into the kernel that uses it;
 // - the Blelloch adjoint of such a scan reads its last step's transition,
 //   which it computed, for a kernel: the read moves into it, since nothing
 //   writes that buffer in between;
@@ -48,6 +53,14 @@
 
 // HOST-LABEL: llvm.func @unbatched_scalar(
 // HOST-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
+// HOST: gpu.binary
+
+// HOST-LABEL: llvm.func @unbatched_scalar_vector(
+// HOST-NOT: {{llvm.load .* -> (bf16|f32)|llvm.store .* : (bf16|f32), }}
+// HOST: gpu.binary
+
+// HOST-LABEL: llvm.func @flag_argument(
+// HOST-NOT: {{llvm.load .* -> i1}}
 // HOST: gpu.binary
 
 func.func @unbatched_dplr(%d: tensor<?x?xf32>, %u: tensor<?x?x2xf32>, %v: tensor<?x?x2xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
@@ -112,4 +125,28 @@ func.func @unbatched_scalar_blelloch(%a: tensor<33xbf16>, %b: tensor<33x9xbf16>,
   %f_dest = tensor.empty() : tensor<9xf32>
   %o, %f = recurrence.scan scalar schedule scan reverse accumulate(f32) transition(%a : tensor<33xbf16>) input(%b : tensor<33x9xbf16>) init(%h0 : tensor<9xf32>) outs(%o_dest, %f_dest : tensor<33x9xbf16>, tensor<9xf32>) -> tensor<33x9xbf16>, tensor<9xf32>
   return %o, %f : tensor<33x9xbf16>, tensor<9xf32>
+}
+
+func.func @unbatched_scalar_vector(%a: tensor<?xbf16>, %b: tensor<?x?xbf16>, %c: tensor<?x?xbf16>) -> tensor<?xbf16> {
+  %c0 = arith.constant 0 : index
+  %t = tensor.dim %b, %c0 : tensor<?x?xbf16>
+  %o_dest = tensor.empty(%t) : tensor<?xbf16>
+  %o = recurrence.scan scalar schedule sequential accumulate(f32) transition(%a : tensor<?xbf16>) input(%b : tensor<?x?xbf16>) readout(%c : tensor<?x?xbf16>) outs(%o_dest : tensor<?xbf16>) -> tensor<?xbf16>
+  return %o : tensor<?xbf16>
+}
+
+#flag_map = affine_map<(d0) -> (d0)>
+func.func @flag_argument(%a: tensor<?xf32>, %m: tensor<4xi1>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %flag = tensor.extract %m[%c2] : tensor<4xi1>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#flag_map, #flag_map], iterator_types = ["parallel"]} ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %y = arith.select %flag, %x, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }

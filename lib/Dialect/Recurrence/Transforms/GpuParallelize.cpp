@@ -528,6 +528,16 @@ bool isHostBuffer(Value memref) {
          rootOf(memref).getDefiningOp<memref::AllocaOp>();
 }
 
+/// Whether `memref` views an argument of its function: the caller's buffer,
+/// which for a kernel's caller is on the device, flags included (the
+/// buffer deallocation's helpers take host lists, but only host code reads
+/// them).
+bool viewsArgument(Value memref) {
+  auto argument = dyn_cast<BlockArgument>(rootOf(memref));
+  return argument && argument.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+}
+
 /// Whether `op` may write or free one of `buffers` (unknown ops: when
 /// they take one).
 bool mayWrite(Operation *op, const BufferViewFlowAnalysis::ValueSetT &buffers) {
@@ -589,17 +599,19 @@ bool readStaysValid(memref::LoadOp load,
 }
 
 /// Moves into the kernels the host reads of elements that only kernels
-/// use, with the pure ops that compute on them (a scan without batch or
-/// channel dims reads its scalar transition, and widens it, in the time
-/// loop, and steps its state in kernels), when nothing writes the buffer
-/// between the read and those kernels (an argument nothing writes, or the
-/// transitions the Blelloch adjoint's last step reads after computing
-/// them): each use computes the element itself. Reads of host buffers stay.
+/// use, with the pure ops that compute on them (a scan of a vector state
+/// without batch dims or independent channels reads its scalar transition,
+/// and widens it, in the time loop, and steps its state in kernels), when
+/// nothing writes the buffer between the read and those kernels (an
+/// argument nothing writes, or the transitions the Blelloch adjoint's last
+/// step reads after computing them): each use computes the element itself.
+/// Reads of host buffers other than arguments stay.
 void sinkReadsIntoKernels(RewriterBase &rewriter, Operation *root) {
   BufferViewFlowAnalysis aliases(root);
   SmallVector<Operation *> chain;
   root->walk([&](memref::LoadOp load) {
-    if (!inParallelLoop(load) && !isHostBuffer(load.getMemref()) &&
+    if (!inParallelLoop(load) &&
+        (!isHostBuffer(load.getMemref()) || viewsArgument(load.getMemref())) &&
         readStaysValid(load, aliases))
       chain.push_back(load);
   });
@@ -772,9 +784,10 @@ struct GpuParallelizePass
       }
     IRRewriter rewriter(&getContext());
     Operation *root = getOperation();
-    // The scans' loops over (batch, [chunk,] channel block): flattened, the
-    // innermost dim fastest (neighbouring threads read neighbouring
-    // channels), in blocks of `threads`. The elementwise loops: rows by
+    // The scans' loops over (batch, [chunk,] channel block or a matrix
+    // state's column): flattened, the innermost dim fastest (neighbouring
+    // threads read neighbouring channels or columns), in blocks of
+    // `threads`. The elementwise loops: rows by
     // tiles of their inner run (or flat where the run is short), in blocks
     // of `elementwise-threads`.
     SmallVector<scf::ParallelOp> scans;

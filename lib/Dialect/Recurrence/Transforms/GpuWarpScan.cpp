@@ -748,11 +748,15 @@ struct GpuWarpScanPass
   using Base::Base;
 
   void runOnOperation() override {
-    // A result collapsed, then written, is written before the collapse: a
-    // result inserted into a tensor so written (the adjoint's mu) then finds
-    // the caller's buffer in the inserted tensor's shape (InsertedResult).
+    // A result inserted into a tensor that is collapsed, then written (the
+    // adjoint's mu), is written before the collapse: InsertedResult then
+    // finds the caller's buffer in the inserted tensor's shape. Other writes
+    // keep their collapse until SinkMaterializeIntoBranches.
     getOperation()->walk([](bufferization::MaterializeInDestinationOp write) {
-      writeBeforeCollapse(write);
+      auto collapse =
+          write.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+      if (collapse && collapse.getSrc().getDefiningOp<tensor::InsertSliceOp>())
+        writeBeforeCollapse(write);
     });
     lowerSequentialScans(
         getOperation(), [&](RewriterBase &rewriter, ScanOp op) {

@@ -6,9 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Lowers recurrence.scan into an scf.forall over batch elements, each running
-// an scf.for over time whose body applies one transition from the structure
-// algebra.
+// Lowers recurrence.scan into an scf.forall over batch elements (and tiles
+// of independent channels, or, on the GPU, of a matrix state's columns where
+// the channels are not independent), each running an scf.for over time
+// whose body applies one transition from the structure algebra.
 //
 //===----------------------------------------------------------------------===//
 
@@ -188,10 +189,12 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
 
 /// Whether tiles hold one column each of a matrix state: with a tile per
 /// GPU thread (`fixedTile`), so that the columns, which a transition acts on
-/// alike, run on threads of their own even where the channels cannot (a
-/// readout sums over them, a dense or dplr transition mixes them).
+/// alike, run on threads of their own where the channels cannot (a readout
+/// sums over them, a dense or dplr transition mixes them). Where channels
+/// are independent a thread keeps its channel's whole row of columns, as
+/// the cost model's dispatch between sequential and chunked assumes.
 static bool tilesColumns(ScanOp op, const ChannelTiling &tiling) {
-  return tiling.fixedTile > 0 && op.getMatrix();
+  return tiling.fixedTile > 0 && op.getMatrix() && !op.hasIndependentChannels();
 }
 
 /// Splits channels into tiles so that batch x tiles fills `cores` (and

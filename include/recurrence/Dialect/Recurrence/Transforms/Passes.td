@@ -104,7 +104,8 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
     Option<"fixedChannelTile", "fixed-channel-tile", "int64_t",
            /*default=*/"0",
            "When positive, tiles of exactly this many channel blocks, "
-           "whatever the cores (1: one per GPU thread)">
+           "whatever the cores (1: one per GPU thread); a matrix state "
+           "whose channels are not independent gets tiles of one column">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
