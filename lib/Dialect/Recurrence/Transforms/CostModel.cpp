@@ -248,12 +248,10 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   double chunkTaskRate =
       target.chunkTaskBytesPerSecond * target.streamShare(op);
   // The GPU's sequential kernels also run a thread per column of a matrix
-  // state (whose transition acts on every column alike); its chunked ones
-  // do not. Counted only where the scan stays sequential (channels that a
-  // readout sums or a transition mixes): the dispatch between sequential
-  // and chunked kernels is fitted to lanes without columns.
+  // state where its channels are not lanes (threadPerColumn), which keeps
+  // such a scan sequential; its chunked kernels do not.
   double sequentialLanes = lanes * static_cast<double>(tiles);
-  if (target.name == "cuda" && op.getMatrix() && !target.lanesPerBlock(op))
+  if (target.name == "cuda" && threadPerColumn(op))
     sequentialLanes *= d;
   SmallVector<ScheduleEstimate> estimates;
   estimates.push_back(

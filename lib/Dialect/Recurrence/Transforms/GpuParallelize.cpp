@@ -17,6 +17,7 @@
 
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
@@ -533,9 +534,7 @@ bool isHostBuffer(Value memref) {
 /// buffer deallocation's helpers take host lists, but only host code reads
 /// them).
 bool viewsArgument(Value memref) {
-  auto argument = dyn_cast<BlockArgument>(rootOf(memref));
-  return argument && argument.getOwner()->isEntryBlock() &&
-         isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+  return isa_and_nonnull<BlockArgument>(recurrence::distinctBuffer(memref));
 }
 
 /// Whether `op` may write or free one of `buffers` (unknown ops: when
@@ -787,9 +786,8 @@ struct GpuParallelizePass
     // The scans' loops over (batch, [chunk,] channel block or a matrix
     // state's column): flattened, the innermost dim fastest (neighbouring
     // threads read neighbouring channels or columns), in blocks of
-    // `threads`. The elementwise loops: rows by
-    // tiles of their inner run (or flat where the run is short), in blocks
-    // of `elementwise-threads`.
+    // `threads`. The elementwise loops: rows by tiles of their inner run
+    // (or flat where the run is short), in blocks of `elementwise-threads`.
     SmallVector<scf::ParallelOp> scans;
     root->walk([&](scf::ParallelOp loop) {
       if (!inParallelLoop(loop))

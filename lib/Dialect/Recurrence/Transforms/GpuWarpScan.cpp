@@ -753,10 +753,10 @@ struct GpuWarpScanPass
     // finds the caller's buffer in the inserted tensor's shape. Other writes
     // keep their collapse until SinkMaterializeIntoBranches.
     getOperation()->walk([](bufferization::MaterializeInDestinationOp write) {
-      auto collapse =
-          write.getSource().getDefiningOp<tensor::CollapseShapeOp>();
-      if (collapse && collapse.getSrc().getDefiningOp<tensor::InsertSliceOp>())
-        writeBeforeCollapse(write);
+      writeBeforeCollapse(write, [](tensor::CollapseShapeOp collapse) {
+        return isa_and_nonnull<tensor::InsertSliceOp>(
+            collapse.getSrc().getDefiningOp());
+      });
     });
     lowerSequentialScans(
         getOperation(), [&](RewriterBase &rewriter, ScanOp op) {

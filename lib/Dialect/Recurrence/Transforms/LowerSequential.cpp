@@ -187,14 +187,14 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   return {size, std::nullopt};
 }
 
-/// Whether tiles hold one column each of a matrix state: with a tile per
-/// GPU thread (`fixedTile`), so that the columns, which a transition acts on
-/// alike, run on threads of their own where the channels cannot (a readout
-/// sums over them, a dense or dplr transition mixes them). Where channels
-/// are independent a thread keeps its channel's whole row of columns, as
-/// the cost model's dispatch between sequential and chunked assumes.
+bool mlir::recurrence::threadPerColumn(ScanOp op) {
+  return op.getMatrix() && !op.hasIndependentChannels();
+}
+
+/// Whether tiles hold one column each of a matrix state (see
+/// threadPerColumn).
 static bool tilesColumns(ScanOp op, const ChannelTiling &tiling) {
-  return tiling.fixedTile > 0 && op.getMatrix() && !op.hasIndependentChannels();
+  return tiling.fixedTile > 0 && threadPerColumn(op);
 }
 
 /// Splits channels into tiles so that batch x tiles fills `cores` (and

@@ -261,10 +261,12 @@ Value mlir::recurrence::dropTrailingUnitDim(OpBuilder &b, Location loc,
 }
 
 bool mlir::recurrence::writeBeforeCollapse(
-    bufferization::MaterializeInDestinationOp write) {
+    bufferization::MaterializeInDestinationOp write,
+    llvm::function_ref<bool(tensor::CollapseShapeOp)> only) {
   auto collapse = write.getSource().getDefiningOp<tensor::CollapseShapeOp>();
   auto buffer = dyn_cast<MemRefType>(write.getDest().getType());
-  if (!collapse || !buffer || !collapse->hasOneUse())
+  if (!collapse || !buffer || !collapse->hasOneUse() ||
+      (only && !only(collapse)))
     return false;
   SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
   FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(

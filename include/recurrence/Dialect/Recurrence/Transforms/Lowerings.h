@@ -58,6 +58,15 @@ FailureOr<SmallVector<Value>>
 lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
                       const ChannelTiling &tiling = {});
 
+/// Whether, with a tile per GPU thread (ChannelTiling's `fixedTile`), each
+/// column of `op`'s matrix state runs on a thread of its own: where its
+/// channels cannot (a readout sums over them, a dense or dplr transition
+/// mixes them), since a transition acts on every column alike. Where
+/// channels are independent a thread keeps its channel's row of columns, as
+/// the cost model's dispatch between sequential and chunked kernels
+/// assumes.
+bool threadPerColumn(ScanOp op);
+
 /// On the GPU, a sequential scan whose caller's buffers hold each
 /// sequence's steps contiguously (an elementwise first-order structure on
 /// a vector state, static shapes, an f32 state, operands read from and

@@ -16,6 +16,7 @@
 #define RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_TENSORSLICING_H
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::recurrence {
@@ -127,8 +128,11 @@ Value dropTrailingUnitDim(OpBuilder &b, Location loc, Value value);
 /// buffer, as the write of the tensor it collapses into the buffer expanded
 /// alike (a memref.expand_shape right after the buffer, so that it exists
 /// wherever the buffer does): the tensor behind the reshape then has the
-/// buffer as its destination. Returns whether it did.
-bool writeBeforeCollapse(bufferization::MaterializeInDestinationOp write);
+/// buffer as its destination; with `only`, where it holds for the collapse.
+/// Returns whether it did.
+bool writeBeforeCollapse(
+    bufferization::MaterializeInDestinationOp write,
+    llvm::function_ref<bool(tensor::CollapseShapeOp)> only = nullptr);
 
 } // namespace mlir::recurrence
 
