@@ -17,7 +17,8 @@
 # the sanitizers' runs too; the benchmarks run alone after them.
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck);
-# SANITIZERS_ONLY=1 runs only them. Kernels compile into a fresh cache
+# SANITIZERS_ONLY=1 runs only them; SANITIZERS=racecheck (or memcheck)
+# runs one of the two. Kernels compile into a fresh cache
 # unless $RECURRENCE_CACHE_DIR names one (runs split over several calls on
 # one machine then compile each kernel once).
 set -euo pipefail
@@ -45,6 +46,11 @@ failures_and_count() {
   awk '/^PASS/ { n++; next } { print } END { print n + 0 " checks passed" }' |
     tail -n "$1"
 }
+sanitizers="${SANITIZERS:-memcheck racecheck}"
+case " $sanitizers " in
+*" memcheck "* | *" racecheck "*) ;;
+*) echo "SANITIZERS names neither memcheck nor racecheck: $sanitizers" >&2; exit 1 ;;
+esac
 sanitize=0
 if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   sanitize=1
@@ -56,12 +62,14 @@ elif [ "$sanitize" = 0 ]; then
   echo "SANITIZERS_ONLY=1, but no sanitizer run: MEMCHECK=0 or no compute-sanitizer" >&2
   exit 1
 fi
-if [ "$sanitize" = 1 ]; then
+if [ "$sanitize" = 1 ] && [[ " $sanitizers " == *" memcheck "* ]]; then
   echo "== compute-sanitizer --tool memcheck (reduced run)"
   compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
     --error-exitcode 1 \
     "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" "$@" 2>&1 |
     failures_and_count 40 || status=$?
+fi
+if [ "$sanitize" = 1 ] && [[ " $sanitizers " == *" racecheck "* ]]; then
   echo "== compute-sanitizer --tool racecheck (reduced forward run: chunked and sequential kernels)"
   compute-sanitizer --tool racecheck --target-processes all --print-limit 20 \
     --error-exitcode 1 \
