@@ -18,7 +18,7 @@
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck);
 # SANITIZERS_ONLY=1 runs only them; SANITIZERS=racecheck (or memcheck)
-# runs one of the two. Kernels compile into a fresh cache
+# runs one of the two (unset or empty: both). Kernels compile into a fresh cache
 # unless $RECURRENCE_CACHE_DIR names one (runs split over several calls on
 # one machine then compile each kernel once).
 set -euo pipefail
@@ -29,6 +29,13 @@ python="${PYTHON:-python3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+sanitizers="${SANITIZERS:-memcheck racecheck}"
+for tool in $sanitizers; do
+  case "$tool" in
+  memcheck | racecheck) ;;
+  *) echo "SANITIZERS takes memcheck and racecheck, not '$tool'" >&2; exit 1 ;;
+  esac
+done
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 source "$root/scripts/common.sh"
 use_wheel "$wheel" "$work/site" "$python"
@@ -46,11 +53,6 @@ failures_and_count() {
   awk '/^PASS/ { n++; next } { print } END { print n + 0 " checks passed" }' |
     tail -n "$1"
 }
-sanitizers="${SANITIZERS:-memcheck racecheck}"
-case " $sanitizers " in
-*" memcheck "* | *" racecheck "*) ;;
-*) echo "SANITIZERS names neither memcheck nor racecheck: $sanitizers" >&2; exit 1 ;;
-esac
 sanitize=0
 if [ "${MEMCHECK:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
   sanitize=1

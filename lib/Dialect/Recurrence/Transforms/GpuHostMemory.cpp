@@ -1,4 +1,4 @@
-//===- GpuHostMemory.cpp - Host and device memory of GPU kernels --------===//
+//===- GpuHostMemory.cpp - Host and device memory of GPU kernels ---------===//
 //
 // Part of the Recurrence project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -9,6 +9,7 @@
 #include "GpuHostMemory.h"
 #include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

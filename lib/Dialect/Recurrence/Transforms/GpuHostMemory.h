@@ -1,4 +1,4 @@
-//===- GpuHostMemory.h - Host and device memory of GPU kernels ----------===//
+//===- GpuHostMemory.h - Host and device memory of GPU kernels -*- C++ -*-===//
 //
 // Part of the Recurrence project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
