@@ -18,9 +18,9 @@
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck);
 # SANITIZERS_ONLY=1 runs only them; SANITIZERS=racecheck (or memcheck)
-# runs one of the two (unset or empty: both). Kernels compile into a fresh cache
-# unless $RECURRENCE_CACHE_DIR names one (runs split over several calls on
-# one machine then compile each kernel once).
+# runs one of the two (unset or empty: both). Kernels compile into a fresh
+# cache unless $RECURRENCE_CACHE_DIR names one (runs split over several
+# calls on one machine then compile each kernel once).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheel="$(realpath "${1:?usage: $0 WHEEL [gpu_check.py options]}")"
@@ -30,6 +30,10 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 sanitizers="${SANITIZERS:-memcheck racecheck}"
+if [ -z "${sanitizers//[[:space:]]/}" ]; then
+  echo "SANITIZERS names no sanitizer (MEMCHECK=0 skips them)" >&2
+  exit 1
+fi
 for tool in $sanitizers; do
   case "$tool" in
   memcheck | racecheck) ;;
