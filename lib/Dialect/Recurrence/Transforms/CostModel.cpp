@@ -114,6 +114,10 @@ bool TargetModel::lanesPerBlock(ScanOp op) const {
   return name == "cuda" && op.hasIndependentChannels();
 }
 
+bool TargetModel::columnLanes(ScanOp op) const {
+  return name == "cuda" && threadPerColumn(op);
+}
+
 bool TargetModel::mustStaySequential(ScanOp op) const {
   if (name != "cuda")
     return false;
@@ -247,11 +251,10 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   double threadRate = target.coreBytesPerSecond * target.streamShare(op);
   double chunkTaskRate =
       target.chunkTaskBytesPerSecond * target.streamShare(op);
-  // The GPU's sequential kernels also run a thread per column of a matrix
-  // state where its channels are not lanes (threadPerColumn), which keeps
-  // such a scan sequential; its chunked kernels do not.
+  // The GPU's sequential kernels may also run a thread per column, which
+  // keeps such a scan sequential.
   double sequentialLanes = lanes * static_cast<double>(tiles);
-  if (target.name == "cuda" && threadPerColumn(op))
+  if (target.columnLanes(op))
     sequentialLanes *= d;
   SmallVector<ScheduleEstimate> estimates;
   estimates.push_back(

@@ -71,6 +71,10 @@ struct TargetModel {
   /// Whether the GPU's tasks (lanes) are per channel block for `op` as well
   /// as per batch element: where its channels are independent.
   bool lanesPerBlock(ScanOp op) const;
+  /// Whether the GPU's sequential kernels run a thread per column of `op`'s
+  /// matrix state, where its channels cannot be lanes (threadPerColumn); its
+  /// chunked kernels do not.
+  bool columnLanes(ScanOp op) const;
   /// The steps at a time the adjoint of `op` recomputes its states from
   /// checkpoints (`buildScanAdjoint`'s `checkpoint`), 0 for all at once:
   /// `checkpointSteps` for a matrix state of at least 32 x 32 (a dynamic N
