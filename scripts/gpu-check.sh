@@ -18,9 +18,10 @@
 # --structures dplr,dense limits the correctness checks to some structures;
 # MEMCHECK=0 skips the sanitizer runs (memcheck, then racecheck);
 # SANITIZERS_ONLY=1 runs only them; SANITIZERS=racecheck (or memcheck)
-# runs one of the two (unset or empty: both). Kernels compile into a fresh
-# cache unless $RECURRENCE_CACHE_DIR names one (runs split over several
-# calls on one machine then compile each kernel once).
+# runs one of the two (unset or empty: both); racecheck runs the forward
+# section whatever --only says, over --structures if given. Kernels
+# compile into a fresh cache unless $RECURRENCE_CACHE_DIR names one (runs
+# split over several calls on one machine then compile each kernel once).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheel="$(realpath "${1:?usage: $0 WHEEL [gpu_check.py options]}")"
@@ -79,7 +80,8 @@ if [ "$sanitize" = 1 ] && [[ " $sanitizers " == *" racecheck "* ]]; then
   echo "== compute-sanitizer --tool racecheck (reduced forward run: chunked and sequential kernels)"
   compute-sanitizer --tool racecheck --target-processes all --print-limit 20 \
     --error-exitcode 1 \
-    "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" --only forward 2>&1 |
+    "$python" "$root/bench/gpu_check.py" --quick --jobs "$jobs" "$@" \
+    --only forward 2>&1 |
     failures_and_count 20 || status=$?
 fi
 exit $status
