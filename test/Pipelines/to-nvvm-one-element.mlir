@@ -1,8 +1,9 @@
 // A scan of one batch element and channel over one step, at static sizes:
 // every loop of the lowering has one iteration and folds away, which leaves
 // host code storing the state's one element into the output. The GPU
-// lowering makes that store, and the load that feeds it, a kernel of one
-// thread, and the pipeline goes on to the GPU binary.
+// lowering makes that store a kernel of one thread, sinks the load that
+// feeds it (read before the output is allocated) into it, and the pipeline
+// goes on to the GPU binary.
 //
 // RUN: recurrence-opt %s -recurrence-to-nvvm \
 // RUN:   -mlir-print-ir-after=recurrence-gpu-parallelize -o /dev/null 2>&1 \
@@ -11,6 +12,7 @@
 
 // CHECK-LABEL: IR Dump After GpuParallelizePass
 // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[ONE:.*]]) step (%[[ONE]]) {
+// CHECK-NEXT: memref.subview
 // CHECK-NEXT: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xf32>
 // CHECK-NEXT: memref.store %[[X]], %{{.*}}[%{{.*}}] : memref<1xf32, strided<[1]>>
 // CHECK-NEXT: scf.reduce

@@ -468,8 +468,10 @@ struct GpuParallelizePass
                            kElementsPerThread);
     if (failed(allocationsToDevice(rewriter, root)))
       return signalPassFailure();
-    sinkReadsIntoKernels(rewriter, root);
+    // Stores first: the reads further up that feed them then sink into the
+    // kernels of one thread they become.
     hostStoresToKernels(rewriter, root);
+    sinkReadsIntoKernels(rewriter, root);
     if (failed(checkHostAccesses(root)))
       signalPassFailure();
   }

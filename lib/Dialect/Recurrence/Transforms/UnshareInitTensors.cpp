@@ -14,15 +14,23 @@
 // use here (or one per exclusive branch), so that elimination never shares a
 // caller's buffer.
 //
+// Elimination also follows an init back only to an empty tensor itself. A
+// slice of an empty (what an earlier elimination leaves where the empty it
+// sliced was a destination, replaced since) becomes an empty of its own,
+// which the next elimination can then replace by its caller's buffer
+// rather than leave a whole-sized temporary for one slice.
+//
 //===----------------------------------------------------------------------===//
 
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_UNSHAREINITTENSORSPASS
@@ -48,6 +56,9 @@ SmallVector<Operation *, 2> initChain(Value init) {
 struct UnshareInitTensorsPass
     : recurrence::impl::UnshareInitTensorsPassBase<UnshareInitTensorsPass> {
   void runOnOperation() override {
+    RewritePatternSet folds(&getContext());
+    tensor::populateFoldTensorEmptyPatterns(folds);
+    walkAndApplyPatterns(getOperation(), std::move(folds));
     // The init uses of a shared chain that run after another kept one:
     // those not in a branch exclusive of it (the two branches of a
     // schedule chosen at run time may well write one buffer).

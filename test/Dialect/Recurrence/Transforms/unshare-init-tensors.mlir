@@ -69,3 +69,21 @@ func.func @exclusive_branches(%c: i1, %x: tensor<4xf32>, %y: tensor<4xf32>) -> t
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A slice of an empty tensor as an init (what elimination leaves where the
+// empty it sliced was a destination since replaced) becomes an empty tensor
+// of its own, which the next elimination can replace in turn.
+// CHECK-LABEL: func.func @slice_of_empty
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: %[[R:.*]] = linalg.copy ins(%arg0 : tensor<2x3xf32>) outs(%[[E]] : tensor<2x3xf32>)
+// CHECK: tensor.insert_slice %[[R]] into %arg1[0, 0] [2, 3] [1, 1]
+func.func @slice_of_empty(%x: tensor<2x3xf32>, %d: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %e = tensor.empty() : tensor<8x3xf32>
+  %s = tensor.extract_slice %e[0, 0] [2, 3] [1, 1] : tensor<8x3xf32> to tensor<2x3xf32>
+  %c = linalg.copy ins(%x : tensor<2x3xf32>) outs(%s : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = tensor.insert_slice %c into %d[0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<8x3xf32>
+  return %r : tensor<8x3xf32>
+}
