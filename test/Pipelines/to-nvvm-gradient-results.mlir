@@ -10,6 +10,16 @@
 // and no copy of it). No forward scan is recomputed.
 //
 // RUN: recurrence-opt %s -recurrence-differentiate=results=true -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s
+// RUN: recurrence-opt %s -recurrence-differentiate=results=true -recurrence-to-nvvm -mlir-disable-threading -mlir-print-ir-after=recurrence-gpu-loads-in-flight 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLE
+// RUN: recurrence-opt %s -recurrence-differentiate=results=true -recurrence-to-llvm -mlir-disable-threading -mlir-print-ir-after=recurrence-bufferize 2>&1 >/dev/null | FileCheck %s --check-prefix=CPU
+
+// No buffer of the whole shape anywhere, on the GPU or the CPU.
+// WHOLE-LABEL: func.func @wrapper(
+// WHOLE-NOT: gpu.alloc async [%{{.*}}] () : memref<4x64x32{{(x1)?}}xf32>
+// WHOLE: return
+// CPU-LABEL: func.func @wrapper(
+// CPU-NOT: memref.alloc() {{.*}}: memref<4x64x32{{(x1)?}}xf32>
+// CPU: return
 
 // CHECK-LABEL: func.func @wrapper(
 // CHECK-NOT: gpu.alloc async [%{{.*}}] () : memref<4x64x32{{(x1)?}}xf32>

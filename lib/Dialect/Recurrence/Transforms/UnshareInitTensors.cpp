@@ -14,11 +14,12 @@
 // use here (or one per exclusive branch), so that elimination never shares a
 // caller's buffer.
 //
-// Elimination also follows an init back only to an empty tensor itself. A
-// slice of an empty (what an earlier elimination leaves where the empty it
-// sliced was a destination, replaced since) becomes an empty of its own,
-// which the next elimination can then replace by its caller's buffer
-// rather than leave a whole-sized temporary for one slice.
+// Elimination follows an init back to an empty tensor through casts only.
+// A slice of an empty (what an earlier elimination leaves where the empty
+// it sliced was a destination, replaced since), or a reshape of one,
+// becomes an empty of its own first (upstream's tensor.empty folds), which
+// the next elimination can then replace by its caller's buffer rather than
+// leave a whole-sized temporary for one slice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,16 +42,25 @@ using namespace mlir;
 
 namespace {
 /// The ops that compute `init` from nothing but an empty tensor (and
-/// values defined before them), producer first: the empty, or a fill of it.
-/// Empty when `init` is anything else.
-SmallVector<Operation *, 2> initChain(Value init) {
+/// values defined before them), producer first: the empty, a cast of it
+/// (which the folds of a reshape of an empty may leave), and a fill of
+/// either. Empty when `init` is anything else.
+SmallVector<Operation *, 3> initChain(Value init) {
+  SmallVector<Operation *, 3> chain;
   Operation *def = init.getDefiningOp();
-  if (isa_and_nonnull<tensor::EmptyOp>(def))
-    return {def};
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def);
-      fill && fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>())
-    return {fill.getOutputs().front().getDefiningOp(), fill};
-  return {};
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
+    chain.push_back(fill);
+    def = fill.getOutputs().front().getDefiningOp();
+  }
+  if (auto cast = dyn_cast_or_null<tensor::CastOp>(def)) {
+    chain.push_back(cast);
+    def = cast.getSource().getDefiningOp();
+  }
+  if (!isa_and_nonnull<tensor::EmptyOp>(def))
+    return {};
+  chain.push_back(def);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
 }
 
 struct UnshareInitTensorsPass

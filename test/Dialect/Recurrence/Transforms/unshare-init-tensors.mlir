@@ -87,3 +87,39 @@ func.func @slice_of_empty(%x: tensor<2x3xf32>, %d: tensor<8x3xf32>) -> tensor<8x
   %r = tensor.insert_slice %c into %d[0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<8x3xf32>
   return %r : tensor<8x3xf32>
 }
+
+// -----
+
+// One slice of an empty tensor as the init of two ops: folded into an
+// empty first, then unshared like one (the folds run before the walk).
+// CHECK-LABEL: func.func @shared_slice_of_empty
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: linalg.copy ins(%arg0 : tensor<2x3xf32>) outs(%[[E]] : tensor<2x3xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK: linalg.copy ins(%arg0 : tensor<2x3xf32>) outs(%[[E2]] : tensor<2x3xf32>)
+func.func @shared_slice_of_empty(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %e = tensor.empty() : tensor<8x3xf32>
+  %s = tensor.extract_slice %e[0, 0] [2, 3] [1, 1] : tensor<8x3xf32> to tensor<2x3xf32>
+  %a = linalg.copy ins(%x : tensor<2x3xf32>) outs(%s : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b = linalg.copy ins(%x : tensor<2x3xf32>) outs(%s : tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A cast of an empty tensor as the init of two ops: the empty and the
+// cast are cloned for the second.
+// CHECK-LABEL: func.func @shared_cast_of_empty
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[E]] : tensor<4xf32> to tensor<?xf32>
+// CHECK: linalg.copy ins(%arg0 : tensor<?xf32>) outs(%[[C]] : tensor<?xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[C2:.*]] = tensor.cast %[[E2]] : tensor<4xf32> to tensor<?xf32>
+// CHECK: linalg.copy ins(%arg0 : tensor<?xf32>) outs(%[[C2]] : tensor<?xf32>)
+func.func @shared_cast_of_empty(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %c = tensor.cast %e : tensor<4xf32> to tensor<?xf32>
+  %a = linalg.copy ins(%x : tensor<?xf32>) outs(%c : tensor<?xf32>) -> tensor<?xf32>
+  %b = linalg.copy ins(%x : tensor<?xf32>) outs(%c : tensor<?xf32>) -> tensor<?xf32>
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}

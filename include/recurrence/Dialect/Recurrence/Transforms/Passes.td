@@ -390,10 +390,10 @@ def UnshareInitTensorsPass : Pass<"recurrence-unshare-init-tensors"> {
   let summary = "Give each destination-style op its own empty or filled "
                 "init tensor";
   let description = [{
-    Where a `tensor.empty`, or a `linalg.fill` of one, is the init of more
-    than one destination-style op (CSE merges the identical fills of two
-    reductions, say), clones it for every use but the first, next to that
-    use; uses in exclusive branches of an `scf.if` keep sharing it. Runs
+    Where a `tensor.empty` (or a cast of one), or a `linalg.fill` of
+    either, is the init of more than one destination-style op (CSE merges
+    the identical fills of two reductions, say), clones it for every use
+    but the first, next to that use; uses in exclusive branches of an `scf.if` keep sharing it. Runs
     before empty-tensor elimination: that replaces an empty tensor by the
     buffer a result is materialized in (`restrict`), which the
     bufferization analysis then takes to alias nothing else. A second
@@ -402,12 +402,12 @@ def UnshareInitTensorsPass : Pass<"recurrence-unshare-init-tensors"> {
     written out. With one use each, only the first result's chain computes
     in the caller's buffer.
 
-    Elimination follows an init back only to an empty tensor itself, so a
-    slice or reshape of one (which an earlier elimination leaves where the
-    empty it sliced was a destination, replaced since) first becomes an
-    empty tensor of its own (upstream's tensor.empty folds). The next
-    elimination then puts it in the caller's buffer too, rather than leave
-    a whole-sized temporary for one slice of it.
+    Elimination follows an init back to an empty tensor through casts
+    only, so a slice of one (which an earlier elimination leaves where the
+    empty it sliced was a destination, replaced since), or a reshape of
+    one, first becomes an empty tensor of its own (upstream's tensor.empty
+    folds). The next elimination then puts it in the caller's buffer too,
+    rather than leave a whole-sized temporary for one slice of it.
 
     ```mlir
     %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
