@@ -393,10 +393,11 @@ def UnshareInitTensorsPass : Pass<"recurrence-unshare-init-tensors"> {
     Where a `tensor.empty` (or a cast of one), or a `linalg.fill` of
     either, is the init of more than one destination-style op (CSE merges
     the identical fills of two reductions, say), clones it for every use
-    but the first, next to that use; uses in exclusive branches of an `scf.if` keep sharing it. Runs
-    before empty-tensor elimination: that replaces an empty tensor by the
-    buffer a result is materialized in (`restrict`), which the
-    bufferization analysis then takes to alias nothing else. A second
+    but the first, next to that use; uses in exclusive branches of an
+    `scf.if` keep sharing it. Runs before empty-tensor elimination: that
+    replaces an empty tensor by the buffer a result is materialized in
+    (`restrict`), which the bufferization analysis then takes to alias
+    nothing else. A second
     result computed from the same fill would live in that buffer too, and
     the first result's write into it overwrites the second before it is
     written out. With one use each, only the first result's chain computes
