@@ -1,9 +1,9 @@
 // Tiling a matrix state's columns, as the GPU lowering does (a tile per
 // thread, `fixed-channel-tile=1`), leaves every result as it was: each
 // scan below runs tiled and untiled on the CPU and the two print the same.
-// Where the channels are not independent (a readout sums over them, dplr
-// mixes them) each column is a tile; where they are, each channel is, with
-// its row of columns. Cases: a per-element diagonal transition ending in D
+// Each column is a tile; where the channels are independent as well (no
+// readout sums over them, no dplr mixes them), each channel of a column
+// is. Cases: a per-element diagonal transition ending in D
 // with init, reverse, readout and final state; the same without readout;
 // higher_order<2> with a stacked init; dplr<1> with factored input; a
 // scalar transition without batch dims over a dynamic D.
@@ -18,7 +18,7 @@
 // PRINTED-COUNT-10: Unranked Memref
 // TILED-LABEL: func.func @main(
 // TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 3)
-// TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 2)
+// TILED: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 2, 3)
 // TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 3)
 // TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 3)
 // TILED: scf.forall (%{{.*}}) in (%{{.*}})

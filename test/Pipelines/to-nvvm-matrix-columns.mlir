@@ -35,3 +35,24 @@ func.func @delta_rule(%d: tensor<2x300x16xf32>, %u: tensor<2x300x16x1xf32>, %w: 
   return %y : tensor<2x300x64xf32>
 }
 
+
+// Where the channels are independent (no readout: the states themselves, as
+// the selective SSM's gradient recomputes them), each (batch element,
+// channel, column) is a thread: 4 x 16 x 768 = 49152 of them, a warp's
+// lanes reading neighbouring columns, not 4 x 16 threads walking 768
+// columns each (which the cost model sent to chunked kernels).
+// CHECK-LABEL: func.func @selective_ssm_states(
+// CHECK: gpu.launch_func @selective_ssm_states_kernel::@selective_ssm_states_kernel blocks in (%c1536{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c32{{.*}}, %c1{{.*}}, %c1{{.*}})
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// Its time loop keeps the next steps' loads in flight, as a vector
+// state's thread does.
+// CHECK: gpu.func @selective_ssm_states_kernel(
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c{{[0-9]+}} iter_args(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c2048{{.*}} step %c1
+// CHECK: gpu.return
+func.func @selective_ssm_states(%a: tensor<4x2048x16x768xf32>, %k: tensor<4x2048x16xf32>, %v: tensor<4x2048x768xf32>) -> tensor<4x2048x16x768xf32> {
+  %h0 = tensor.empty() : tensor<4x2048x16x768xf32>
+  %h = recurrence.scan diagonal matrix transition(%a : tensor<4x2048x16x768xf32>) factored_input(%k, %v : tensor<4x2048x16xf32>, tensor<4x2048x768xf32>) outs(%h0 : tensor<4x2048x16x768xf32>) -> tensor<4x2048x16x768xf32>
+  return %h : tensor<4x2048x16x768xf32>
+}

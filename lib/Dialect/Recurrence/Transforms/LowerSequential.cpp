@@ -187,9 +187,7 @@ static ChannelTiles chooseChannelTiles(OpBuilder &b, Location loc,
   return {size, std::nullopt};
 }
 
-bool mlir::recurrence::threadPerColumn(ScanOp op) {
-  return op.getMatrix() && !op.hasIndependentChannels();
-}
+bool mlir::recurrence::threadPerColumn(ScanOp op) { return op.getMatrix(); }
 
 /// Whether tiles hold one column each of a matrix state (see
 /// threadPerColumn).

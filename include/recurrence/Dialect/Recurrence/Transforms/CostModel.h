@@ -72,8 +72,8 @@ struct TargetModel {
   /// as per batch element: where its channels are independent.
   bool lanesPerBlock(ScanOp op) const;
   /// Whether the GPU's sequential kernels run a thread per column of `op`'s
-  /// matrix state, where its channels cannot be lanes (threadPerColumn); its
-  /// chunked kernels do not.
+  /// matrix state (threadPerColumn), as well as per channel block where its
+  /// channels are independent; its chunked kernels do not.
   bool columnLanes(ScanOp op) const;
   /// The steps at a time the adjoint of `op` recomputes its states from
   /// checkpoints (`buildScanAdjoint`'s `checkpoint`), 0 for all at once:

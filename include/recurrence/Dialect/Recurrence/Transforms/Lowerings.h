@@ -59,12 +59,11 @@ lowerScanToSequential(RewriterBase &rewriter, ScanOp op,
                       const ChannelTiling &tiling = {});
 
 /// Whether, with a tile per GPU thread (ChannelTiling's `fixedTile`), each
-/// column of `op`'s matrix state runs on a thread of its own: where its
-/// channels cannot (a readout sums over them, a dense or dplr transition
-/// mixes them), since a transition acts on every column alike. Where
-/// channels are independent a thread keeps its channel's row of columns, as
-/// the cost model's dispatch between sequential and chunked kernels
-/// assumes.
+/// column of `op`'s matrix state runs on a thread of its own: every matrix
+/// state, since a transition acts on every column alike. Where the channels
+/// cannot be split (a readout sums over them, a dense or dplr transition
+/// mixes them) a thread holds its column's N states; where they are
+/// independent, its channel block's states of that column.
 bool threadPerColumn(ScanOp op);
 
 /// On the GPU, a sequential scan whose caller's buffers hold each
