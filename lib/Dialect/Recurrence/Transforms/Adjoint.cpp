@@ -664,7 +664,6 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
         steps.into(states, history, b.getIndexAttr(1), statesSizes(length));
     previous = steps.slice(history, b.getIndexAttr(0), length);
   }
-  Value directs = direct(readout, ybar, length);
   // Step p maps mu_{p+2} to mu_{p+1}: A_{p+2}^T is step p + 1 of these.
   SmallVector<Value> transposed =
       structure.buildAdjointTransition(b, loc, transitions, perElement);
@@ -672,7 +671,9 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
   // mu_T = G_T + F starts a reverse scan over the other T - 1 steps, whose
   // transitions are a view one step into the transposes: nothing is padded
   // or copied. Its final state mu_1 gives mu_0 = A_1^T mu_1, init's
-  // cotangent. Without steps, init's cotangent is F.
+  // cotangent. Without steps, init's cotangent is F. Under a readout,
+  // G_t = c_t ybar_t^T is the scan's factored input, so that no [T, N, D]
+  // tensor of it is built.
   Type muType = typeOf(statesSizes(length), elementType);
   Type initType = typeOf(stateSizes(), elementType);
   auto noSteps = [&]() -> std::pair<Value, Value> {
@@ -685,7 +686,13 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
   auto someSteps = [&]() -> std::pair<Value, Value> {
     OpFoldResult end = steps.plus(length, -1);
     OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-    Value muLast = steps.at(directs, end);
+    bool factored = readout && ybar;
+    Value directs = factored ? Value() : direct(readout, ybar, length);
+    Value muLast =
+        factored ? steps.at(direct(steps.slice(readout, end, one),
+                                   steps.slice(ybar, end, one), one),
+                            zero)
+                 : steps.at(directs, end);
     if (last)
       muLast = add(muLast, last);
     // mu is built first, so that the scan writes its steps there in place.
@@ -695,8 +702,13 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
     SmallVector<Value> shifted;
     for (Value operand : transposed)
       shifted.push_back(steps.slice(operand, one, end));
-    ScanOp rest = scan(end, true, shifted, steps.slice(directs, zero, end),
-                       Value(), Value(), muLast, /*withFinalState=*/true);
+    ScanOp rest =
+        factored ? scan(end, true, shifted, Value(),
+                        steps.slice(readout, zero, end),
+                        steps.slice(ybar, zero, end), muLast,
+                        /*withFinalState=*/true)
+                 : scan(end, true, shifted, steps.slice(directs, zero, end),
+                        Value(), Value(), muLast, /*withFinalState=*/true);
     mu = steps.into(rest.getOutput(), mu, zero, statesSizes(end));
     Value dInit;
     if (init) {
