@@ -261,14 +261,61 @@ scf::ParallelOp rowsByTiles(RewriterBase &rewriter, scf::ParallelOp loop,
   return blocks;
 }
 
+/// Whether a serial loop (a reduction's) runs in each iteration of `loop`.
+bool hasSerialLoop(scf::ParallelOp loop) {
+  return loop.getBody()
+      ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+/// Whether `value` is computed from `iv` (within the ops that define it).
+bool dependsOn(Value value, Value iv) {
+  SmallVector<Value> worklist = {value};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == iv)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (def && seen.insert(def).second)
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+/// How many elements an access at `indices` touches in one iteration of
+/// `loop`: the product of the trip counts of the serial loops between them
+/// (a reduction's) whose induction variables the indices use, a dynamic
+/// one taken as kAssumedTrips. (The accumulator a reduction loads and
+/// stores at every step is one element.)
+uint64_t elementsPerIteration(Operation *access, OperandRange indices,
+                              scf::ParallelOp loop) {
+  constexpr uint64_t kAssumedTrips = 16;
+  uint64_t elements = 1;
+  for (Operation *parent = access->getParentOp(); parent && parent != loop;
+       parent = parent->getParentOp()) {
+    auto inner = dyn_cast<scf::ForOp>(parent);
+    if (!inner || llvm::none_of(indices, [&](Value index) {
+          return dependsOn(index, inner.getInductionVar());
+        }))
+      continue;
+    std::optional<APInt> trips = inner.getStaticTripCount();
+    uint64_t count =
+        trips ? std::max<uint64_t>(trips->getLimitedValue(), 1) : kAssumedTrips;
+    elements = llvm::SaturatingMultiply(elements, count);
+  }
+  return elements;
+}
+
 /// The dim of `loop` that its element accesses step at unit stride most
-/// often: each load or store votes for the loop dim whose induction
-/// variable indexes its memref's dim of unit stride (and of more than one
-/// element). None where that dim is innermost already, or no dim has more
-/// votes than the last one.
+/// often: each load or store votes, with the elements it touches in an
+/// iteration (the reads a thread's reduction sums outweigh its sum's), for
+/// the loop dim whose induction variable indexes its memref's dim of unit
+/// stride (and of more than one element). None where that dim is innermost
+/// already, or no dim has more votes than the last one.
 std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
-  SmallVector<int64_t> votes(loop.getNumLoops(), 0);
-  auto vote = [&](Value memref, OperandRange indices) {
+  SmallVector<uint64_t> votes(loop.getNumLoops(), 0);
+  auto vote = [&](Operation *access, Value memref, OperandRange indices) {
     auto type = cast<MemRefType>(memref.getType());
     SmallVector<int64_t> strides;
     int64_t offset;
@@ -283,14 +330,16 @@ std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
       auto iv = dyn_cast<BlockArgument>(index);
       if (stride == 1 && type.getDimSize(dim) != 1 && iv &&
           iv.getOwner() == loop.getBody())
-        ++votes[iv.getArgNumber()];
+        votes[iv.getArgNumber()] =
+            llvm::SaturatingAdd(votes[iv.getArgNumber()],
+                                elementsPerIteration(access, indices, loop));
     }
   };
   loop.getBody()->walk([&](Operation *op) {
     if (auto load = dyn_cast<memref::LoadOp>(op))
-      vote(load.getMemRef(), load.getIndices());
+      vote(op, load.getMemRef(), load.getIndices());
     else if (auto store = dyn_cast<memref::StoreOp>(op))
-      vote(store.getMemRef(), store.getIndices());
+      vote(op, store.getMemRef(), store.getIndices());
   });
   auto best = llvm::max_element(votes);
   unsigned dim = best - votes.begin();
@@ -463,9 +512,12 @@ struct GpuParallelizePass
       scf::tileParallelLoop(flatten(rewriter, loop), {size},
                             /*noMinMaxBounds=*/true);
     }
+    // A thread that sums a reduction (a serial loop in it) has work enough
+    // in one element: several would leave a fraction of the threads to hide
+    // the latency of its loads.
     for (scf::ParallelOp loop : *elementwise)
       elementwiseToKernels(rewriter, loop, elementwiseThreads,
-                           kElementsPerThread);
+                           hasSerialLoop(loop) ? 1 : kElementsPerThread);
     if (failed(allocationsToDevice(rewriter, root)))
       return signalPassFailure();
     // Stores first: the reads further up that feed them then sink into the

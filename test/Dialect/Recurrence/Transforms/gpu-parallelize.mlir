@@ -147,3 +147,34 @@ func.func @time_contiguous(%a: memref<4x64x32xf32, strided<[2048, 1, 64]>>,
               outs(%b : memref<4x64x32xf32, strided<[2048, 1, 64]>>)
   return
 }
+
+// -----
+
+// The same reduction at static sizes, laid out as the data it sums: the
+// loads of g[b, t, n, d], 256 per thread, step d at unit stride, and
+// outweigh the accumulator's one element [d, n] (whose unit stride is n),
+// so d is the run that neighbouring threads take. Each thread sums one
+// element (its 256 loads are work enough): 16 x 96 threads, not a fourth
+// of them.
+// CHECK-LABEL: func.func @reduction_layout
+// CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c256
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[TILES]]
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c1 step %c1
+// CHECK: %[[ND:.*]]:2 = affine.delinearize_index %{{.*}} into (16, 96)
+// CHECK: scf.for %[[IB:.*]] = %c0 to %c4 step %c1
+// CHECK-NEXT: scf.for %[[IT:.*]] = %c0 to %c64 step %c1
+// CHECK-DAG: %[[N:.*]] = affine.apply #{{.*}}(%[[ND]]#0)
+// CHECK-DAG: %[[D:.*]] = affine.apply #{{.*}}(%[[ND]]#1)
+// CHECK: memref.load %arg0[%{{.*}}, %{{.*}}, %[[N]], %[[D]]]
+// CHECK: memref.store %{{.*}}, %arg1[%[[D]], %[[N]]]
+func.func @reduction_layout(%g: memref<4x64x16x96xf32>, %dA: memref<96x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, d, t, n) -> (b, t, n, d)>,
+                                   affine_map<(b, d, t, n) -> (d, n)>],
+                  iterator_types = ["reduction", "parallel", "reduction", "parallel"]}
+      ins(%g : memref<4x64x16x96xf32>) outs(%dA : memref<96x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
