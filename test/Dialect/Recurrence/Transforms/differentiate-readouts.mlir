@@ -37,3 +37,23 @@ func.func @attention(%k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %q: tensor
   %y, %last = recurrence.scan identity matrix factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) init(%h0 : tensor<2x8x16xf32>) readout(%q : tensor<2x64x8xf32>) outs(%y_dest, %last_dest : tensor<2x64x16xf32>, tensor<2x8x16xf32>) -> tensor<2x64x16xf32>, tensor<2x8x16xf32>
   return %y, %last : tensor<2x64x16xf32>, tensor<2x8x16xf32>
 }
+
+// The selective SSM's scan (a per-element diagonal transition on a matrix
+// state, factored input, readout c_t): the cotangents of its states,
+// G_t = c_t ybar_t^T, reach the reverse scan as its factored input; only
+// the last step's product mu_T = c_T ybar_T^T is built, and no [T, N, D]
+// tensor of G.
+// CHECK-LABEL: func.func @selective_grad(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<2x64x8x16xf32>, %[[K:[^:]*]]: tensor<2x64x8xf32>, %[[V:[^:]*]]: tensor<2x64x16xf32>, %[[C:[^:]*]]: tensor<2x64x8xf32>, %[[YBAR:[^:]*]]: tensor<2x64x16xf32>)
+// CHECK: %[[CLAST:.*]] = tensor.extract_slice %[[C]][0, 63, 0] [2, 1, 8]
+// CHECK: %[[YLAST:.*]] = tensor.extract_slice %[[YBAR]][0, 63, 0] [2, 1, 16]
+// CHECK: linalg.generic {{.*}} ins(%[[CLAST]], %[[YLAST]] : tensor<2x1x8xf32>, tensor<2x1x16xf32>) outs(%{{.*}} : tensor<2x1x8x16xf32>)
+// CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][0, 0, 0] [2, 63, 8]
+// CHECK: %[[YS:.*]] = tensor.extract_slice %[[YBAR]][0, 0, 0] [2, 63, 16]
+// CHECK: recurrence.scan diagonal matrix reverse transition(%{{.*}} : tensor<2x63x8x16xf32>) factored_input(%[[CS]], %[[YS]] : tensor<2x63x8xf32>, tensor<2x63x16xf32>) init(
+// CHECK: return
+func.func @selective(%a: tensor<2x64x8x16xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x16xf32>, %c: tensor<2x64x8xf32>) -> tensor<2x64x16xf32> {
+  %y_dest = tensor.empty() : tensor<2x64x16xf32>
+  %y = recurrence.scan diagonal matrix transition(%a : tensor<2x64x8x16xf32>) factored_input(%k, %v : tensor<2x64x8xf32>, tensor<2x64x16xf32>) readout(%c : tensor<2x64x8xf32>) outs(%y_dest : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  return %y : tensor<2x64x16xf32>
+}

@@ -1,0 +1,83 @@
+"""Per-kernel GPU times of a model function's forward + backward on CUDA
+tensors (recurrence.torch.selective_ssm or delta_rule), compiled
+(RECURRENCE_CUDA_MODELS=1) or composed of torch ops around the scan, from
+torch.profiler: where the backward's time goes. Then the gradients of
+both forms on the same inputs, against each other (the compiled op's own
+reductions, e.g. the SSM's dA, against torch's).
+
+    python3 bench/profile_models.py [selective_ssm|delta_rule] [compiled|composed]
+"""
+
+import os
+import sys
+
+import torch
+
+
+def inputs(model):
+    torch.manual_seed(0)
+    if model == "selective_ssm":
+        B, T, Dm, N = 4, 2048, 768, 16
+        return (torch.randn(B, T, Dm, device="cuda"),
+                torch.rand(B, T, Dm, device="cuda") * 0.1,
+                -torch.rand(Dm, N, device="cuda"),
+                torch.randn(B, T, N, device="cuda"),
+                torch.randn(B, T, N, device="cuda"))
+    H, T = 8, 2048
+    return (torch.randn(H, T, 64, device="cuda"),
+            torch.nn.functional.normalize(
+                torch.randn(H, T, 64, device="cuda"), dim=-1),
+            torch.randn(H, T, 64, device="cuda"),
+            torch.rand(H, T, device="cuda"))
+
+
+def main():
+    model = sys.argv[1] if len(sys.argv) > 1 else "selective_ssm"
+    form = sys.argv[2] if len(sys.argv) > 2 else "compiled"
+    if model not in ("selective_ssm", "delta_rule") or form not in (
+            "compiled", "composed"):
+        raise SystemExit(__doc__)
+    os.environ["RECURRENCE_CUDA_MODELS"] = "1" if form == "compiled" else "0"
+    import recurrence.torch as rt
+    fn = getattr(rt, model)
+    leaves = [t.requires_grad_() for t in inputs(model)]
+
+    def step():
+        for t in leaves:
+            t.grad = None
+        fn(*leaves).sum().backward()
+
+    for _ in range(2):
+        step()
+    torch.cuda.synchronize()
+    calls = 3
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        for _ in range(calls):
+            step()
+        torch.cuda.synchronize()
+    kernels = [e for e in profile.events()
+               if e.device_type == torch.autograd.DeviceType.CUDA]
+    per_call = len(kernels) // calls
+    last = kernels[-per_call:]
+    total = sum(e.device_time for e in last)
+    print(f"PROFILE {model} {form} forward + backward: {per_call} kernels, "
+          f"{total / 1e3:.3f} ms of kernel time per call")
+    # In launch order (the modules' kernels share a name).
+    for i, event in enumerate(last):
+        print(f"PROFILE kernel {i}: {event.device_time:9.1f} us "
+              f"{100 * event.device_time / total:5.1f}% {event.name[:70]}")
+
+    grads = {}
+    for other in ("compiled", "composed"):
+        os.environ["RECURRENCE_CUDA_MODELS"] = "1" if other == "compiled" else "0"
+        step()
+        grads[other] = [t.grad.clone() for t in leaves]
+    worst = max((a - b).abs().max().item() / b.abs().max().item()
+                for a, b in zip(grads["compiled"], grads["composed"]))
+    print(f"PROFILE gradients compiled against composed: largest difference "
+          f"{worst:.2e} of the largest magnitude")
+
+
+if __name__ == "__main__":
+    main()
