@@ -73,7 +73,8 @@ def main():
         os.environ["RECURRENCE_CUDA_MODELS"] = "1" if other == "compiled" else "0"
         step()
         grads[other] = [t.grad.clone() for t in leaves]
-    worst = max((a - b).abs().max().item() / b.abs().max().item()
+    worst = max((a - b).abs().max().item() /
+                max(b.abs().max().item(), 1e-30)
                 for a, b in zip(grads["compiled"], grads["composed"]))
     print(f"PROFILE gradients compiled against composed: largest difference "
           f"{worst:.2e} of the largest magnitude")

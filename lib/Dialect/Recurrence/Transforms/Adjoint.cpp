@@ -688,11 +688,10 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
     OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
     bool factored = readout && ybar;
     Value directs = factored ? Value() : direct(readout, ybar, length);
-    Value muLast =
-        factored ? steps.at(direct(steps.slice(readout, end, one),
-                                   steps.slice(ybar, end, one), one),
-                            zero)
-                 : steps.at(directs, end);
+    Value muLast = factored ? steps.at(direct(steps.slice(readout, end, one),
+                                              steps.slice(ybar, end, one), one),
+                                       zero)
+                            : steps.at(directs, end);
     if (last)
       muLast = add(muLast, last);
     // mu is built first, so that the scan writes its steps there in place.
@@ -703,12 +702,11 @@ SmallVector<Value> AdjointBuilder::firstOrder() {
     for (Value operand : transposed)
       shifted.push_back(steps.slice(operand, one, end));
     ScanOp rest =
-        factored ? scan(end, true, shifted, Value(),
-                        steps.slice(readout, zero, end),
-                        steps.slice(ybar, zero, end), muLast,
-                        /*withFinalState=*/true)
-                 : scan(end, true, shifted, steps.slice(directs, zero, end),
-                        Value(), Value(), muLast, /*withFinalState=*/true);
+        scan(end, true, shifted,
+             factored ? Value() : steps.slice(directs, zero, end),
+             factored ? steps.slice(readout, zero, end) : Value(),
+             factored ? steps.slice(ybar, zero, end) : Value(), muLast,
+             /*withFinalState=*/true);
     mu = steps.into(rest.getOutput(), mu, zero, statesSizes(end));
     Value dInit;
     if (init) {

@@ -229,8 +229,9 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
 
   // The CPU's sequential loops run one task per batch element, or per (batch
   // element, channel tile) where channels are independent. The GPU's
-  // sequential and chunked kernels run one thread per lane: a batch element
-  // and, where channels are independent, a channel block.
+  // chunked kernels run one thread per lane: a batch element and, where
+  // channels are independent, a channel block; its sequential kernels one
+  // per lane and column of a matrix state.
   int64_t tiles = 1;
   double lanes = batch;
   if (target.lanesPerBlock(op))
@@ -251,8 +252,8 @@ mlir::recurrence::estimateSchedules(ScanOp op, const TargetModel &target,
   double threadRate = target.coreBytesPerSecond * target.streamShare(op);
   double chunkTaskRate =
       target.chunkTaskBytesPerSecond * target.streamShare(op);
-  // The GPU's sequential kernels may also run a thread per column, which
-  // keeps such a scan sequential.
+  // The GPU's sequential kernels run a thread per column of a matrix state
+  // too, which keeps many such scans sequential.
   double sequentialLanes = lanes * static_cast<double>(tiles);
   if (target.columnLanes(op))
     sequentialLanes *= d;

@@ -268,8 +268,10 @@ bool hasSerialLoop(scf::ParallelOp loop) {
       .wasInterrupted();
 }
 
-/// Whether `value` is computed from `iv` (within the ops that define it).
-bool dependsOn(Value value, Value iv) {
+/// Whether `value` is computed from the induction variable of `inner`:
+/// through the ops in `inner` that define it (those outside cannot use it).
+bool dependsOn(Value value, scf::ForOp inner) {
+  Value iv = inner.getInductionVar();
   SmallVector<Value> worklist = {value};
   llvm::SmallPtrSet<Operation *, 8> seen;
   while (!worklist.empty()) {
@@ -277,7 +279,7 @@ bool dependsOn(Value value, Value iv) {
     if (v == iv)
       return true;
     Operation *def = v.getDefiningOp();
-    if (def && seen.insert(def).second)
+    if (def && inner->isProperAncestor(def) && seen.insert(def).second)
       llvm::append_range(worklist, def->getOperands());
   }
   return false;
@@ -296,7 +298,7 @@ uint64_t elementsPerIteration(Operation *access, OperandRange indices,
        parent = parent->getParentOp()) {
     auto inner = dyn_cast<scf::ForOp>(parent);
     if (!inner || llvm::none_of(indices, [&](Value index) {
-          return dependsOn(index, inner.getInductionVar());
+          return dependsOn(index, inner);
         }))
       continue;
     std::optional<APInt> trips = inner.getStaticTripCount();

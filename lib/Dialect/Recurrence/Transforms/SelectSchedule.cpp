@@ -98,8 +98,8 @@ ScanOp dispatchOn(OpBuilder &b, ScanOp op, Value count, int64_t threshold,
 }
 
 /// `op`'s lanes, for sizes only known at run time: the batch elements, times
-/// the channel blocks with `perBlock`.
-Value lanesOf(OpBuilder &b, ScanOp op, bool perBlock) {
+/// the channel blocks with `perBlock`, times the columns with `perColumn`.
+Value lanesOf(OpBuilder &b, ScanOp op, bool perBlock, bool perColumn) {
   Location loc = op.getLoc();
   MixedScanDims dims(b, op);
   SmallVector<OpFoldResult> factors(dims.batch);
@@ -110,6 +110,10 @@ Value lanesOf(OpBuilder &b, ScanOp op, bool perBlock) {
     lanes = lanes * b.getAffineSymbolExpr(factors.size())
                         .floorDiv(op.getStructure().getChannelGroup());
     factors.push_back(dims.size);
+  }
+  if (perColumn) {
+    lanes = lanes * b.getAffineSymbolExpr(factors.size());
+    factors.push_back(dims.columns);
   }
   return getValueOrCreateConstantIndexOp(
       b, loc, affine::makeComposedFoldedAffineApply(b, loc, lanes, factors));
@@ -226,10 +230,14 @@ struct SelectSchedulePass
       // choice for one element runs below `cores` of them. The GPU's are
       // lanes (batch elements times channel blocks): with dynamic lanes,
       // the choice for one element runs below the lanes where chunked
-      // kernels beat sequential threads, and sequential above.
+      // kernels beat sequential threads, and sequential above. The lanes
+      // are those threads: times the columns of a matrix state, each a
+      // sequential thread of its own.
       bool perBlock = model->lanesPerBlock(op);
+      bool perColumn = model->columnLanes(op);
       bool dynamicLanes =
-          dynamicBatch || (perBlock && ShapedType::isDynamic(dims->size));
+          dynamicBatch || (perBlock && ShapedType::isDynamic(dims->size)) ||
+          (perColumn && ShapedType::isDynamic(dims->columns));
       double threshold = gpu ? model->chunkedBelowLanes(op) : model->cores;
       if (gpu && dynamicLanes)
         llvm::erase_if(large, [](const ScheduleEstimate &estimate) {
@@ -260,7 +268,8 @@ struct SelectSchedulePass
       }
       OpBuilder b(op);
       ScanOp smallClone = dispatchOn(
-          b, op, lanesOf(b, op, perBlock), static_cast<int64_t>(threshold),
+          b, op, lanesOf(b, op, perBlock, perColumn),
+          static_cast<int64_t>(threshold),
           small.front().schedule, large.front().schedule);
       // On the GPU, where few lanes run chunked and T is dynamic too, the
       // best chunk follows T: short chunks give short sequences threads

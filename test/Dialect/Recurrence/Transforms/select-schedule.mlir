@@ -12,6 +12,7 @@
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cpu cores=2 explain=true" -verify-diagnostics | FileCheck %s
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cuda schedules=sequential,chunked,scan explain=true" -mlir-print-op-on-diagnostic=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=CUDA-REMARK
 // RUN: FileCheck %s --check-prefix=CUDA < %t.mlir
+// RUN: FileCheck %s --check-prefix=CUDA-MAP < %t.mlir
 // RUN: recurrence-opt %s -recurrence-select-schedule="target=cpu cores=16" 2>&1 | FileCheck %s --check-prefix=CPU16 --implicit-check-not=remark:
 // RUN: not recurrence-opt %s -recurrence-select-schedule=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not recurrence-opt %s -recurrence-select-schedule="cores=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CORES
@@ -265,6 +266,34 @@ func.func @dynamic_batch_and_steps(%a: tensor<?x?x1xf32>, %b: tensor<?x?x1x8xf32
   // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential {{[^ ]+}} chunked<4096>}}
   %h = recurrence.scan diagonal matrix transition(%a : tensor<?x?x1xf32>) input(%b : tensor<?x?x1x8xf32>) outs(%h_dest : tensor<?x?x1x8xf32>) -> tensor<?x?x1x8xf32>
   return %h : tensor<?x?x1x8xf32>
+}
+
+// A [4, 2] matrix state, batch unknown, T = 4096: the GPU's sequential
+// kernel runs a thread per column, so the lanes the dispatch counts are
+// batch x 4 channels x 2 columns (chunked<64> below 2228 of them, i.e.
+// below 279 batch elements, where the static estimates cross too), not
+// batch x 4.
+// CUDA-LABEL:  func.func @dynamic_batch_columns(
+// CUDA:          tensor.dim %arg1, %{{.*}} : tensor<?x4096x4x2xf32>
+// CUDA:          %[[DIM:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x4096x4x2xf32>
+// CUDA-MAP:      #[[EIGHT:.*]] = affine_map<()[s0] -> (s0 * 8)>
+// CUDA-MAP:      func.func @dynamic_batch_columns(
+// CUDA-MAP:        affine.apply #[[EIGHT]]()
+// CUDA:          %[[THREADS:.*]] = affine.apply #{{.*}}()[%[[DIM]]]
+// CUDA:          %[[FEW:.*]] = arith.cmpi ult, %[[THREADS]], %c2228 : index
+// CUDA:          scf.if %[[FEW]]
+// CUDA-NEXT:       recurrence.scan diagonal schedule chunked<64> matrix transition
+// CUDA:          } else {
+// CUDA-NEXT:       recurrence.scan diagonal schedule sequential matrix transition
+func.func @dynamic_batch_columns(%a: tensor<?x4096x4xf32>, %b: tensor<?x4096x4x2xf32>) -> tensor<?x4096x4x2xf32> {
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %b, %c0 : tensor<?x4096x4x2xf32>
+  %h_dest = tensor.empty(%d0) : tensor<?x4096x4x2xf32>
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+3]]:{{[0-9]+}}: remark: schedule chunked<64> chosen for cuda (270336 threads, 4000 GB/s) below 2228 lanes; estimated seconds: chunked<64>
+  // CUDA-REMARK: select-schedule.mlir:[[@LINE+2]]:{{[0-9]+}}: remark: schedule sequential chosen for cuda (270336 threads, 4000 GB/s) otherwise; estimated seconds: sequential
+  // expected-remark-re @below {{{{^}}schedule sequential chosen for cpu (2 cores, 50 GB/s); estimated seconds: sequential}}
+  %h = recurrence.scan diagonal matrix transition(%a : tensor<?x4096x4xf32>) input(%b : tensor<?x4096x4x2xf32>) outs(%h_dest : tensor<?x4096x4x2xf32>) -> tensor<?x4096x4x2xf32>
+  return %h : tensor<?x4096x4x2xf32>
 }
 
 // An explicit schedule on a dynamic batch is left alone too.

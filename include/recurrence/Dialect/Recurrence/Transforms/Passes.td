@@ -105,7 +105,7 @@ def LowerSequentialPass : Pass<"recurrence-lower-sequential"> {
            /*default=*/"0",
            "When positive, tiles of exactly this many channel blocks, "
            "whatever the cores (1: one per GPU thread); a matrix state "
-           "whose channels are not independent gets tiles of one column">
+           "gets tiles of one column too">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -556,8 +556,11 @@ def GpuParallelizePass : Pass<"recurrence-gpu-parallelize"> {
     fastest so that consecutive threads take consecutive channels, and
     tiled by `threads`. An elementwise loop nest becomes blocks over (row,
     tile of the inner run), where the rows are its dims before the last
-    dynamic one and the run the rest: `elementwise-threads` threads take
-    consecutive elements of the run, 4 each, so that only the row is
+    dynamic one and the run the rest, its dim that the accesses step at
+    unit stride moved innermost (each access weighted by the elements it
+    touches in a thread, so that a reduction's reads outweigh its sum's
+    store): `elementwise-threads` threads take consecutive elements of the
+    run, 4 each (1 where the thread sums a reduction), so that only the row is
     divided out of a flat index by run-time sizes, once per thread (tiles
     past the grid's y limit of 65535 are looped over). A run shorter than
     a block (decided at run time when its size is dynamic) is flattened and
