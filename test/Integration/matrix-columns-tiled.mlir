@@ -6,7 +6,8 @@
 // is. Cases: a per-element diagonal transition ending in D
 // with init, reverse, readout and final state; the same without readout;
 // higher_order<2> with a stacked init; dplr<1> with factored input; a
-// scalar transition without batch dims over a dynamic D.
+// scalar transition without batch dims over a dynamic D; a diagonal one
+// without batch dims or readout over a dynamic D.
 //
 // RUN: recurrence-opt %s -recurrence-to-llvm | %run | sed -e 's/base@ = 0x[0-9a-f]*//' > %t.untiled
 // RUN: recurrence-opt %s -recurrence-lower-sequential=fixed-channel-tile=1 -recurrence-to-llvm | %run | sed -e 's/base@ = 0x[0-9a-f]*//' > %t.tiled
@@ -14,14 +15,15 @@
 // RUN: FileCheck %s --input-file=%t.tiled --check-prefix=PRINTED
 // RUN: recurrence-opt %s -recurrence-lower-sequential=fixed-channel-tile=1 | FileCheck %s --check-prefix=TILED
 
-// Ten results printed.
-// PRINTED-COUNT-10: Unranked Memref
+// Twelve results printed.
+// PRINTED-COUNT-12: Unranked Memref
 // TILED-LABEL: func.func @main(
 // TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 3)
 // TILED: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 2, 3)
 // TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 3)
 // TILED: scf.forall (%{{.*}}, %{{.*}}) in (1, 3)
 // TILED: scf.forall (%{{.*}}) in (%{{.*}})
+// TILED: scf.forall (%{{.*}}, %{{.*}}) in (2, %{{.*}})
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
@@ -91,5 +93,14 @@ func.func @main() {
   call @pr(%syu) : (tensor<*xf32>) -> ()
   %sfu = tensor.cast %sf : tensor<2x?xf32> to tensor<*xf32>
   call @pr(%sfu) : (tensor<*xf32>) -> ()
+
+  // batch rank 0, diagonal, factored, no readout (independent channels:
+  // each channel of each column a tile), dynamic D, states and final state
+  %gh0 = tensor.empty(%dd) : tensor<2x2x?xf32>
+  %gh, %ghf = recurrence.scan diagonal schedule sequential matrix transition(%sk : tensor<2x2xf32>) factored_input(%sc, %svd : tensor<2x2xf32>, tensor<2x?xf32>) outs(%gh0, %sf0 : tensor<2x2x?xf32>, tensor<2x?xf32>) -> tensor<2x2x?xf32>, tensor<2x?xf32>
+  %ghu = tensor.cast %gh : tensor<2x2x?xf32> to tensor<*xf32>
+  call @pr(%ghu) : (tensor<*xf32>) -> ()
+  %ghfu = tensor.cast %ghf : tensor<2x?xf32> to tensor<*xf32>
+  call @pr(%ghfu) : (tensor<*xf32>) -> ()
   return
 }
