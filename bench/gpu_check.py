@@ -766,20 +766,27 @@ def bench_models():
         bench_models_at(B, T, Dm, N, H)
 
 
-def bench_models_at(B, T, Dm, N, H):
-    """bench_models at Mamba's (B, T, Dm, N) and the delta rule's
-    (H, T, 64, 64)."""
+def model_inputs(B, T, Dm, N, H):
+    """Random CUDA inputs of the selective SSM at Mamba's (B, T, Dm, N)
+    (x, delta, A, B, C) and of the delta rule at (H, T, 64, 64)
+    (q, k, v, beta), with the decays of a trained model: delta in
+    [0, 0.1), A < 0, unit keys, beta in [0, 1)."""
     x, delta = torch.randn(B, T, Dm, device="cuda"), torch.rand(
         B, T, Dm, device="cuda") * 0.1
     A = -torch.rand(Dm, N, device="cuda")
     Bm, C = torch.randn(B, T, N, device="cuda"), torch.randn(
         B, T, N, device="cuda")
-    ssm = (x, delta, A, Bm, C)
     q, k = torch.randn(H, T, 64, device="cuda"), torch.nn.functional.\
         normalize(torch.randn(H, T, 64, device="cuda"), dim=-1)
     v, beta = torch.randn(H, T, 64, device="cuda"), torch.rand(
         H, T, device="cuda")
-    delta_rule = (q, k, v, beta)
+    return (x, delta, A, Bm, C), (q, k, v, beta)
+
+
+def bench_models_at(B, T, Dm, N, H):
+    """bench_models at Mamba's (B, T, Dm, N) and the delta rule's
+    (H, T, 64, 64)."""
+    ssm, delta_rule = model_inputs(B, T, Dm, N, H)
     for name, fn, inputs, shape in (
             ("selective_ssm", rt.selective_ssm, ssm,
              f"(B,T,Dm,N)=({B},{T},{Dm},{N})"),

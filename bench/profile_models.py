@@ -13,22 +13,13 @@ import sys
 
 import torch
 
+from gpu_check import model_inputs
+
 
 def inputs(model):
     torch.manual_seed(0)
-    if model == "selective_ssm":
-        B, T, Dm, N = 4, 2048, 768, 16
-        return (torch.randn(B, T, Dm, device="cuda"),
-                torch.rand(B, T, Dm, device="cuda") * 0.1,
-                -torch.rand(Dm, N, device="cuda"),
-                torch.randn(B, T, N, device="cuda"),
-                torch.randn(B, T, N, device="cuda"))
-    H, T = 8, 2048
-    return (torch.randn(H, T, 64, device="cuda"),
-            torch.nn.functional.normalize(
-                torch.randn(H, T, 64, device="cuda"), dim=-1),
-            torch.randn(H, T, 64, device="cuda"),
-            torch.rand(H, T, device="cuda"))
+    ssm, delta_rule = model_inputs(4, 2048, 768, 16, 8)
+    return ssm if model == "selective_ssm" else delta_rule
 
 
 def main():

@@ -18,6 +18,7 @@
 #include "GpuHostMemory.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
+#include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_GPUPARALLELIZEPASS
@@ -88,6 +90,139 @@ LogicalResult parallelDimsFirst(RewriterBase &rewriter, linalg::LinalgOp &op) {
   return success();
 }
 
+/// Whether the ops in `loop` other than `skip` touch only buffers told
+/// apart (distinctBuffer) from `buffer`: none then sees or changes what
+/// `skip` reads and writes of it.
+bool othersAvoid(scf::ForOp loop, Value buffer, ArrayRef<Operation *> skip) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (llvm::is_contained(skip, op) || isMemoryEffectFree(op) ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      Value other = recurrence::distinctBuffer(effect.getValue());
+      if (!other || other == buffer)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// `index` of an access in `loop` as a value defined outside it or a
+/// constant, looking through the identity and constant affine.apply ops
+/// that linalg's loops compute each index with; nullopt where it varies in
+/// the loop.
+std::optional<OpFoldResult> invariantIndex(Value index, scf::ForOp loop) {
+  while (true) {
+    if (loop.isDefinedOutsideOfLoop(index))
+      return OpFoldResult(index);
+    auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+    if (!apply)
+      return std::nullopt;
+    AffineMap map = apply.getAffineMap();
+    if (map.isSingleConstant())
+      return OpFoldResult(
+          IntegerAttr::get(index.getType(), map.getSingleConstantResult()));
+    if (!map.isIdentity())
+      return std::nullopt;
+    index = apply.getMapOperands().front();
+  }
+}
+
+/// The element of `loop`'s iterations that `memref`[`indices`] names, each
+/// index invariant (invariantIndex); nullopt where one varies.
+std::optional<SmallVector<OpFoldResult>>
+invariantElement(Value memref, ValueRange indices, scf::ForOp loop) {
+  if (!loop.isDefinedOutsideOfLoop(memref))
+    return std::nullopt;
+  SmallVector<OpFoldResult> element;
+  for (Value index : indices) {
+    std::optional<OpFoldResult> invariant = invariantIndex(index, loop);
+    if (!invariant)
+      return std::nullopt;
+    element.push_back(*invariant);
+  }
+  return element;
+}
+
+/// An accumulator of a reduction's serial `loop`: a load of its body at an
+/// element invariant in the loop that a later store of the body writes,
+/// nothing else in the loop touching that buffer, with the element's
+/// indices. Nullopt where there is none.
+struct Accumulator {
+  memref::LoadOp load;
+  memref::StoreOp store;
+  SmallVector<OpFoldResult> element;
+};
+std::optional<Accumulator> accumulator(scf::ForOp loop) {
+  for (auto load : loop.getBody()->getOps<memref::LoadOp>()) {
+    std::optional<SmallVector<OpFoldResult>> element =
+        invariantElement(load.getMemRef(), load.getIndices(), loop);
+    if (!element)
+      continue;
+    for (Operation *next = load->getNextNode(); next;
+         next = next->getNextNode()) {
+      auto store = dyn_cast<memref::StoreOp>(next);
+      if (!store || store.getMemRef() != load.getMemRef() ||
+          invariantElement(store.getMemRef(), store.getIndices(), loop) !=
+              element)
+        continue;
+      Value buffer = recurrence::distinctBuffer(load.getMemRef());
+      if (buffer && othersAvoid(loop, buffer, {load, store}))
+        return Accumulator{load, store, *element};
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+/// A reduction's serial `loop` with its accumulators in registers: linalg's
+/// loops load and store the output element at every step, a dependence
+/// through memory that held each step of a thread's sum for a memory round
+/// trip. Each accumulator becomes a value the loop carries, loaded once
+/// before it and stored once after. (The element is one of the enclosing
+/// parallel loops' outputs, so loading it where the loop runs no step
+/// stays in bounds.) Applied to a nest's loops from the innermost out, the
+/// accumulators leave each of them.
+void accumulateInRegisters(RewriterBase &rewriter, scf::ForOp loop) {
+  while (std::optional<Accumulator> found = accumulator(loop)) {
+    Location loc = found->load.getLoc();
+    rewriter.setInsertionPoint(loop);
+    SmallVector<Value> indices =
+        getValueOrCreateConstantIndexOp(rewriter, loc, found->element);
+    Value memref = found->load.getMemRef();
+    Value initial = memref::LoadOp::create(rewriter, loc, memref, indices);
+    Value stored = found->store.getValueToStore();
+    FailureOr<LoopLikeOpInterface> carried = loop.replaceWithAdditionalYields(
+        rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{stored};
+        });
+    if (failed(carried))
+      return;
+    loop = cast<scf::ForOp>(carried->getOperation());
+    rewriter.replaceOp(found->load, loop.getRegionIterArgs().back());
+    rewriter.eraseOp(found->store);
+    rewriter.setInsertionPointAfter(loop);
+    memref::StoreOp::create(rewriter, loc, loop.getResults().back(), memref,
+                            indices);
+  }
+}
+
+/// The serial loops of a linalg op's loop nest `nest`, their accumulators
+/// in registers (accumulateInRegisters).
+void accumulateInRegisters(RewriterBase &rewriter, Operation *nest) {
+  SmallVector<scf::ForOp> loops;
+  nest->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops)
+    accumulateInRegisters(rewriter, loop);
+}
+
 /// Linalg ops as loops: parallel ones at the host level (kernels to be),
 /// sequential ones inside a thread. Returns the parallel loops made.
 FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
@@ -101,8 +236,12 @@ FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
   for (linalg::LinalgOp op : ops) {
     rewriter.setInsertionPoint(op);
     if (inParallelLoop(op)) {
-      if (failed(linalg::linalgOpToLoops(rewriter, op)))
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToLoops(rewriter, op);
+      if (failed(loops))
         return op->emitError("could not lower to loops");
+      if (!loops->empty())
+        accumulateInRegisters(rewriter, loops->front());
     } else if (op.getNumParallelLoops() == 0) {
       // A reduction to a scalar (or a 0-d op): one thread does it.
       Location loc = op.getLoc();
@@ -113,6 +252,7 @@ FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
       rewriter.setInsertionPoint(op);
       if (failed(linalg::linalgOpToLoops(rewriter, op)))
         return op->emitError("could not lower to loops");
+      accumulateInRegisters(rewriter, single);
       made.push_back(single);
     } else {
       if (failed(parallelDimsFirst(rewriter, op)))
@@ -125,6 +265,7 @@ FailureOr<SmallVector<scf::ParallelOp>> linalgToLoops(RewriterBase &rewriter,
       auto kernel = dyn_cast<scf::ParallelOp>(loops->front());
       if (!kernel)
         return op->emitError("expected a parallel loop outermost");
+      accumulateInRegisters(rewriter, kernel);
       made.push_back(kernel);
     }
     rewriter.eraseOp(op);

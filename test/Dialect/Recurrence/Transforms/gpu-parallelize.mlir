@@ -97,23 +97,30 @@ func.func @scan_loop(%a: memref<?x?xf32>) {
 // the batch and the steps, summed over both): its parallel dims become the
 // kernel, and each thread sums its reductions in sequence, over b, then t,
 // reading g[b, t, n, d] for its (d, n). (In the op's own order a reduction
-// came first, as a host loop, and the pass crashed.)
+// came first, as a host loop, and the pass crashed.) The sum is carried by
+// the loops, loaded before them and stored after: not loaded and stored at
+// every step, a round trip through memory that each step waited for.
 // CHECK-LABEL: func.func @leading_reduction
 // CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[T:.*]] = memref.dim %arg0, %c1
 // CHECK-NOT: scf.for
-// CHECK: scf.parallel
-// CHECK: scf.parallel
-// CHECK: scf.for %[[IB:.*]] = %c0 to %[[B]] step %c1
-// CHECK-NEXT: scf.for %[[IT:.*]] = %c0 to %[[T]] step %c1
+// CHECK: scf.parallel (%[[N:.*]], %{{.*}}) =
+// CHECK: scf.parallel (%[[THREAD:.*]]) =
+// CHECK: %[[D:.*]] = arith.addi %{{.*}}, %[[THREAD]] : index
+// CHECK: %[[ACC:.*]] = memref.load %arg1[%[[D]], %[[N]]]
+// CHECK-NEXT: %[[SUMB:.*]] = scf.for %[[IB:.*]] = %c0 to %[[B]] step %c1 iter_args(%[[OUTER:.*]] = %[[ACC]])
+// CHECK-NEXT: %[[SUMT:.*]] = scf.for %[[IT:.*]] = %c0 to %[[T]] step %c1 iter_args(%[[INNER:.*]] = %[[OUTER]])
 // CHECK-NEXT: %[[XB:.*]] = affine.apply #{{.*}}(%[[IB]])
 // CHECK-NEXT: %[[XT:.*]] = affine.apply #{{.*}}(%[[IT]])
-// CHECK-NEXT: %[[N:.*]] = affine.apply
-// CHECK-NEXT: %[[D:.*]] = affine.apply
-// CHECK-NEXT: %[[G:.*]] = memref.load %arg0[%[[XB]], %[[XT]], %[[N]], %[[D]]]
-// CHECK-NEXT: %[[ACC:.*]] = memref.load %arg1[%[[D]], %[[N]]]
-// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[G]]
-// CHECK: memref.store %[[SUM]], %arg1[%[[D]], %[[N]]]
+// CHECK-NEXT: %[[XN:.*]] = affine.apply #{{.*}}(%[[N]])
+// CHECK-NEXT: %[[XD:.*]] = affine.apply #{{.*}}(%[[D]])
+// CHECK-NEXT: %[[G:.*]] = memref.load %arg0[%[[XB]], %[[XT]], %[[XN]], %[[XD]]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[INNER]], %[[G]]
+// CHECK-NEXT: scf.yield %[[SUM]]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[SUMT]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[SUMB]], %arg1[%[[D]], %[[N]]]
 // CHECK: return
 func.func @leading_reduction(%g: memref<?x?x?x?xf32>, %dA: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(b, d, t, n) -> (b, t, n, d)>,
@@ -161,17 +168,50 @@ func.func @time_contiguous(%a: memref<4x64x32xf32, strided<[2048, 1, 64]>>,
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[TILES]]
 // CHECK-NEXT: scf.for %{{.*}} = %c0 to %c1 step %c1
 // CHECK: %[[ND:.*]]:2 = affine.delinearize_index %{{.*}} into (16, 96)
-// CHECK: scf.for %[[IB:.*]] = %c0 to %c4 step %c1
-// CHECK-NEXT: scf.for %[[IT:.*]] = %c0 to %c64 step %c1
+// CHECK-NEXT: memref.load %arg1[%[[ND]]#1, %[[ND]]#0]
+// CHECK-NEXT: scf.for %[[IB:.*]] = %c0 to %c4 step %c1 iter_args
+// CHECK-NEXT: scf.for %[[IT:.*]] = %c0 to %c64 step %c1 iter_args
 // CHECK-DAG: %[[N:.*]] = affine.apply #{{.*}}(%[[ND]]#0)
 // CHECK-DAG: %[[D:.*]] = affine.apply #{{.*}}(%[[ND]]#1)
 // CHECK: memref.load %arg0[%{{.*}}, %{{.*}}, %[[N]], %[[D]]]
-// CHECK: memref.store %{{.*}}, %arg1[%[[D]], %[[N]]]
+// CHECK-NOT: memref.store
+// CHECK: memref.store %{{.*}}, %arg1[%[[ND]]#1, %[[ND]]#0]
 func.func @reduction_layout(%g: memref<4x64x16x96xf32>, %dA: memref<96x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(b, d, t, n) -> (b, t, n, d)>,
                                    affine_map<(b, d, t, n) -> (d, n)>],
                   iterator_types = ["reduction", "parallel", "reduction", "parallel"]}
       ins(%g : memref<4x64x16x96xf32>) outs(%dA : memref<96x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A reduction whose sum shares its buffer with what it reads (views of one
+// allocation): a step's load may read what an earlier step stored, so the
+// sum stays in memory, loaded and stored at every step.
+// CHECK-LABEL: func.func @reduction_aliased
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: memref.load %[[G:.*]][
+// CHECK-NEXT: %[[ACC:.*]] = memref.load %[[S:.*]][
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[ACC]]
+// CHECK-NEXT: memref.store %[[SUM]], %[[S]][
+func.func @reduction_aliased() {
+  %buffer = memref.alloc() : memref<9x8xf32>
+  %g = memref.subview %buffer[0, 0] [8, 8] [1, 1]
+      : memref<9x8xf32> to memref<8x8xf32, strided<[8, 1]>>
+  %sum = memref.subview %buffer[8, 0] [1, 8] [1, 1]
+      : memref<9x8xf32> to memref<8xf32, strided<[1], offset: 64>>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%g : memref<8x8xf32, strided<[8, 1]>>)
+      outs(%sum : memref<8xf32, strided<[1], offset: 64>>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %out, %in : f32
     linalg.yield %s : f32
