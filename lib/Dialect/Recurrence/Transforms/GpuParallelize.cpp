@@ -15,12 +15,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuCallerBuffers.h"
 #include "GpuHostMemory.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Lowerings.h"
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -450,14 +452,14 @@ uint64_t elementsPerIteration(Operation *access, OperandRange indices,
   return elements;
 }
 
-/// The dim of `loop` that its element accesses step at unit stride most
-/// often: each load or store votes, with the elements it touches in an
+/// For each of `ivs` (induction variables of `loop` or of serial loops in
+/// it), how often `loop`'s element accesses step at unit stride through
+/// it: each load or store votes, with the elements it touches in an
 /// iteration (the reads a thread's reduction sums outweigh its sum's), for
-/// the loop dim whose induction variable indexes its memref's dim of unit
-/// stride (and of more than one element). None where that dim is innermost
-/// already, or no dim has more votes than the last one.
-std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
-  SmallVector<uint64_t> votes(loop.getNumLoops(), 0);
+/// the induction variable that indexes its memref's dim of unit stride (and
+/// of more than one element).
+SmallVector<uint64_t> unitStrideVotes(scf::ParallelOp loop, ValueRange ivs) {
+  SmallVector<uint64_t> votes(ivs.size(), 0);
   auto vote = [&](Operation *access, Value memref, OperandRange indices) {
     auto type = cast<MemRefType>(memref.getType());
     SmallVector<int64_t> strides;
@@ -470,12 +472,12 @@ std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
       if (auto apply = index.getDefiningOp<affine::AffineApplyOp>();
           apply && apply.getAffineMap().isIdentity())
         index = apply.getMapOperands().front();
-      auto iv = dyn_cast<BlockArgument>(index);
-      if (stride == 1 && type.getDimSize(dim) != 1 && iv &&
-          iv.getOwner() == loop.getBody())
-        votes[iv.getArgNumber()] =
-            llvm::SaturatingAdd(votes[iv.getArgNumber()],
-                                elementsPerIteration(access, indices, loop));
+      auto at = llvm::find(ivs, index);
+      if (stride == 1 && type.getDimSize(dim) != 1 && at != ivs.end()) {
+        uint64_t &count = votes[at - ivs.begin()];
+        count = llvm::SaturatingAdd(
+            count, elementsPerIteration(access, indices, loop));
+      }
     }
   };
   loop.getBody()->walk([&](Operation *op) {
@@ -484,6 +486,14 @@ std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       vote(op, store.getMemRef(), store.getIndices());
   });
+  return votes;
+}
+
+/// The dim of `loop` that its element accesses step at unit stride most
+/// often (unitStrideVotes). None where that dim is innermost already, or no
+/// dim has more votes than the last one.
+std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
+  SmallVector<uint64_t> votes = unitStrideVotes(loop, loop.getInductionVars());
   auto best = llvm::max_element(votes);
   unsigned dim = best - votes.begin();
   // (Dims of one iteration after it leave it innermost already.)
@@ -492,6 +502,130 @@ std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
                    [](Value size) { return isConstantIntValue(size, 1); }))
     return std::nullopt;
   return dim;
+}
+
+/// The serial loop of a reduction `loop` (a kernel to be) whose sum a
+/// warp's lanes may share (reduceAcrossLanes): the one loop of its body,
+/// with no loop or write in it, of at least a warp's steps (or a dynamic
+/// count), each value it carries a float sum (an addf of the value and a
+/// term), its results only stored, by the ops that follow it; and its
+/// induction variable indexes the unit stride of what the thread reads
+/// more often than any of `loop`'s dims does (a row's sum along the row).
+/// Null otherwise.
+scf::ForOp laneReducible(scf::ParallelOp loop) {
+  auto serial = loop.getBody()->getOps<scf::ForOp>();
+  if (loop.getNumReductions() || !llvm::hasSingleElement(serial))
+    return {};
+  scf::ForOp sum = *serial.begin();
+  std::optional<APInt> trips = sum.getStaticTripCount();
+  if (sum.getNumResults() == 0 ||
+      (trips && trips->getSExtValue() < recurrence::gpu_lowering::kWarpSize))
+    return {};
+  WalkResult inner = sum.getBody()->walk([](Operation *op) {
+    return isa<LoopLikeOpInterface>(op) || hasEffect<MemoryEffects::Write>(op)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (inner.wasInterrupted())
+    return {};
+  for (auto [carried, next] :
+       llvm::zip(sum.getRegionIterArgs(), sum.getYieldedValues())) {
+    auto add = next.getDefiningOp<arith::AddFOp>();
+    if (!add || !carried.hasOneUse() ||
+        (add.getLhs() != carried && add.getRhs() != carried))
+      return {};
+  }
+  for (Operation *op = sum->getNextNode();
+       op != loop.getBody()->getTerminator(); op = op->getNextNode())
+    if (!isa<memref::StoreOp>(op))
+      return {};
+  for (Operation *user : sum->getUsers())
+    if (!isa<memref::StoreOp>(user) || user->getBlock() != sum->getBlock())
+      return {};
+  SmallVector<Value> ivs(loop.getInductionVars());
+  ivs.push_back(sum.getInductionVar());
+  SmallVector<uint64_t> votes = unitStrideVotes(loop, ivs);
+  return votes.back() > *llvm::max_element(ArrayRef(votes).drop_back())
+             ? sum
+             : scf::ForOp();
+}
+
+/// `loop` with a dim of a warp's lanes added innermost, which share the
+/// steps of its serial loop `sum` (laneReducible): lane l takes steps l,
+/// l + 32, ..., neighbouring lanes neighbouring elements of the rows it
+/// sums; lane 0 starts from the sums' initial values and the others from
+/// zero; a butterfly of shuffles adds the lanes' sums, and lane 0 stores
+/// them. (A linalg reduction leaves its order free, as upstream's
+/// splitReduction takes it to.)
+scf::ParallelOp reduceAcrossLanes(RewriterBase &rewriter, scf::ParallelOp loop,
+                                  scf::ForOp sum) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value warp = arith::ConstantIndexOp::create(
+      rewriter, loc, recurrence::gpu_lowering::kWarpSize);
+  auto withLane = [](ValueRange values, Value lane) {
+    SmallVector<Value> all(values);
+    all.push_back(lane);
+    return all;
+  };
+  auto lanes = scf::ParallelOp::create(
+      rewriter, loc, withLane(loop.getLowerBound(), zero),
+      withLane(loop.getUpperBound(), warp), withLane(loop.getStep(), one));
+  Block *body = lanes.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.mergeBlocks(loop.getBody(), body, body->getArguments().drop_back());
+  rewriter.eraseOp(loop);
+  Value lane = body->getArguments().back();
+
+  rewriter.setInsertionPoint(sum);
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      lane, zero);
+  SmallVector<Value> inits;
+  for (Value init : sum.getInitArgs())
+    inits.push_back(arith::SelectOp::create(
+        rewriter, loc, first, init,
+        arith::ConstantOp::create(
+            rewriter, loc,
+            cast<TypedAttr>(rewriter.getZeroAttr(init.getType())))));
+  Value start = rewriter.createOrFold<arith::AddIOp>(
+      loc, sum.getLowerBound(),
+      rewriter.createOrFold<arith::MulIOp>(loc, lane, sum.getStep()));
+  Value stride = rewriter.createOrFold<arith::MulIOp>(loc, sum.getStep(), warp);
+  rewriter.modifyOpInPlace(sum, [&] {
+    sum.getInitArgsMutable().assign(inits);
+    sum.setLowerBound(start);
+    sum.setStep(stride);
+  });
+
+  rewriter.setInsertionPointAfter(sum);
+  for (OpResult result : sum.getResults()) {
+    SmallVector<OpOperand *> stored;
+    for (OpOperand &use : result.getUses())
+      stored.push_back(&use);
+    Value total = result;
+    for (int32_t offset = recurrence::gpu_lowering::kWarpSize / 2; offset > 0;
+         offset /= 2)
+      total = arith::AddFOp::create(
+          rewriter, loc, total,
+          gpu::ShuffleOp::create(rewriter, loc, total, offset,
+                                 recurrence::gpu_lowering::kWarpSize,
+                                 gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    for (OpOperand *use : stored)
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(total); });
+  }
+  auto stores = llvm::to_vector(llvm::map_range(
+      llvm::make_filter_range(
+          llvm::make_range(std::next(Block::iterator(sum)),
+                           body->getTerminator()->getIterator()),
+          [](Operation &op) { return isa<memref::StoreOp>(op); }),
+      [](Operation &op) { return &op; }));
+  auto byFirst = scf::IfOp::create(rewriter, loc, first);
+  for (Operation *store : stores)
+    rewriter.moveOpBefore(store, byFirst.thenBlock()->getTerminator());
+  return lanes;
 }
 
 /// `loop` with its dim `dim` moved innermost (the others in their order):
@@ -530,8 +664,12 @@ void elementwiseToKernels(RewriterBase &rewriter, scf::ParallelOp loop,
   // Laid out as the data is in memory: neighbouring threads take
   // neighbouring elements of the buffers (a time-contiguous [B, N, T]
   // array's [B, T, N] view is walked along T).
-  if (std::optional<unsigned> dim = unitStrideDim(loop);
-      dim && loop.getNumReductions() == 0)
+  // A row's sum along the row: a warp's lanes share it, innermost.
+  if (scf::ForOp sum = laneReducible(loop);
+      sum && threads % recurrence::gpu_lowering::kWarpSize == 0)
+    loop = reduceAcrossLanes(rewriter, loop, sum);
+  else if (std::optional<unsigned> dim = unitStrideDim(loop);
+           dim && loop.getNumReductions() == 0)
     loop = moveInnermost(rewriter, loop, *dim);
   auto flat = [&](scf::ParallelOp nest) {
     scf::tileParallelLoop(flatten(rewriter, nest), {threads},

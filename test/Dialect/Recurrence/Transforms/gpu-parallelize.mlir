@@ -164,6 +164,7 @@ func.func @time_contiguous(%a: memref<4x64x32xf32, strided<[2048, 1, 64]>>,
 // element (its 256 loads are work enough): 16 x 96 threads, not a fourth
 // of them.
 // CHECK-LABEL: func.func @reduction_layout
+// CHECK-NOT: gpu.shuffle
 // CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c256
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[TILES]]
 // CHECK-NEXT: scf.for %{{.*}} = %c0 to %c1 step %c1
@@ -212,6 +213,61 @@ func.func @reduction_aliased() {
                   iterator_types = ["parallel", "reduction"]}
       ins(%g : memref<8x8xf32, strided<[8, 1]>>)
       outs(%sum : memref<8xf32, strided<[1], offset: 64>>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A sum along rows of unit stride (the gradient of an input that a step's
+// every channel reads, summed over the channels): a warp per row, its lanes
+// taking neighbouring elements, 32 apart each, added by a butterfly of
+// shuffles; lane 0 adds the sum's initial value and stores the total. (A
+// thread per row read 32 rows, 1 KB apart, at every load.)
+// CHECK-LABEL: func.func @row_sum
+// CHECK: %[[RL:.*]]:2 = affine.delinearize_index %{{.*}} into (64, 32)
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %arg1[%[[RL]]#0]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[RL]]#1, %c0
+// CHECK: %[[START:.*]] = arith.select %[[FIRST]], %[[INIT]], %cst
+// CHECK-NEXT: %[[SUM:.*]] = scf.for %[[K:.*]] = %[[RL]]#1 to %c256 step %c32 iter_args(%[[ACC:.*]] = %[[START]])
+// CHECK-NEXT: %[[ROW:.*]] = affine.apply #{{.*}}(%[[RL]]#0)
+// CHECK-NEXT: %[[COLUMN:.*]] = affine.apply #{{.*}}(%[[K]])
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[COLUMN]]]
+// CHECK-NEXT: arith.addf %[[ACC]], %[[X]]
+// CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[SUM]], %c16_i32, %c32_i32
+// CHECK-NEXT: %[[T16:.*]] = arith.addf %[[SUM]], %[[S16]]
+// CHECK-COUNT-4: gpu.shuffle xor
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.addf
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %[[TOTAL]], %arg1[%[[RL]]#0]
+func.func @row_sum(%x: memref<64x256xf32>, %sum: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
+                                   affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x256xf32>) outs(%sum : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Rows shorter than a warp are summed by a thread each.
+// CHECK-LABEL: func.func @short_row_sum
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
+// CHECK-NOT: gpu.shuffle
+// CHECK: return
+func.func @short_row_sum(%x: memref<64x16xf32>, %sum: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
+                                   affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x16xf32>) outs(%sum : memref<64xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %out, %in : f32
     linalg.yield %s : f32
