@@ -507,8 +507,8 @@ std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
 /// The serial loop of a reduction `loop` (a kernel to be) whose sum a
 /// warp's lanes may share (reduceAcrossLanes): the one loop of its body,
 /// with no loop or write in it, of at least a warp's steps (or a dynamic
-/// count), each value it carries a float sum (an addf of the value and a
-/// term), its results only stored, by the ops that follow it; and its
+/// count), each value it carries an f32 sum (an addf of the value and a
+/// term; f32, as the warp scans' shuffles), its results only stored, by the ops that follow it; and its
 /// induction variable indexes the unit stride of what the thread reads
 /// more often than any of `loop`'s dims does (a row's sum along the row).
 /// Null otherwise.
@@ -531,7 +531,7 @@ scf::ForOp laneReducible(scf::ParallelOp loop) {
   for (auto [carried, next] :
        llvm::zip(sum.getRegionIterArgs(), sum.getYieldedValues())) {
     auto add = next.getDefiningOp<arith::AddFOp>();
-    if (!add || !carried.hasOneUse() ||
+    if (!add || !carried.getType().isF32() || !carried.hasOneUse() ||
         (add.getLhs() != carried && add.getRhs() != carried))
       return {};
   }

@@ -274,3 +274,23 @@ func.func @short_row_sum(%x: memref<64x16xf32>, %sum: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// So are f64 rows: the lanes of a warp scan or a row sum exchange f32s.
+// CHECK-LABEL: func.func @f64_row_sum
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args
+// CHECK-NOT: gpu.shuffle
+// CHECK: return
+func.func @f64_row_sum(%x: memref<64x256xf64>, %sum: memref<64xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
+                                   affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x256xf64>) outs(%sum : memref<64xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %s = arith.addf %out, %in : f64
+    linalg.yield %s : f64
+  }
+  return
+}
