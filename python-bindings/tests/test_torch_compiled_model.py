@@ -221,10 +221,15 @@ def run(model, named, final, schedule, composed=False):
 
 # Every case in float64; float32 for the first models on every case and
 # for the others on the first (each variant is a compile of its own).
+# Channels past a warp's 32: on the GPU, the selective SSM's dB and dC (sums
+# over the channels) are summed across a warp's lanes.
+WIDE = ((2,), 19, 40, 6, True, False, False, "auto")
 MATRIX = [(model, dtype, case) for model in MODELS
           for dtype in (torch.float64, torch.float32) for case in CASES
           if dtype == torch.float64 or case == CASES[0] or
-          model in ("selective_ssm", "delta_rule")]
+          model in ("selective_ssm", "delta_rule")] + [
+    (model, dtype, WIDE) for model in ("selective_ssm", "delta_rule")
+    for dtype in (torch.float64, torch.float32)]
 
 
 @pytest.mark.parametrize("model,dtype,case", MATRIX, ids=str)
