@@ -116,10 +116,12 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   pm.addPass(createSelectSchedulePass(schedule));
   // Where the caller's buffers hold each sequence's steps contiguously,
   // a warp per sequence rather than a thread per channel.
-  // And where a scan's channels form blocks, a lane per row of a block.
+  // And where a scan's channels form blocks, a lane per row of a block;
+  // where a matrix state's readout sums a column's states, a lane per state.
   if (target == "cuda") {
     pm.addPass(createGpuWarpScanPass(GpuWarpScanPassOptions{lookBackTiles}));
     pm.addPass(createGpuBlockRowsPass());
+    pm.addPass(createGpuStateLanesPass());
   }
   pm.addPass(createLowerScanPass());
   pm.addPass(

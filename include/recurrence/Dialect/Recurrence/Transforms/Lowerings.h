@@ -105,6 +105,21 @@ LogicalResult lowerScanToBlockRows(RewriterBase &rewriter, ScanOp op);
 /// where it does not take it.
 int64_t blockRowLanes(ScanOp op);
 
+/// On the GPU, a sequential diagonal scan of a matrix state [N, D] with a
+/// readout (N dividing a warp; static shapes, an f32 state, operands that
+/// are the caller's memrefs or elementwise linalg ops of them, results
+/// materialized in the caller's memrefs) as an scf.parallel with a lane per
+/// state of each column, marked kWarpLanesAttrName: a column's N lanes add
+/// the readout's products by shuffles. Elementwise producers are applied
+/// per element where the lanes read them. The results' materializations
+/// are replaced by the loop's writes. Fails, changing nothing, where the
+/// scan does not qualify.
+LogicalResult lowerScanToStateLanes(RewriterBase &rewriter, ScanOp op);
+
+/// The lanes lowerScanToStateLanes gives `op` (whatever its schedule), 0
+/// where it does not take it.
+int64_t stateLanes(ScanOp op);
+
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per
 /// chunk from the carried start states. With `tileChannels`, where channels

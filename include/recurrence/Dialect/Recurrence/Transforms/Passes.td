@@ -755,4 +755,29 @@ def GpuBlockRowsPass : Pass<"recurrence-gpu-block-rows"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def GpuStateLanesPass : Pass<"recurrence-gpu-state-lanes"> {
+  let summary = "A lane per state of each column for matrix scans with a "
+                "readout";
+  let description = [{
+    On the GPU, lowers a sequential diagonal scan of a matrix state [N, D]
+    with a readout (the selective SSM; N dividing a warp) to an
+    `scf.parallel` with a lane per state h[n, d] (`recurrence.warp_lanes`:
+    whole warps), rather than a thread per column holding its N states.
+    Each lane updates its state from its own loads of a_t[n, d] (or
+    a_t[n]) and b_t[n, d] (or k_t[n] v_t[d]); the column's N lanes add
+    their products c_t[n] h_t[n, d] by butterfly (`gpu.shuffle xor`), and
+    the first writes y_t[d]; each writes its final state. An operand is
+    read from the caller's memref that `bufferization.to_tensor` reads, or
+    computed per element from such memrefs where an elementwise linalg op
+    produces it (exp(delta A), delta x), so no [B, T, N, D] tensor is
+    built. Applies to static shapes with at least one step and an f32
+    state whose results are materialized in memrefs; other scans are left
+    to the other lowerings.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // RECURRENCE_DIALECT_RECURRENCE_TRANSFORMS_PASSES_TD

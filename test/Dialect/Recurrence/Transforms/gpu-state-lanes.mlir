@@ -1,0 +1,164 @@
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-state-lanes -canonicalize -cse | FileCheck %s
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
+
+// The selective SSM's scan on the caller's buffers (its gates exp(delta A)
+// and inputs delta x computed by elementwise ops): a lane per state of each
+// column, 3 x 12 columns of 8 states, 288 lanes in 9 whole warps. Lane g
+// holds h[g mod 8, d] of column g / 8 = (b, d); it computes its gate and
+// input from delta, A, B and x where it reads them (A[d, n] once, before
+// its steps), and the column's 8 lanes add c_t[n] h_t[n, d] by a butterfly
+// of xor shuffles (4, 2, 1); the first writes y_t[d], each its final
+// state.
+// CHECK-LABEL: func.func @ssm
+// CHECK-NOT: recurrence.scan
+// CHECK-NOT: linalg.
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c288) step (%c1)
+// CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c8
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
+// CHECK-NEXT: %[[COLUMN:.*]] = arith.divui %[[G]], %c8
+// CHECK-NEXT: %[[ROW:.*]] = arith.minui %[[COLUMN]], %c35
+// CHECK-NEXT: %[[BD:.*]]:2 = affine.delinearize_index %[[ROW]] into (3, 12)
+// CHECK-NEXT: %[[H0:.*]] = memref.load %arg5[%[[BD]]#0, %[[N]], %[[BD]]#1]
+// CHECK-NEXT: %[[A:.*]] = memref.load %arg2[%[[BD]]#1, %[[N]]]
+// CHECK-NEXT: %[[END:.*]] = scf.for %[[T:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
+// CHECK-NEXT: %[[DELTA:.*]] = memref.load %arg1[%[[BD]]#0, %[[T]], %[[BD]]#1]
+// CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[DELTA]], %[[A]]
+// CHECK-NEXT: %[[GATE:.*]] = math.exp %[[DA]]
+// CHECK-NEXT: %[[KEY:.*]] = memref.load %arg3[%[[BD]]#0, %[[T]], %[[N]]]
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[BD]]#1]
+// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[DELTA]], %[[X]]
+// CHECK-NEXT: %[[IN:.*]] = arith.mulf %[[KEY]], %[[U]] fastmath<contract>
+// CHECK-NEXT: %[[DECAYED:.*]] = arith.mulf %[[GATE]], %[[H]] fastmath<contract>
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[DECAYED]], %[[IN]] fastmath<contract>
+// CHECK-NEXT: %[[C:.*]] = memref.load %arg4[%[[BD]]#0, %[[T]], %[[N]]]
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[C]], %[[NEW]]
+// CHECK-NEXT: %[[O4:.*]], %{{.*}} = gpu.shuffle  xor %[[P]], %c4_i32, %c32_i32
+// CHECK-NEXT: %[[S4:.*]] = arith.addf %[[P]], %[[O4]]
+// CHECK-NEXT: %[[O2:.*]], %{{.*}} = gpu.shuffle  xor %[[S4]], %c2_i32, %c32_i32
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S4]], %[[O2]]
+// CHECK-NEXT: %[[O1:.*]], %{{.*}} = gpu.shuffle  xor %[[S2]], %c1_i32, %c32_i32
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[S2]], %[[O1]]
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %[[Y]], %arg6[%[[BD]]#0, %[[T]], %[[BD]]#1]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[NEW]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[END]], %arg7[%[[BD]]#0, %[[N]], %[[BD]]#1]
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {recurrence.warp_lanes}
+// CHECK-NEXT: return
+
+// One kernel of 288 threads, its lanes adding by shfl.sync.bfly.
+// PTX-LABEL: llvm.func @ssm(
+// PTX-COUNT-1: gpu.launch_func
+// PTX-NOT: gpu.launch_func
+// PTX: gpu.binary @ssm_kernel
+// PTX-SAME: shfl.sync.bfly.b32
+#bt = affine_map<(b, t, n, d) -> (b, t, d)>
+#dn = affine_map<(b, t, n, d) -> (d, n)>
+#id = affine_map<(b, t, n, d) -> (b, t, n, d)>
+func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
+               %A: memref<12x8xf32>, %B: memref<3x5x8xf32>,
+               %C: memref<3x5x8xf32>, %h0: memref<3x8x12xf32>,
+               %y: memref<3x5x12xf32>, %last: memref<3x8x12xf32>) {
+  %xt = bufferization.to_tensor %x restrict : memref<3x5x12xf32> to tensor<3x5x12xf32>
+  %dt = bufferization.to_tensor %delta restrict : memref<3x5x12xf32> to tensor<3x5x12xf32>
+  %At = bufferization.to_tensor %A restrict : memref<12x8xf32> to tensor<12x8xf32>
+  %Bt = bufferization.to_tensor %B restrict : memref<3x5x8xf32> to tensor<3x5x8xf32>
+  %Ct = bufferization.to_tensor %C restrict : memref<3x5x8xf32> to tensor<3x5x8xf32>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<3x8x12xf32> to tensor<3x8x12xf32>
+  %e = tensor.empty() : tensor<3x5x8x12xf32>
+  %gates = linalg.generic {indexing_maps = [#bt, #dn, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%dt, %At : tensor<3x5x12xf32>, tensor<12x8xf32>) outs(%e : tensor<3x5x8x12xf32>) {
+  ^bb0(%in: f32, %a: f32, %out: f32):
+    %p = arith.mulf %in, %a : f32
+    %g = math.exp %p : f32
+    linalg.yield %g : f32
+  } -> tensor<3x5x8x12xf32>
+  %ue = tensor.empty() : tensor<3x5x12xf32>
+  %u = linalg.mul ins(%dt, %xt : tensor<3x5x12xf32>, tensor<3x5x12xf32>) outs(%ue : tensor<3x5x12xf32>) -> tensor<3x5x12xf32>
+  %y_dest = tensor.empty() : tensor<3x5x12xf32>
+  %l_dest = tensor.empty() : tensor<3x8x12xf32>
+  %yt, %lt = recurrence.scan diagonal schedule sequential matrix transition(%gates : tensor<3x5x8x12xf32>) factored_input(%Bt, %u : tensor<3x5x8xf32>, tensor<3x5x12xf32>) init(%h0t : tensor<3x8x12xf32>) readout(%Ct : tensor<3x5x8xf32>) outs(%y_dest, %l_dest : tensor<3x5x12xf32>, tensor<3x8x12xf32>) -> tensor<3x5x12xf32>, tensor<3x8x12xf32>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<3x5x12xf32>, memref<3x5x12xf32>) -> ()
+  bufferization.materialize_in_destination %lt in restrict writable %last : (tensor<3x8x12xf32>, memref<3x8x12xf32>) -> ()
+  return
+}
+
+// -----
+
+// A plain input, a transition per row (a_t[n], shared by a row's columns),
+// bf16 operands with an f32 state, in reverse, no init: 2 x 5 columns of 4
+// states, 40 lanes in 2 warps; lanes 40..63 run on copies of the last
+// column and write nothing.
+// CHECK-LABEL: func.func @reverse_plain
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c64) step (%c1)
+// CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi ult, %[[G]], %c40
+// CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c4
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
+// CHECK-NEXT: %[[WRITES:.*]] = arith.andi %[[INSIDE]], %[[FIRST]]
+// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 5)
+// CHECK-NEXT: scf.for %[[S:.*]] = %c0 to %c6 step %c1 iter_args(%[[H:.*]] = %cst) -> (f32)
+// CHECK-NEXT: %[[T:.*]] = arith.subi %c5, %[[S]]
+// CHECK-NEXT: %[[A:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[N]]]
+// CHECK-NEXT: arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg1[%[[BD]]#0, %[[T]], %[[N]], %[[BD]]#1]
+// CHECK: memref.load %arg2[%[[BD]]#0, %[[T]], %[[N]]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.if %[[WRITES]] {
+// CHECK-NEXT: %[[OUT:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: memref.store %[[OUT]], %arg3[%[[BD]]#0, %[[T]], %[[BD]]#1]
+func.func @reverse_plain(%a: memref<2x6x4xbf16>, %x: memref<2x6x4x5xbf16>,
+                         %c: memref<2x6x4xbf16>, %y: memref<2x6x5xbf16>) {
+  %at = bufferization.to_tensor %a restrict : memref<2x6x4xbf16> to tensor<2x6x4xbf16>
+  %xt = bufferization.to_tensor %x restrict : memref<2x6x4x5xbf16> to tensor<2x6x4x5xbf16>
+  %ct = bufferization.to_tensor %c restrict : memref<2x6x4xbf16> to tensor<2x6x4xbf16>
+  %y_dest = tensor.empty() : tensor<2x6x5xbf16>
+  %yt = recurrence.scan diagonal schedule sequential matrix reverse accumulate(f32) transition(%at : tensor<2x6x4xbf16>) input(%xt : tensor<2x6x4x5xbf16>) readout(%ct : tensor<2x6x4xbf16>) outs(%y_dest : tensor<2x6x5xbf16>) -> tensor<2x6x5xbf16>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xbf16>, memref<2x6x5xbf16>) -> ()
+  return
+}
+
+// -----
+
+// Three states do not divide a warp: the scan is left to the thread per
+// column.
+// CHECK-LABEL: func.func @odd_states
+// CHECK: recurrence.scan diagonal
+func.func @odd_states(%a: memref<2x6x3x5xf32>, %x: memref<2x6x3x5xf32>,
+                      %c: memref<2x6x3xf32>, %y: memref<2x6x5xf32>) {
+  %at = bufferization.to_tensor %a restrict : memref<2x6x3x5xf32> to tensor<2x6x3x5xf32>
+  %xt = bufferization.to_tensor %x restrict : memref<2x6x3x5xf32> to tensor<2x6x3x5xf32>
+  %ct = bufferization.to_tensor %c restrict : memref<2x6x3xf32> to tensor<2x6x3xf32>
+  %y_dest = tensor.empty() : tensor<2x6x5xf32>
+  %yt = recurrence.scan diagonal schedule sequential matrix transition(%at : tensor<2x6x3x5xf32>) input(%xt : tensor<2x6x3x5xf32>) readout(%ct : tensor<2x6x3xf32>) outs(%y_dest : tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xf32>, memref<2x6x5xf32>) -> ()
+  return
+}
+
+// -----
+
+// Nor is a readout over states that a reduction produces (not element by
+// element): the scan stays.
+// CHECK-LABEL: func.func @reduced_operand
+// CHECK: recurrence.scan diagonal
+func.func @reduced_operand(%a: memref<2x6x4x5xf32>, %x: memref<2x6x4x5xf32>,
+                           %c: memref<2x6x4x7xf32>, %y: memref<2x6x5xf32>) {
+  %at = bufferization.to_tensor %a restrict : memref<2x6x4x5xf32> to tensor<2x6x4x5xf32>
+  %xt = bufferization.to_tensor %x restrict : memref<2x6x4x5xf32> to tensor<2x6x4x5xf32>
+  %cw = bufferization.to_tensor %c restrict : memref<2x6x4x7xf32> to tensor<2x6x4x7xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x6x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  %ct = linalg.reduce ins(%cw : tensor<2x6x4x7xf32>) outs(%z : tensor<2x6x4xf32>) dimensions = [3]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %y_dest = tensor.empty() : tensor<2x6x5xf32>
+  %yt = recurrence.scan diagonal schedule sequential matrix transition(%at : tensor<2x6x4x5xf32>) input(%xt : tensor<2x6x4x5xf32>) readout(%ct : tensor<2x6x4xf32>) outs(%y_dest : tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xf32>, memref<2x6x5xf32>) -> ()
+  return
+}
