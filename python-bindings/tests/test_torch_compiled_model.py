@@ -221,15 +221,18 @@ def run(model, named, final, schedule, composed=False):
 
 # Every case in float64; float32 for the first models on every case and
 # for the others on the first (each variant is a compile of its own).
-# Channels past a warp's 32: on the GPU, the selective SSM's dB and dC (sums
-# over the channels) are summed across a warp's lanes.
-WIDE = ((2,), 19, 40, 6, True, False, False, "auto")
+# Channels past a warp's 32 and states dividing it: on the GPU, the
+# selective SSM's forward scan runs a lane per state (the second with lanes
+# past its 105 x 16 that fill the last warp), and its dB and dC (sums over
+# the channels) are summed across a warp's lanes.
+WIDE = [((2,), 19, 40, 8, True, True, True, "auto"),
+        ((3,), 33, 35, 16, False, False, False, "sequential")]
 MATRIX = [(model, dtype, case) for model in MODELS
           for dtype in (torch.float64, torch.float32) for case in CASES
           if dtype == torch.float64 or case == CASES[0] or
           model in ("selective_ssm", "delta_rule")] + [
-    (model, dtype, WIDE) for model in ("selective_ssm", "delta_rule")
-    for dtype in (torch.float64, torch.float32)]
+    (model, dtype, case) for model in ("selective_ssm", "delta_rule")
+    for dtype in (torch.float64, torch.float32) for case in WIDE]
 
 
 @pytest.mark.parametrize("model,dtype,case", MATRIX, ids=str)
