@@ -50,11 +50,12 @@ using namespace mlir::recurrence::gpu_lowering;
 namespace {
 /// The elementwise linalg op that produces `tensor` from operands each of
 /// which is read element by element (a projected permutation of its
-/// loops, its output's loops being the result's dims), or null.
+/// loops, its output's loops being the result's dims: an identity map,
+/// which leaves no loop to reduce), or null.
 linalg::LinalgOp elementwiseProducer(Value tensor) {
   auto op = tensor.getDefiningOp<linalg::LinalgOp>();
   if (!op || !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-      op.getNumReductionLoops() != 0 || op.hasIndexSemantics() ||
+      op.hasIndexSemantics() ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
       !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty())
     return {};

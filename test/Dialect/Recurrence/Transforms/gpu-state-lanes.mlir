@@ -162,3 +162,28 @@ func.func @reduced_operand(%a: memref<2x6x4x5xf32>, %x: memref<2x6x4x5xf32>,
   bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xf32>, memref<2x6x5xf32>) -> ()
   return
 }
+
+// -----
+
+// Nor one that an op writes in another order than its loops (a transpose):
+// the scan stays.
+// CHECK-LABEL: func.func @transposed_operand
+// CHECK: recurrence.scan diagonal
+func.func @transposed_operand(%a: memref<2x6x4x5xf32>, %x: memref<2x6x4x5xf32>,
+                              %c: memref<2x4x6xf32>, %y: memref<2x6x5xf32>) {
+  %at = bufferization.to_tensor %a restrict : memref<2x6x4x5xf32> to tensor<2x6x4x5xf32>
+  %xt = bufferization.to_tensor %x restrict : memref<2x6x4x5xf32> to tensor<2x6x4x5xf32>
+  %cn = bufferization.to_tensor %c restrict : memref<2x4x6xf32> to tensor<2x4x6xf32>
+  %e = tensor.empty() : tensor<2x6x4xf32>
+  %ct = linalg.generic {indexing_maps = [affine_map<(b, n, t) -> (b, n, t)>,
+                                         affine_map<(b, n, t) -> (b, t, n)>],
+                        iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%cn : tensor<2x4x6xf32>) outs(%e : tensor<2x6x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x6x4xf32>
+  %y_dest = tensor.empty() : tensor<2x6x5xf32>
+  %yt = recurrence.scan diagonal schedule sequential matrix transition(%at : tensor<2x6x4x5xf32>) input(%xt : tensor<2x6x4x5xf32>) readout(%ct : tensor<2x6x4xf32>) outs(%y_dest : tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xf32>, memref<2x6x5xf32>) -> ()
+  return
+}
