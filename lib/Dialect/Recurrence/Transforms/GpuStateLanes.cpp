@@ -274,16 +274,6 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
 }
 } // namespace
 
-int64_t mlir::recurrence::stateLanes(ScanOp op) {
-  if (!unsupported(op).empty())
-    return 0;
-  auto output = cast<RankedTensorType>(op.getOutput().getType());
-  auto source = cast<RankedTensorType>(op.getShapeSource().getType());
-  int64_t batchRank = op.getBatchRank();
-  return output.getNumElements() / output.getDimSize(batchRank) *
-         source.getDimSize(batchRank + 1);
-}
-
 LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
                                                       ScanOp op) {
   StringRef reason = unsupported(op);

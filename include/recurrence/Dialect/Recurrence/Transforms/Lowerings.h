@@ -116,10 +116,6 @@ int64_t blockRowLanes(ScanOp op);
 /// scan does not qualify.
 LogicalResult lowerScanToStateLanes(RewriterBase &rewriter, ScanOp op);
 
-/// The lanes lowerScanToStateLanes gives `op` (whatever its schedule), 0
-/// where it does not take it.
-int64_t stateLanes(ScanOp op);
-
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
 /// states and products per chunk, the carry across chunks, the outputs per
 /// chunk from the carried start states. With `tileChannels`, where channels
