@@ -98,17 +98,6 @@ StringRef unsupported(ScanOp op) {
   return "";
 }
 
-/// Runs `then` only where `valid` holds, or always when it is null.
-void guarded(OpBuilder &b, Location loc, Value valid,
-             function_ref<void(OpBuilder &)> then) {
-  if (!valid)
-    return then(b);
-  auto branch = scf::IfOp::create(b, loc, valid, /*else=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&branch.getThenRegion().front());
-  then(b);
-}
-
 /// The lane with global index `global`: part global mod k of row
 /// min(global / k, rows - 1), for k = lanesPerRow, whose writes only happen
 /// where global < k rows. Every lane of a warp runs the shuffles, those past

@@ -160,6 +160,10 @@ FailureOr<CallerResults> CallerResults::of(ScanOp op, StringRef &reason) {
     reason = "operands not read from the caller's buffers";
     return failure();
   }
+  return writes(op, reason);
+}
+
+FailureOr<CallerResults> CallerResults::writes(ScanOp op, StringRef &reason) {
   CallerResults results{callerDestination(op.getOutput()), {}};
   if (op.getFinalState()) {
     results.finalState = callerDestination(op.getFinalState());
@@ -297,6 +301,16 @@ Value gpu_lowering::convertFloat(OpBuilder &b, Location loc, Value value,
 Value gpu_lowering::floatConstant(OpBuilder &b, Location loc, Type type,
                                   double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+void gpu_lowering::guarded(OpBuilder &b, Location loc, Value valid,
+                           function_ref<void(OpBuilder &)> then) {
+  if (!valid)
+    return then(b);
+  auto branch = scf::IfOp::create(b, loc, valid, /*else=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  then(b);
 }
 
 bool gpu_lowering::isCompositeByOperand(ScanOp op, CompositeForm form) {

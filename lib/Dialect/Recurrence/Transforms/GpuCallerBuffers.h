@@ -62,6 +62,9 @@ struct CallerResults {
   /// are materialized in the caller's buffers in its block; else the reason
   /// it does not qualify.
   static FailureOr<CallerResults> of(ScanOp op, StringRef &reason);
+  /// The results' writes alone: where `op`'s results are materialized in
+  /// the caller's buffers in its block; else the reason they are not.
+  static FailureOr<CallerResults> writes(ScanOp op, StringRef &reason);
 
   Value outputBuffer() { return output.getDest(); }
   Value finalStateBuffer() {
@@ -102,6 +105,11 @@ struct InsertedResult {
 
 /// `value` (of a float type) as float `type`.
 Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
+
+/// Builds `then` where `valid` holds (an scf.if), or unguarded where it is
+/// null.
+void guarded(OpBuilder &b, Location loc, Value valid,
+             function_ref<void(OpBuilder &)> then);
 
 /// A float constant of `type`.
 Value floatConstant(OpBuilder &b, Location loc, Type type, double value);

@@ -147,31 +147,14 @@ StringRef unsupported(ScanOp op) {
   if (!llvm::all_of(operands, readable))
     return "operands neither the caller's buffers nor computed from them "
            "element by element";
-  bufferization::MaterializeInDestinationOp outputWrite =
-      callerDestination(op.getOutput());
-  bufferization::MaterializeInDestinationOp finalState =
-      op.getFinalState() ? callerDestination(op.getFinalState()) : nullptr;
-  if (!outputWrite || (op.getFinalState() && !finalState))
-    return "results not materialized in the caller's buffers";
-  if (outputWrite->getBlock() != op->getBlock() ||
-      (finalState && finalState->getBlock() != op->getBlock()))
-    return "results materialized in another block";
+  StringRef reason;
+  if (failed(CallerResults::writes(op, reason)))
+    return reason;
   return "";
 }
 } // namespace
 
 namespace {
-/// Runs `then` only where `valid` holds, or always when it is null.
-void guarded(OpBuilder &b, Location loc, Value valid,
-             function_ref<void(OpBuilder &)> then) {
-  if (!valid)
-    return then(b);
-  auto branch = scf::IfOp::create(b, loc, valid, /*else=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&branch.getThenRegion().front());
-  then(b);
-}
-
 /// The lane with global index `global`: state `global mod N` of column
 /// min(global / N, rows - 1). Only lanes with global < N rows write (those
 /// past it fill the last warp, running on copies of the last column); of
@@ -281,13 +264,10 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     return rewriter.notifyMatchFailure(op, reason);
   auto output = cast<RankedTensorType>(op.getOutput().getType());
   int64_t batchRank = op.getBatchRank();
-  bufferization::MaterializeInDestinationOp outputWrite =
-      callerDestination(op.getOutput());
-  bufferization::MaterializeInDestinationOp finalWrite =
-      op.getFinalState() ? callerDestination(op.getFinalState()) : nullptr;
+  CallerResults results = *CallerResults::writes(op, reason);
   StateLanes scan{op,
-                  outputWrite.getDest(),
-                  finalWrite ? finalWrite.getDest() : Value(),
+                  results.outputBuffer(),
+                  results.finalStateBuffer(),
                   llvm::to_vector(output.getShape().take_front(batchRank)),
                   output.getDimSize(batchRank),
                   cast<RankedTensorType>(op.getShapeSource().getType())
@@ -297,10 +277,7 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
   for (int64_t size : scan.batch)
     scan.rows *= size;
   Location loc = op.getLoc();
-  Operation *later = outputWrite;
-  if (finalWrite && outputWrite->isBeforeInBlock(finalWrite))
-    later = finalWrite;
-  rewriter.setInsertionPoint(later);
+  rewriter.setInsertionPoint(results.later());
   if (scan.rows > 0) {
     auto loop = parallelLoop(
         rewriter, loc, llvm::alignTo(scan.rows * scan.states, kWarpSize),
@@ -308,10 +285,7 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     // Whole warps: a column's lanes shuffle.
     loop->setAttr(kWarpLanesAttrName, rewriter.getUnitAttr());
   }
-  rewriter.eraseOp(outputWrite);
-  if (finalWrite)
-    rewriter.eraseOp(finalWrite);
-  rewriter.eraseOp(op);
+  results.eraseWithScan(rewriter, op);
   return success();
 }
 
