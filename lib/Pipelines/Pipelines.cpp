@@ -104,7 +104,8 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
                             const LowerSequentialPassOptions &sequential,
                             int64_t vectorBits = 0, bool tileChunks = false,
                             bool onePass = false,
-                            int64_t lookBackTiles = kDefaultLookBackTiles) {
+                            int64_t lookBackTiles = kDefaultLookBackTiles,
+                            bool stateLanes = false) {
   if (inlineCalls)
     pm.addPass(createInlinerPass());
   pm.addPass(createDecomposeModelsPass());
@@ -121,7 +122,8 @@ static void addScanLowering(OpPassManager &pm, bool inlineCalls,
   if (target == "cuda") {
     pm.addPass(createGpuWarpScanPass(GpuWarpScanPassOptions{lookBackTiles}));
     pm.addPass(createGpuBlockRowsPass());
-    pm.addPass(createGpuStateLanesPass());
+    if (stateLanes)
+      pm.addPass(createGpuStateLanesPass());
   }
   pm.addPass(createLowerScanPass());
   pm.addPass(
@@ -185,7 +187,7 @@ void mlir::recurrence::buildRecurrenceToNVVMPipeline(
   addScanLowering(pm, options.inlineCalls, "cuda", 0,
                   LowerSequentialPassOptions{1, 1, 1, /*fixedChannelTile=*/1},
                   /*vectorBits=*/0, /*tileChunks=*/true, options.onePass,
-                  options.lookBackTiles);
+                  options.lookBackTiles, options.stateLanes);
   // Buffers; a thread's scratch state is small and static, so it lives on
   // the thread's stack (registers, after SROA) rather than the heap.
   addEmptyTensorElimination(pm);

@@ -109,6 +109,13 @@ struct RecurrenceToNVVMOptions
                      "(0: chunks in two sweeps around a carry, the default "
                      "-recurrence-gpu-warp-scan's; see docs/Rationale.md)"),
       llvm::cl::init(kDefaultLookBackTiles)};
+  PassOptions::Option<bool> stateLanes{
+      *this, "state-lanes",
+      llvm::cl::desc("A lane per state of each column for diagonal scans of "
+                     "a matrix state with a readout "
+                     "(-recurrence-gpu-state-lanes; off until it has run "
+                     "on a GPU, see docs/Rationale.md)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),

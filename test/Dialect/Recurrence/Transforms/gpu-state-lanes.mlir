@@ -1,5 +1,6 @@
 // RUN: recurrence-opt %s -split-input-file -recurrence-gpu-state-lanes -canonicalize -cse | FileCheck %s
-// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm=state-lanes=1 | FileCheck %s --check-prefix=PTX
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=OFF
 
 // The selective SSM's scan on the caller's buffers (its gates exp(delta A)
 // and inputs delta x computed by elementwise ops): a lane per state of each
@@ -54,6 +55,11 @@
 // PTX-NOT: gpu.launch_func
 // PTX: gpu.binary @ssm_kernel
 // PTX-SAME: shfl.sync.bfly.b32
+
+// Off by default: a thread per column, no shuffle.
+// OFF-LABEL: llvm.func @ssm(
+// OFF-NOT: shfl.sync
+// OFF: // -----
 #bt = affine_map<(b, t, n, d) -> (b, t, d)>
 #dn = affine_map<(b, t, n, d) -> (d, n)>
 #id = affine_map<(b, t, n, d) -> (b, t, n, d)>
