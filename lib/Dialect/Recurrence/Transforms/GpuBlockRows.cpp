@@ -106,12 +106,6 @@ void emitLane(OpBuilder &b, Location loc, const BlockRows &scan, Value global) {
   Type f32 = b.getF32Type();
   Type i32 = b.getI32Type();
   int64_t m = scan.block, k = scan.lanesPerRow, columns = m / k;
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
-  auto i32Constant = [&](OpBuilder &nb, int64_t value) -> Value {
-    return arith::ConstantIntOp::create(nb, loc, value, 32);
-  };
   // Lanes past the last row exist only when the rows do not fill the last
   // warp; they write nothing. Of a row's k lanes, the first writes.
   Value writes;
@@ -121,39 +115,43 @@ void emitLane(OpBuilder &b, Location loc, const BlockRows &scan, Value global) {
   };
   if (scan.rows * k % kWarpSize != 0)
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, global,
-                               index(scan.rows * k)));
-  Value part = arith::RemUIOp::create(b, loc, global, index(k));
+                               indexConstant(b, loc, scan.rows * k)));
+  Value part = arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, k));
   if (k > 1)
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part,
-                               index(0)));
+                               indexConstant(b, loc, 0)));
   Value row = arith::MinUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, global, index(k)),
-      index(scan.rows - 1));
+      b, loc, arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, k)),
+      indexConstant(b, loc, scan.rows - 1));
   ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   Value n = coords.back();
-  Value group = arith::DivUIOp::create(b, loc, n, index(m));
-  Value inGroup = arith::RemUIOp::create(b, loc, n, index(m));
+  Value group = arith::DivUIOp::create(b, loc, n, indexConstant(b, loc, m));
+  Value inGroup = arith::RemUIOp::create(b, loc, n, indexConstant(b, loc, m));
   // The block's first lane: blocks start at multiples of m k in the warp.
   // Row j's lanes start at first + j k; each holds the row's state.
-  Value lane = arith::RemUIOp::create(b, loc, global, index(kWarpSize));
+  Value lane =
+      arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, kWarpSize));
   Value first = arith::IndexCastOp::create(
       b, loc, i32,
       arith::SubIOp::create(
-          b, loc, lane, arith::RemUIOp::create(b, loc, lane, index(m * k))));
-  Value firstColumn = arith::MulIOp::create(b, loc, part, index(columns));
+          b, loc, lane,
+          arith::RemUIOp::create(b, loc, lane, indexConstant(b, loc, m * k))));
+  Value firstColumn =
+      arith::MulIOp::create(b, loc, part, indexConstant(b, loc, columns));
   Value sourceOffset = arith::MulIOp::create(
       b, loc, arith::IndexCastOp::create(b, loc, i32, firstColumn),
-      i32Constant(b, k));
+      i32Constant(b, loc, k));
   Value h0 = floatConstant(b, loc, f32, 0.0);
   if (scan.init)
     h0 = convertFloat(b, loc, memref::LoadOp::create(b, loc, scan.init, coords),
                       f32);
-  Value last = index(scan.steps - 1);
+  Value last = indexConstant(b, loc, scan.steps - 1);
   Type outType = cast<MemRefType>(scan.output.getType()).getElementType();
   // Products and sums may fuse into FMAs.
   auto contract = arith::FastMathFlags::contract;
   auto loop = scf::ForOp::create(
-      b, loc, index(0), index(scan.steps), index(1), ValueRange{h0},
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, scan.steps),
+      indexConstant(b, loc, 1), ValueRange{h0},
       [&](OpBuilder &nb, Location nl, Value s, ValueRange carried) {
         Value t = scan.reverse ? arith::SubIOp::create(nb, nl, last, s) : s;
         Value x = convertFloat(
@@ -162,18 +160,19 @@ void emitLane(OpBuilder &b, Location loc, const BlockRows &scan, Value global) {
             f32);
         // h_i <- x_i + sum_j A_ij h_j: this lane's columns in kPartialSums
         // interleaved sums, then the row's k lanes' sums by butterfly.
-        Value width = i32Constant(nb, kWarpSize);
+        Value width = i32Constant(nb, loc, kWarpSize);
         Value base = arith::AddIOp::create(nb, nl, first, sourceOffset);
         SmallVector<Value> sums;
         for (int64_t c = 0; c < columns; ++c) {
-          Value j = arith::AddIOp::create(nb, nl, firstColumn, index(c));
+          Value j = arith::AddIOp::create(nb, nl, firstColumn,
+                                          indexConstant(b, loc, c));
           Value aij = convertFloat(
               nb, nl,
               memref::LoadOp::create(
                   nb, nl, scan.a, stepIndices(coords, t, {group, inGroup, j})),
               f32);
           Value source =
-              arith::AddIOp::create(nb, nl, base, i32Constant(nb, c * k));
+              arith::AddIOp::create(nb, nl, base, i32Constant(nb, loc, c * k));
           Value hj = gpu::ShuffleOp::create(nb, nl, carried[0], source, width,
                                             gpu::ShuffleMode::IDX)
                          .getShuffleResult();
@@ -190,7 +189,7 @@ void emitLane(OpBuilder &b, Location loc, const BlockRows &scan, Value global) {
           sum = arith::AddFOp::create(nb, nl, sum, other, contract);
         for (int64_t offset = 1; offset < k; offset *= 2) {
           Value other =
-              gpu::ShuffleOp::create(nb, nl, sum, i32Constant(nb, offset),
+              gpu::ShuffleOp::create(nb, nl, sum, i32Constant(nb, loc, offset),
                                      width, gpu::ShuffleMode::XOR)
                   .getShuffleResult();
           sum = arith::AddFOp::create(nb, nl, sum, other);

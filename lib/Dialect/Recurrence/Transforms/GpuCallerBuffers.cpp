@@ -303,6 +303,14 @@ Value gpu_lowering::floatConstant(OpBuilder &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
+Value gpu_lowering::indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value gpu_lowering::i32Constant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
 void gpu_lowering::guarded(OpBuilder &b, Location loc, Value valid,
                            function_ref<void(OpBuilder &)> then) {
   if (!valid)

@@ -114,6 +114,12 @@ void guarded(OpBuilder &b, Location loc, Value valid,
 /// A float constant of `type`.
 Value floatConstant(OpBuilder &b, Location loc, Type type, double value);
 
+/// An index constant.
+Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+
+/// An i32 constant (a shuffle's offset, width or lane).
+Value i32Constant(OpBuilder &b, Location loc, int64_t value);
+
 /// Whether `op`'s structure composes the step from its one transition
 /// operand as it is (its composite of one step is that operand), in the
 /// given form. `op` is not changed.

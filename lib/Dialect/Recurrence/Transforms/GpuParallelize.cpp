@@ -21,6 +21,7 @@
 #include "recurrence/Dialect/Recurrence/Transforms/Passes.h"
 #include "recurrence/Dialect/Recurrence/Transforms/WrittenBuffers.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -115,25 +116,29 @@ bool othersAvoid(scf::ForOp loop, Value buffer, ArrayRef<Operation *> skip) {
   return !result.wasInterrupted();
 }
 
-/// `index` of an access in `loop` as a value defined outside it or a
-/// constant, looking through the identity and constant affine.apply ops
-/// that linalg's loops compute each index with; nullopt where it varies in
-/// the loop.
-std::optional<OpFoldResult> invariantIndex(Value index, scf::ForOp loop) {
-  while (true) {
-    if (loop.isDefinedOutsideOfLoop(index))
-      return OpFoldResult(index);
-    auto apply = index.getDefiningOp<affine::AffineApplyOp>();
-    if (!apply)
-      return std::nullopt;
-    AffineMap map = apply.getAffineMap();
-    if (map.isSingleConstant())
-      return OpFoldResult(
-          IntegerAttr::get(index.getType(), map.getSingleConstantResult()));
-    if (!map.isIdentity())
-      return std::nullopt;
+/// `index` through the identity affine.apply ops that linalg's loops
+/// compute each index with.
+Value throughIdentityApplies(Value index) {
+  while (auto apply = index.getDefiningOp<affine::AffineApplyOp>()) {
+    if (!apply.getAffineMap().isIdentity())
+      break;
     index = apply.getMapOperands().front();
   }
+  return index;
+}
+
+/// `index` of an access in `loop` as a value defined outside it or a
+/// constant (of a constant affine.apply), through identity affine.apply
+/// ops; nullopt where it varies in the loop.
+std::optional<OpFoldResult> invariantIndex(Value index, scf::ForOp loop) {
+  index = throughIdentityApplies(index);
+  if (loop.isDefinedOutsideOfLoop(index))
+    return OpFoldResult(index);
+  if (auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+      apply && apply.getAffineMap().isSingleConstant())
+    return OpFoldResult(IntegerAttr::get(
+        index.getType(), apply.getAffineMap().getSingleConstantResult()));
+  return std::nullopt;
 }
 
 /// The element of `loop`'s iterations that `memref`[`indices`] names, each
@@ -415,17 +420,18 @@ bool hasSerialLoop(scf::ParallelOp loop) {
 /// through the ops in `inner` that define it (those outside cannot use it).
 bool dependsOn(Value value, scf::ForOp inner) {
   Value iv = inner.getInductionVar();
-  SmallVector<Value> worklist = {value};
-  llvm::SmallPtrSet<Operation *, 8> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (v == iv)
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (def && inner->isProperAncestor(def) && seen.insert(def).second)
-      llvm::append_range(worklist, def->getOperands());
-  }
-  return false;
+  if (value == iv)
+    return true;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitBlockArguments = true;
+  options.filter = [&](Operation *op) { return inner->isProperAncestor(op); };
+  SetVector<Operation *> slice;
+  if (failed(getBackwardSlice(value, &slice, options)))
+    return true;
+  return llvm::any_of(slice, [&](Operation *op) {
+    return llvm::is_contained(op->getOperands(), iv);
+  });
 }
 
 /// How many elements an access at `indices` touches in one iteration of
@@ -467,12 +473,7 @@ SmallVector<uint64_t> unitStrideVotes(scf::ParallelOp loop, ValueRange ivs) {
     if (failed(type.getStridesAndOffset(strides, offset)))
       return;
     for (auto [dim, stride] : llvm::enumerate(strides)) {
-      // (Through the identity affine.apply that linalg's loops index by.)
-      Value index = indices[dim];
-      if (auto apply = index.getDefiningOp<affine::AffineApplyOp>();
-          apply && apply.getAffineMap().isIdentity())
-        index = apply.getMapOperands().front();
-      auto at = llvm::find(ivs, index);
+      auto at = llvm::find(ivs, throughIdentityApplies(indices[dim]));
       if (stride == 1 && type.getDimSize(dim) != 1 && at != ivs.end()) {
         uint64_t &count = votes[at - ivs.begin()];
         count = llvm::SaturatingAdd(
@@ -508,10 +509,10 @@ std::optional<unsigned> unitStrideDim(scf::ParallelOp loop) {
 /// warp's lanes may share (reduceAcrossLanes): the one loop of its body,
 /// with no loop or write in it, of at least a warp's steps (or a dynamic
 /// count), each value it carries an f32 sum (an addf of the value and a
-/// term; f32, as the warp scans' shuffles), its results only stored, by the ops that follow it; and its
-/// induction variable indexes the unit stride of what the thread reads
-/// more often than any of `loop`'s dims does (a row's sum along the row).
-/// Null otherwise.
+/// term; f32, as the warp scans' shuffles), its results only stored, by the ops
+/// that follow it; and its induction variable indexes the unit stride of what
+/// the thread reads more often than any of `loop`'s dims does (a row's sum
+/// along the row). Null otherwise.
 scf::ForOp laneReducible(scf::ParallelOp loop) {
   auto serial = loop.getBody()->getOps<scf::ForOp>();
   if (loop.getNumReductions() || !llvm::hasSingleElement(serial))

@@ -165,24 +165,19 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
   ScanOp op = scan.op;
   Type f32 = b.getF32Type();
   int64_t n = scan.states;
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
-  auto i32Constant = [&](OpBuilder &nb, int64_t value) -> Value {
-    return arith::ConstantIntOp::create(nb, loc, value, 32);
-  };
   Value inside;
   if (scan.rows * n % kWarpSize != 0)
     inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, global,
-                                   index(scan.rows * n));
-  Value state = arith::RemUIOp::create(b, loc, global, index(n));
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, state, index(0));
+                                   indexConstant(b, loc, scan.rows * n));
+  Value state =
+      arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, n));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, state,
+                                      indexConstant(b, loc, 0));
   Value readoutWrites =
       inside ? arith::AndIOp::create(b, loc, inside, first) : first;
   Value row = arith::MinUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, global, index(n)),
-      index(scan.rows - 1));
+      b, loc, arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, n)),
+      indexConstant(b, loc, scan.rows - 1));
   // (batch..., d)
   ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.columns, row);
   Value d = coords.back();
@@ -199,14 +194,15 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
   };
   Value h0 = op.getInit() ? read(b, op.getInit(), at({state, d}, {}))
                           : floatConstant(b, loc, f32, 0.0);
-  Value last = index(scan.steps - 1);
+  Value last = indexConstant(b, loc, scan.steps - 1);
   Type outType = cast<MemRefType>(scan.output.getType()).getElementType();
   auto contract = arith::FastMathFlags::contract;
   Value transition = op.getTransition().front();
   bool perElement = cast<RankedTensorType>(transition.getType()).getRank() ==
                     op.getBatchRank() + 3;
   auto loop = scf::ForOp::create(
-      b, loc, index(0), index(scan.steps), index(1), ValueRange{h0},
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, scan.steps),
+      indexConstant(b, loc, 1), ValueRange{h0},
       [&](OpBuilder &nb, Location nl, Value s, ValueRange carried) {
         Value t = op.getReverse() ? arith::SubIOp::create(nb, nl, last, s) : s;
         Value a = read(nb, transition,
@@ -225,8 +221,8 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
         for (int64_t offset = n / 2; offset > 0; offset /= 2)
           sum = arith::AddFOp::create(
               nb, nl, sum,
-              gpu::ShuffleOp::create(nb, nl, sum, i32Constant(nb, offset),
-                                     i32Constant(nb, kWarpSize),
+              gpu::ShuffleOp::create(nb, nl, sum, i32Constant(nb, loc, offset),
+                                     i32Constant(nb, loc, kWarpSize),
                                      gpu::ShuffleMode::XOR)
                   .getShuffleResult());
         guarded(nb, nl, readoutWrites, [&](OpBuilder &wb) {

@@ -163,20 +163,19 @@ struct Tile {
 Tile emitTile(OpBuilder &b, Location loc, const WarpScan &scan,
               ValueRange coords, Value laneIndex, Value lane, Value tile) {
   Type f32 = b.getF32Type();
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
   Value zero = floatConstant(b, loc, f32, 0.0);
   Value one = floatConstant(b, loc, f32, 1.0);
-  Value last = index(std::max<int64_t>(scan.steps - 1, 0));
+  Value last = indexConstant(b, loc, std::max<int64_t>(scan.steps - 1, 0));
   Value first = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, tile, index(kTile)),
-      arith::MulIOp::create(b, loc, laneIndex, index(kStepsPerLane)));
+      b, loc, arith::MulIOp::create(b, loc, tile, indexConstant(b, loc, kTile)),
+      arith::MulIOp::create(b, loc, laneIndex,
+                            indexConstant(b, loc, kStepsPerLane)));
   Tile result;
   for (int64_t j = 0; j < kStepsPerLane; ++j) {
-    Value s = arith::AddIOp::create(b, loc, first, index(j));
-    result.valid.push_back(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, s, index(scan.steps)));
+    Value s = arith::AddIOp::create(b, loc, first, indexConstant(b, loc, j));
+    result.valid.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, s,
+                              indexConstant(b, loc, scan.steps)));
     // Past the end, the last step is read and its pair replaced by the
     // identity.
     Value clamped = arith::MinUIOp::create(b, loc, s, last);
@@ -302,9 +301,6 @@ Value warpMin(OpBuilder &b, Location loc, Value value) {
 Value lookBack(OpBuilder &b, Location loc, const WarpScan &scan, Value row,
                Value chunk, Value laneIndex, Value lane) {
   Type f32 = b.getF32Type();
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
   Value zero = floatConstant(b, loc, f32, 0.0);
   Value one = floatConstant(b, loc, f32, 1.0);
   auto walk = scf::WhileOp::create(
@@ -314,7 +310,7 @@ Value lookBack(OpBuilder &b, Location loc, const WarpScan &scan, Value row,
         // args: the pair of the chunks passed so far, and the window's end
         // (0 once an end state was found).
         Value more = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
-                                           args[2], index(0));
+                                           args[2], indexConstant(b, loc, 0));
         scf::ConditionOp::create(nb, nl, more, args);
       },
       [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -325,7 +321,8 @@ Value lookBack(OpBuilder &b, Location loc, const WarpScan &scan, Value row,
             nb, nl, valid,
             [&](OpBuilder &ib, Location il) {
               Value j = arith::SubIOp::create(
-                  ib, il, arith::SubIOp::create(ib, il, base, index(1)),
+                  ib, il,
+                  arith::SubIOp::create(ib, il, base, indexConstant(b, loc, 1)),
                   laneIndex);
               Value status =
                   waitForStatus(ib, il, scan.statuses, ValueRange{j, row});
@@ -381,11 +378,13 @@ Value lookBack(OpBuilder &b, Location loc, const WarpScan &scan, Value row,
                                             nearest, noLane);
         Value before = arith::SubIOp::create(
             nb, nl, base,
-            arith::MinUIOp::create(nb, nl, base, index(kWarpSize)));
-        scf::YieldOp::create(nb, nl,
-                             ValueRange{passed.a, passed.b,
-                                        arith::SelectOp::create(
-                                            nb, nl, found, index(0), before)});
+            arith::MinUIOp::create(nb, nl, base,
+                                   indexConstant(b, loc, kWarpSize)));
+        scf::YieldOp::create(
+            nb, nl,
+            ValueRange{passed.a, passed.b,
+                       arith::SelectOp::create(
+                           nb, nl, found, indexConstant(b, loc, 0), before)});
       });
   // The pair passed maps the found end state's constant pair to the
   // state before this chunk: its offset is that state.
@@ -399,33 +398,39 @@ Value lookBack(OpBuilder &b, Location loc, const WarpScan &scan, Value row,
 void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
               Value global) {
   Type f32 = b.getF32Type();
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
-  Value warp = arith::DivUIOp::create(b, loc, global, index(kWarpSize));
-  Value laneIndex = arith::RemUIOp::create(b, loc, global, index(kWarpSize));
+  Value warp =
+      arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, kWarpSize));
+  Value laneIndex =
+      arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, kWarpSize));
   Value lane = arith::IndexCastOp::create(b, loc, b.getI32Type(), laneIndex);
   Value row, chunk;
   if (sweep == Sweep::OnePass) {
-    row = arith::RemUIOp::create(b, loc, warp, index(scan.rows));
-    chunk = arith::DivUIOp::create(b, loc, warp, index(scan.rows));
+    row =
+        arith::RemUIOp::create(b, loc, warp, indexConstant(b, loc, scan.rows));
+    chunk =
+        arith::DivUIOp::create(b, loc, warp, indexConstant(b, loc, scan.rows));
   } else {
-    row = arith::DivUIOp::create(b, loc, warp, index(scan.chunks));
-    chunk = arith::RemUIOp::create(b, loc, warp, index(scan.chunks));
+    row = arith::DivUIOp::create(b, loc, warp,
+                                 indexConstant(b, loc, scan.chunks));
+    chunk = arith::RemUIOp::create(b, loc, warp,
+                                   indexConstant(b, loc, scan.chunks));
   }
   ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   int64_t tiles = llvm::divideCeil(scan.steps, kTile);
-  Value begin = arith::MulIOp::create(b, loc, chunk, index(scan.chunkTiles));
+  Value begin = arith::MulIOp::create(b, loc, chunk,
+                                      indexConstant(b, loc, scan.chunkTiles));
   Value end = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, begin, index(scan.chunkTiles)),
-      index(tiles));
+      b, loc,
+      arith::AddIOp::create(b, loc, begin,
+                            indexConstant(b, loc, scan.chunkTiles)),
+      indexConstant(b, loc, tiles));
   Value zero = floatConstant(b, loc, f32, 0.0);
   Value one = floatConstant(b, loc, f32, 1.0);
   // The chunk's tiles, carrying the chunk's pair so far (`aggregate`), or
   // the state.
   auto walkTiles = [&](bool aggregate, ValueRange start) {
     auto loop = scf::ForOp::create(
-        b, loc, begin, end, index(1), start,
+        b, loc, begin, end, indexConstant(b, loc, 1), start,
         [&](OpBuilder &nb, Location nl, Value tileIndex, ValueRange carried) {
           Tile tile =
               emitTile(nb, nl, scan, coords, laneIndex, lane, tileIndex);
@@ -449,8 +454,9 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
     scf::ForOp loop = walkTiles(/*aggregate=*/true, {one, zero});
     inFirstLane(b, loc, lane, [&](OpBuilder &nb) {
       for (int64_t field = 0; field < 2; ++field)
-        memref::StoreOp::create(nb, loc, loop.getResult(field), scan.aggregates,
-                                ValueRange{row, chunk, index(field)});
+        memref::StoreOp::create(
+            nb, loc, loop.getResult(field), scan.aggregates,
+            ValueRange{row, chunk, indexConstant(b, loc, field)});
     });
     return;
   }
@@ -461,7 +467,7 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
     scf::ForOp loop = walkTiles(/*aggregate=*/true, {one, zero});
     Pair total{loop.getResult(0), loop.getResult(1)};
     Value isFirstChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                               chunk, index(0));
+                                               chunk, indexConstant(b, loc, 0));
     auto branch = scf::IfOp::create(
         b, loc, isFirstChunk,
         [&](OpBuilder &nb, Location nl) {
@@ -505,7 +511,7 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
     Value isLast = arith::AndIOp::create(
         b, loc, isFirstLane(b, loc, lane),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, chunk,
-                              index(scan.chunks - 1)));
+                              indexConstant(b, loc, scan.chunks - 1)));
     auto branch = scf::IfOp::create(b, loc, isLast, /*else=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&branch.getThenRegion().front());
@@ -516,20 +522,20 @@ void emitLane(OpBuilder &b, Location loc, const WarpScan &scan, Sweep sweep,
 /// The carry across chunks, a thread per sequence: the state before each
 /// chunk from the chunks' pairs, and the final state.
 void emitCarry(OpBuilder &b, Location loc, const WarpScan &scan, Value row) {
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
   ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.channels, row);
   Value h0 = initialState(b, loc, scan, coords);
   auto loop = scf::ForOp::create(
-      b, loc, index(0), index(scan.chunks), index(1), ValueRange{h0},
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, scan.chunks),
+      indexConstant(b, loc, 1), ValueRange{h0},
       [&](OpBuilder &nb, Location nl, Value chunk, ValueRange carried) {
         memref::StoreOp::create(nb, nl, carried[0], scan.carries,
                                 ValueRange{row, chunk});
-        Pair pair{memref::LoadOp::create(nb, nl, scan.aggregates,
-                                         ValueRange{row, chunk, index(0)}),
-                  memref::LoadOp::create(nb, nl, scan.aggregates,
-                                         ValueRange{row, chunk, index(1)})};
+        Pair pair{memref::LoadOp::create(
+                      nb, nl, scan.aggregates,
+                      ValueRange{row, chunk, indexConstant(b, loc, 0)}),
+                  memref::LoadOp::create(
+                      nb, nl, scan.aggregates,
+                      ValueRange{row, chunk, indexConstant(b, loc, 1)})};
         scf::YieldOp::create(nb, nl, apply(nb, nl, pair, carried[0]));
       });
   if (scan.finalState)
