@@ -113,9 +113,8 @@ struct RecurrenceToNVVMOptions
       *this, "state-lanes",
       llvm::cl::desc("A lane per state of each column for diagonal scans of "
                      "a matrix state with a readout "
-                     "(-recurrence-gpu-state-lanes; off until it has run "
-                     "on a GPU, see docs/Rationale.md)"),
-      llvm::cl::init(false)};
+                     "(-recurrence-gpu-state-lanes; see docs/Rationale.md)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> chunkUnroll{
       *this, "chunk-unroll",
       llvm::cl::desc("The same in a chunked phase's loop over one chunk"),

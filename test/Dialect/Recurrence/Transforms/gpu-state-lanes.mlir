@@ -1,6 +1,6 @@
 // RUN: recurrence-opt %s -split-input-file -recurrence-gpu-state-lanes -canonicalize -cse | FileCheck %s
-// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm=state-lanes=1 | FileCheck %s --check-prefix=PTX
-// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=OFF
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
+// RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm=state-lanes=0 | FileCheck %s --check-prefix=OFF
 
 // The selective SSM's scan on the caller's buffers (its gates exp(delta A)
 // and inputs delta x computed by elementwise ops): a lane per state of each
@@ -56,7 +56,7 @@
 // PTX: gpu.binary @ssm_kernel
 // PTX-SAME: shfl.sync.bfly.b32
 
-// Off by default: a thread per column, no shuffle.
+// With state-lanes=0: a thread per column, no shuffle.
 // OFF-LABEL: llvm.func @ssm(
 // OFF-NOT: shfl.sync
 // OFF: // -----
