@@ -17,6 +17,14 @@
 // loads, and the readout's products are added by butterfly
 // (`gpu.shuffle xor`) within the column's lanes, whose first writes y_t[d].
 //
+// A diagonal plus low-rank step (dplr<r>: the delta rule's I - beta k k^T
+// on a [64, 64] state per head) likewise: a thread per column left 512
+// threads walking 64 states each at (8, 2048, 64, 64). Its lanes first add
+// the column's r sums w_j = sum_n V[n, j] h[n, d] by butterfly, then each
+// updates its states d[n] h + U[n, :] w + b. Where N is a multiple of a
+// warp (at most 8 of them), a column takes a whole warp and each lane N / 32
+// states, n = lane, lane + 32, ...
+//
 // The operands are read where the caller's buffers hold them, or computed
 // from those buffers where an elementwise linalg op produces them (the
 // SSM's gates exp(delta A) and inputs delta x), element by element in the
@@ -67,11 +75,84 @@ linalg::LinalgOp elementwiseProducer(Value tensor) {
   return pure ? op : linalg::LinalgOp();
 }
 
+/// The tensor whose elements `view` holds as they are: the source of an
+/// extract_slice with static offsets and unit strides that keeps its rank,
+/// or of an expand_shape or collapse_shape between static shapes; else
+/// null. (The adjoint reads its operands shifted by a step, dplr's factors
+/// as [..., N, 1].)
+Value viewSource(Value view) {
+  if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>())
+    return slice.hasUnitStride() &&
+                   slice.getSourceType().getRank() ==
+                       slice.getType().getRank() &&
+                   !llvm::is_contained(slice.getStaticOffsets(),
+                                       ShapedType::kDynamic)
+               ? slice.getSource()
+               : Value();
+  if (auto expand = view.getDefiningOp<tensor::ExpandShapeOp>())
+    return expand.getResultType().hasStaticShape() ? expand.getSrc() : Value();
+  if (auto collapse = view.getDefiningOp<tensor::CollapseShapeOp>())
+    return collapse.getSrcType().hasStaticShape() ? collapse.getSrc() : Value();
+  return {};
+}
+
+/// The indices into viewSource(`view`) of `view`'s element at `indices`.
+SmallVector<Value> sourceIndices(OpBuilder &b, Location loc, Value view,
+                                 ValueRange indices) {
+  SmallVector<Value> at;
+  if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>()) {
+    for (auto [index, offset] :
+         llvm::zip_equal(indices, slice.getStaticOffsets()))
+      at.push_back(offset == 0
+                       ? index
+                       : arith::AddIOp::create(b, loc, index,
+                                               indexConstant(b, loc, offset))
+                             .getResult());
+    return at;
+  }
+  if (auto expand = view.getDefiningOp<tensor::ExpandShapeOp>()) {
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    for (const ReassociationIndices &group : expand.getReassociationIndices()) {
+      SmallVector<Value> parts;
+      SmallVector<int64_t> basis;
+      for (int64_t dim : group) {
+        parts.push_back(indices[dim]);
+        basis.push_back(shape[dim]);
+      }
+      at.push_back(group.size() == 1
+                       ? parts.front()
+                       : affine::AffineLinearizeIndexOp::create(
+                             b, loc, parts, basis, /*disjoint=*/true)
+                             .getResult());
+    }
+    return at;
+  }
+  auto collapse = view.getDefiningOp<tensor::CollapseShapeOp>();
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  for (auto [index, group] :
+       llvm::zip_equal(indices, collapse.getReassociationIndices())) {
+    if (group.size() == 1) {
+      at.push_back(index);
+      continue;
+    }
+    SmallVector<int64_t> basis;
+    for (int64_t dim : group)
+      basis.push_back(shape[dim]);
+    llvm::append_range(at, affine::AffineDelinearizeIndexOp::create(
+                               b, loc, index, basis, /*hasOuterBound=*/true)
+                               .getResults());
+  }
+  return at;
+}
+
 /// Whether each element of `tensor` can be read (elementAt): it is a
-/// caller's buffer, or an elementwise op produces it from such.
+/// caller's buffer, a view of a readable tensor, or an elementwise op
+/// produces it from readable ones.
 bool readable(Value tensor) {
   if (callerBuffer(tensor))
     return true;
+  if (Value source = viewSource(tensor))
+    return readable(source);
   linalg::LinalgOp op = elementwiseProducer(tensor);
   return op && llvm::all_of(op.getDpsInputOperands(), [](OpOperand *input) {
            return !isa<RankedTensorType>(input->get().getType()) ||
@@ -80,11 +161,13 @@ bool readable(Value tensor) {
 }
 
 /// The element of `tensor` (readable) at `indices`: loaded from the
-/// caller's buffer, or its producer's body applied to its operands'
-/// elements.
+/// caller's buffer, read through the view, or its producer's body applied
+/// to its operands' elements.
 Value elementAt(OpBuilder &b, Location loc, Value tensor, ValueRange indices) {
   if (Value buffer = callerBuffer(tensor))
     return memref::LoadOp::create(b, loc, buffer, indices);
+  if (Value source = viewSource(tensor))
+    return elementAt(b, loc, source, sourceIndices(b, loc, tensor, indices));
   linalg::LinalgOp op = elementwiseProducer(tensor);
   IRMapping values;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -103,13 +186,21 @@ Value elementAt(OpBuilder &b, Location loc, Value tensor, ValueRange indices) {
   return values.lookupOrDefault(op.getBlock()->getTerminator()->getOperand(0));
 }
 
+/// The most states a lane holds (N / 32, for N a multiple of a warp), and
+/// the highest rank of a low-rank term whose sums a step adds by butterfly.
+constexpr int64_t kMaxStatesPerLane = 8;
+constexpr int64_t kMaxLowRank = 4;
+
 /// The scan's operands, buffers and static sizes.
 struct StateLanes {
   ScanOp op;
   Value output, finalState; // the caller's memrefs (finalState: or null)
   SmallVector<int64_t> batch;
   int64_t steps, states, columns;
-  int64_t rows; // batch elements x columns
+  int64_t rows;    // batch elements x columns
+  int64_t lanes;   // a column's lanes: min(N, 32)
+  int64_t perLane; // the states each lane holds: N / lanes
+  int64_t lowRank; // r of A_t = diag(d) + U V^T; 0 for diag(a)
 };
 
 /// Why `op` does not take the state lanes, or "" when it does.
@@ -120,8 +211,12 @@ StringRef unsupported(ScanOp op) {
     return "packed sequences";
   if (!op.getStateType().isF32())
     return "the state is not f32";
-  if (!isCompositeByOperand(op, CompositeForm::Diagonal))
-    return "not a diagonal step given by its transition operand";
+  std::optional<int64_t> lowRank = op.getStructure().getLowRankUpdate();
+  if (!lowRank && !isCompositeByOperand(op, CompositeForm::Diagonal))
+    return "neither a diagonal step given by its transition operand nor a "
+           "diagonal plus low rank";
+  if (lowRank && *lowRank > kMaxLowRank)
+    return "a low-rank term of too high a rank";
   int64_t batchRank = op.getBatchRank();
   auto output = cast<RankedTensorType>(op.getOutput().getType());
   auto source = cast<RankedTensorType>(op.getShapeSource().getType());
@@ -131,8 +226,10 @@ StringRef unsupported(ScanOp op) {
   if (output.getRank() != batchRank + 2 || readout.getRank() != batchRank + 2)
     return "not a readout of a vector per step";
   int64_t n = source.getDimSize(batchRank + 1);
-  if (n < 2 || n > kWarpSize || kWarpSize % n != 0)
-    return "states that do not divide a warp";
+  if (n < 2 || (n <= kWarpSize
+                    ? kWarpSize % n != 0
+                    : n % kWarpSize != 0 || n / kWarpSize > kMaxStatesPerLane))
+    return "states that neither divide a warp nor fill a few whole warps";
   if (output.getDimSize(batchRank) == 0)
     return "no steps";
   SmallVector<Value> operands(op.getTransition());
@@ -155,33 +252,82 @@ StringRef unsupported(ScanOp op) {
 } // namespace
 
 namespace {
-/// The lane with global index `global`: state `global mod N` of column
-/// min(global / N, rows - 1). Only lanes with global < N rows write (those
-/// past it fill the last warp, running on copies of the last column); of
-/// a column's N lanes, each writes its final state and the first the
-/// readout's sum.
+/// The sum of `value` over a column's `lanes` lanes (aligned within a
+/// warp), by butterfly: every one of them gets it.
+Value columnSum(OpBuilder &b, Location loc, Value value, int64_t lanes) {
+  for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
+    value = arith::AddFOp::create(
+        b, loc, value,
+        gpu::ShuffleOp::create(b, loc, value, i32Constant(b, loc, offset),
+                               i32Constant(b, loc, kWarpSize),
+                               gpu::ShuffleMode::XOR)
+            .getShuffleResult());
+  return value;
+}
+
+/// sum_i x_i y_i over the `xs` and `ys` of a lane (fused where allowed).
+Value dot(OpBuilder &b, Location loc, ValueRange xs, ValueRange ys) {
+  auto contract = arith::FastMathFlags::contract;
+  Value sum = arith::MulFOp::create(b, loc, xs[0], ys[0]);
+  for (auto [x, y] : llvm::zip_equal(xs.drop_front(), ys.drop_front()))
+    sum = arith::AddFOp::create(
+        b, loc, sum, arith::MulFOp::create(b, loc, x, y, contract), contract);
+  return sum;
+}
+
+/// Moves the ops of `loop`'s body that read the same at every step (pure
+/// ops and loads of buffers other than `written`, all of whose operands
+/// come from outside the loop) before it, in order.
+void hoistInvariants(scf::ForOp loop, Value written) {
+  for (Operation &inner :
+       llvm::make_early_inc_range(loop.getBody()->without_terminator())) {
+    auto load = dyn_cast<memref::LoadOp>(inner);
+    bool movable = load ? load.getMemRef() != written
+                        : inner.getNumRegions() == 0 && isPure(&inner);
+    if (movable && llvm::all_of(inner.getOperands(), [&](Value operand) {
+          // (The enclosing loop is still being built: no region ancestry.)
+          if (auto argument = dyn_cast<BlockArgument>(operand))
+            return argument.getOwner() != loop.getBody();
+          return !loop->isProperAncestor(operand.getDefiningOp());
+        }))
+      inner.moveBefore(loop);
+  }
+}
+
+/// The lane with global index `global`: lane `l = global mod L` of column
+/// min(global / L, rows - 1), L = min(N, 32), holding the states
+/// n = l, l + L, ... (N / L of them). Only lanes with global < L rows
+/// write (those past it fill the last warp, running on copies of the last
+/// column); of a column's lanes, each writes its final states and the
+/// first the readout's sum. A low-rank term's r sums V^T h over the column
+/// are added by butterfly too, before the step.
 void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
               Value global) {
   ScanOp op = scan.op;
   Type f32 = b.getF32Type();
-  int64_t n = scan.states;
+  int64_t lanes = scan.lanes;
   Value inside;
-  if (scan.rows * n % kWarpSize != 0)
+  if (scan.rows * lanes % kWarpSize != 0)
     inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, global,
-                                   indexConstant(b, loc, scan.rows * n));
-  Value state =
-      arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, n));
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, state,
+                                   indexConstant(b, loc, scan.rows * lanes));
+  Value lane =
+      arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, lanes));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                       indexConstant(b, loc, 0));
   Value readoutWrites =
       inside ? arith::AndIOp::create(b, loc, inside, first) : first;
   Value row = arith::MinUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, n)),
+      b, loc,
+      arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, lanes)),
       indexConstant(b, loc, scan.rows - 1));
   // (batch..., d)
   ValueRange coords = sequenceCoords(b, loc, scan.batch, scan.columns, row);
   Value d = coords.back();
   ValueRange batch = coords.drop_back();
+  SmallVector<Value> states = {lane};
+  for (int64_t i = 1; i < scan.perLane; ++i)
+    states.push_back(
+        arith::AddIOp::create(b, loc, lane, indexConstant(b, loc, i * lanes)));
   auto at = [&](ValueRange rest, Value t) {
     SmallVector<Value> indices(batch);
     if (t)
@@ -192,63 +338,74 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
   auto read = [&](OpBuilder &nb, Value tensor, SmallVector<Value> indices) {
     return convertFloat(nb, loc, elementAt(nb, loc, tensor, indices), f32);
   };
-  Value h0 = op.getInit() ? read(b, op.getInit(), at({state, d}, {}))
-                          : floatConstant(b, loc, f32, 0.0);
+  SmallVector<Value> h0;
+  for (Value n : states)
+    h0.push_back(op.getInit() ? read(b, op.getInit(), at({n, d}, {}))
+                              : floatConstant(b, loc, f32, 0.0));
   Value last = indexConstant(b, loc, scan.steps - 1);
   Type outType = cast<MemRefType>(scan.output.getType()).getElementType();
   auto contract = arith::FastMathFlags::contract;
-  Value transition = op.getTransition().front();
-  bool perElement = cast<RankedTensorType>(transition.getType()).getRank() ==
-                    op.getBatchRank() + 3;
+  ValueRange transition = op.getTransition();
+  bool perElement =
+      cast<RankedTensorType>(transition.front().getType()).getRank() ==
+      op.getBatchRank() + 3;
   auto loop = scf::ForOp::create(
       b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, scan.steps),
-      indexConstant(b, loc, 1), ValueRange{h0},
+      indexConstant(b, loc, 1), h0,
       [&](OpBuilder &nb, Location nl, Value s, ValueRange carried) {
         Value t = op.getReverse() ? arith::SubIOp::create(nb, nl, last, s) : s;
-        Value a = read(nb, transition,
-                       perElement ? at({state, d}, t) : at({state}, t));
-        Value x = op.hasFactoredInput()
-                      ? arith::MulFOp::create(
-                            nb, nl, read(nb, op.getInputKey(), at({state}, t)),
-                            read(nb, op.getInputValue(), at({d}, t)), contract)
-                      : read(nb, op.getInput(), at({state, d}, t));
-        Value h = arith::AddFOp::create(
-            nb, nl, arith::MulFOp::create(nb, nl, a, carried[0], contract), x,
-            contract);
+        // w_j = sum_n V[n, j] h[n] over the column, from the state before
+        // the step.
+        SmallVector<Value> sums;
+        for (int64_t j = 0; j < scan.lowRank; ++j) {
+          Value rank = indexConstant(nb, nl, j);
+          SmallVector<Value> factors;
+          for (Value n : states)
+            factors.push_back(read(nb, transition[2], at({n, rank}, t)));
+          sums.push_back(
+              columnSum(nb, nl, dot(nb, nl, factors, carried), lanes));
+        }
+        SmallVector<Value> next;
+        for (auto [n, h] : llvm::zip_equal(states, carried)) {
+          Value a = read(nb, transition.front(),
+                         perElement ? at({n, d}, t) : at({n}, t));
+          Value x =
+              op.hasFactoredInput()
+                  ? arith::MulFOp::create(
+                        nb, nl, read(nb, op.getInputKey(), at({n}, t)),
+                        read(nb, op.getInputValue(), at({d}, t)), contract)
+                  : read(nb, op.getInput(), at({n, d}, t));
+          for (auto [j, w] : llvm::enumerate(sums)) {
+            Value u =
+                read(nb, transition[1], at({n, indexConstant(nb, nl, j)}, t));
+            x = arith::AddFOp::create(
+                nb, nl, x, arith::MulFOp::create(nb, nl, u, w, contract),
+                contract);
+          }
+          next.push_back(arith::AddFOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, a, h, contract), x,
+              contract));
+        }
         // y_t[d] = sum_n c_t[n] h_t[n, d], over the column's lanes.
-        Value sum = arith::MulFOp::create(
-            nb, nl, read(nb, op.getReadout(), at({state}, t)), h);
-        for (int64_t offset = n / 2; offset > 0; offset /= 2)
-          sum = arith::AddFOp::create(
-              nb, nl, sum,
-              gpu::ShuffleOp::create(nb, nl, sum, i32Constant(nb, loc, offset),
-                                     i32Constant(nb, loc, kWarpSize),
-                                     gpu::ShuffleMode::XOR)
-                  .getShuffleResult());
+        SmallVector<Value> readout;
+        for (Value n : states)
+          readout.push_back(read(nb, op.getReadout(), at({n}, t)));
+        Value sum = columnSum(nb, nl, dot(nb, nl, readout, next), lanes);
         guarded(nb, nl, readoutWrites, [&](OpBuilder &wb) {
           memref::StoreOp::create(wb, nl, convertFloat(wb, nl, sum, outType),
                                   scan.output, at({d}, t));
         });
-        scf::YieldOp::create(nb, nl, h);
+        scf::YieldOp::create(nb, nl, next);
       });
   // What a lane reads at every step alike (A[d, n]) is read once, before
   // its steps: the caller's buffers it reads are not the ones it writes.
-  for (auto load :
-       llvm::make_early_inc_range(loop.getBody()->getOps<memref::LoadOp>()))
-    if (load.getMemRef() != scan.output &&
-        llvm::all_of(load->getOperands(), [&](Value operand) {
-          // (The enclosing loop is still being built: no region ancestry.)
-          if (auto argument = dyn_cast<BlockArgument>(operand))
-            return argument.getOwner() != loop.getBody();
-          return !loop->isProperAncestor(operand.getDefiningOp());
-        }))
-      load->moveBefore(loop);
+  hoistInvariants(loop, scan.output);
   if (scan.finalState)
     guarded(b, loc, inside, [&](OpBuilder &wb) {
       Type type = cast<MemRefType>(scan.finalState.getType()).getElementType();
-      memref::StoreOp::create(wb, loc,
-                              convertFloat(wb, loc, loop.getResult(0), type),
-                              scan.finalState, at({state, d}, {}));
+      for (auto [n, h] : llvm::zip_equal(states, loop.getResults()))
+        memref::StoreOp::create(wb, loc, convertFloat(wb, loc, h, type),
+                                scan.finalState, at({n, d}, {}));
     });
 }
 } // namespace
@@ -261,22 +418,27 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
   auto output = cast<RankedTensorType>(op.getOutput().getType());
   int64_t batchRank = op.getBatchRank();
   CallerResults results = *CallerResults::writes(op, reason);
+  int64_t states = cast<RankedTensorType>(op.getShapeSource().getType())
+                       .getDimSize(batchRank + 1);
+  int64_t lanes = std::min(states, kWarpSize);
   StateLanes scan{op,
                   results.outputBuffer(),
                   results.finalStateBuffer(),
                   llvm::to_vector(output.getShape().take_front(batchRank)),
                   output.getDimSize(batchRank),
-                  cast<RankedTensorType>(op.getShapeSource().getType())
-                      .getDimSize(batchRank + 1),
+                  states,
                   output.getDimSize(batchRank + 1),
-                  /*rows=*/output.getDimSize(batchRank + 1)};
+                  /*rows=*/output.getDimSize(batchRank + 1),
+                  lanes,
+                  states / lanes,
+                  op.getStructure().getLowRankUpdate().value_or(0)};
   for (int64_t size : scan.batch)
     scan.rows *= size;
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(results.later());
   if (scan.rows > 0) {
     auto loop = parallelLoop(
-        rewriter, loc, llvm::alignTo(scan.rows * scan.states, kWarpSize),
+        rewriter, loc, llvm::alignTo(scan.rows * scan.lanes, kWarpSize),
         [&](OpBuilder &b, Value global) { emitLane(b, loc, scan, global); });
     // Whole warps: a column's lanes shuffle.
     loop->setAttr(kWarpLanesAttrName, rewriter.getUnitAttr());

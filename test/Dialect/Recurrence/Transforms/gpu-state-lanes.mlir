@@ -93,6 +93,94 @@ func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
 
 // -----
 
+// The delta rule's dplr<1> (d = 1, U = -beta k, V = k, as [..., 64, 1]
+// views) on a [64, 3] state per batch element, its readout q read a step
+// ahead (a slice): a warp per column, 2 x 3 columns, 192 lanes; lane l
+// holds states l and l + 32. Each step first adds w = sum_n k[n] h[n] over
+// the warp (its two products, then 5 xor shuffles), then updates both
+// states as h + k[n] v[d] - beta k[n] w (the ones fold away), then adds
+// q[n] h[n] over the warp for y_t[d]; each lane writes its two final
+// states.
+// CHECK-LABEL: func.func @delta
+// CHECK-NOT: recurrence.scan
+// CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c192) step (%c1)
+// CHECK-NEXT: %[[L:.*]] = arith.remui %[[G]], %c32
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[L]], %c0
+// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 3)
+// CHECK-NEXT: %[[L2:.*]] = arith.addi %[[L]], %c32
+// CHECK-NEXT: %[[H0:.*]] = memref.load %arg4[%[[BD]]#0, %[[L]], %[[BD]]#1]
+// CHECK-NEXT: %[[H1:.*]] = memref.load %arg4[%[[BD]]#0, %[[L2]], %[[BD]]#1]
+// CHECK-NEXT: %[[END:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c6 step %c1 iter_args(%[[A:.*]] = %[[H0]], %[[B:.*]] = %[[H1]]) -> (f32, f32)
+// CHECK-NEXT: %[[K0:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[L]]]
+// CHECK-NEXT: %[[K1:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[L2]]]
+// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[K0]], %[[A]]
+// CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[K1]], %[[B]] fastmath<contract>
+// CHECK-NEXT: %[[P:.*]] = arith.addf %[[P0]], %[[P1]] fastmath<contract>
+// CHECK-NEXT: gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK-NEXT: %[[W:.*]] = arith.addf
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg2[%[[BD]]#0, %[[T]], %[[BD]]#1]
+// CHECK-NEXT: %[[X0:.*]] = arith.mulf %[[K0]], %[[V]] fastmath<contract>
+// CHECK-NEXT: %[[BETA:.*]] = memref.load %arg1[%[[BD]]#0, %[[T]]]
+// CHECK-NEXT: %[[BK:.*]] = arith.mulf %[[BETA]], %[[K0]]
+// CHECK-NEXT: %[[U0:.*]] = arith.negf %[[BK]]
+// CHECK-NEXT: %[[UW:.*]] = arith.mulf %[[U0]], %[[W]] fastmath<contract>
+// CHECK-NEXT: %[[IN0:.*]] = arith.addf %[[X0]], %[[UW]] fastmath<contract>
+// CHECK-NEXT: %[[NEW0:.*]] = arith.addf %[[A]], %[[IN0]] fastmath<contract>
+// CHECK: %[[NEW1:.*]] = arith.addf %[[B]], %{{.*}} fastmath<contract>
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// CHECK-NEXT: %[[Q0:.*]] = memref.load %arg3[%[[BD]]#0, %[[NEXT]], %[[L]]]
+// CHECK-NEXT: %[[Q1:.*]] = memref.load %arg3[%[[BD]]#0, %[[NEXT]], %[[L2]]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-NEXT: %[[Y:.*]] = arith.addf
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %[[Y]], %arg5[%[[BD]]#0, %[[T]], %[[BD]]#1]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[NEW0]], %[[NEW1]] : f32, f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[END]]#0, %arg6[%[[BD]]#0, %[[L]], %[[BD]]#1]
+// CHECK-NEXT: memref.store %[[END]]#1, %arg6[%[[BD]]#0, %[[L2]], %[[BD]]#1]
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {recurrence.warp_lanes}
+
+#bt = affine_map<(b, t, n) -> (b, t)>
+#id = affine_map<(b, t, n) -> (b, t, n)>
+func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
+                 %v: memref<2x6x3xf32>, %q: memref<2x7x64xf32>,
+                 %h0: memref<2x64x3xf32>,
+                 %y: memref<2x6x3xf32>, %last: memref<2x64x3xf32>) {
+  %kt = bufferization.to_tensor %k restrict : memref<2x6x64xf32> to tensor<2x6x64xf32>
+  %bt = bufferization.to_tensor %beta restrict : memref<2x6xf32> to tensor<2x6xf32>
+  %vt = bufferization.to_tensor %v restrict : memref<2x6x3xf32> to tensor<2x6x3xf32>
+  %qt = bufferization.to_tensor %q restrict : memref<2x7x64xf32> to tensor<2x7x64xf32>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<2x64x3xf32> to tensor<2x64x3xf32>
+  %e = tensor.empty() : tensor<2x6x64xf32>
+  %ones = linalg.generic {indexing_maps = [#bt, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bt : tensor<2x6xf32>) outs(%e : tensor<2x6x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    linalg.yield %one : f32
+  } -> tensor<2x6x64xf32>
+  %u = linalg.generic {indexing_maps = [#bt, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bt, %kt : tensor<2x6xf32>, tensor<2x6x64xf32>) outs(%e : tensor<2x6x64xf32>) {
+  ^bb0(%b: f32, %kk: f32, %out: f32):
+    %p = arith.mulf %b, %kk : f32
+    %m = arith.negf %p : f32
+    linalg.yield %m : f32
+  } -> tensor<2x6x64xf32>
+  %ue = tensor.expand_shape %u [[0], [1], [2, 3]] output_shape [2, 6, 64, 1] : tensor<2x6x64xf32> into tensor<2x6x64x1xf32>
+  %ve = tensor.expand_shape %kt [[0], [1], [2, 3]] output_shape [2, 6, 64, 1] : tensor<2x6x64xf32> into tensor<2x6x64x1xf32>
+  %qs = tensor.extract_slice %qt[0, 1, 0] [2, 6, 64] [1, 1, 1] : tensor<2x7x64xf32> to tensor<2x6x64xf32>
+  %y_dest = tensor.empty() : tensor<2x6x3xf32>
+  %l_dest = tensor.empty() : tensor<2x64x3xf32>
+  %yt, %lt = recurrence.scan dplr<1> schedule sequential matrix transition(%ones, %ue, %ve : tensor<2x6x64xf32>, tensor<2x6x64x1xf32>, tensor<2x6x64x1xf32>) factored_input(%kt, %vt : tensor<2x6x64xf32>, tensor<2x6x3xf32>) init(%h0t : tensor<2x64x3xf32>) readout(%qs : tensor<2x6x64xf32>) outs(%y_dest, %l_dest : tensor<2x6x3xf32>, tensor<2x64x3xf32>) -> tensor<2x6x3xf32>, tensor<2x64x3xf32>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x3xf32>, memref<2x6x3xf32>) -> ()
+  bufferization.materialize_in_destination %lt in restrict writable %last : (tensor<2x64x3xf32>, memref<2x64x3xf32>) -> ()
+  return
+}
+
+// -----
+
 // A plain input, a transition per row (a_t[n], shared by a row's columns),
 // bf16 operands with an f32 state, in reverse, no init: 2 x 5 columns of 4
 // states, 40 lanes in 2 warps; lanes 40..63 run on copies of the last

@@ -153,7 +153,7 @@ def Recurrence_BlockDiagonalAttr : Recurrence_ParamStructure<"BlockDiagonal",
 
 def Recurrence_DplrAttr : Recurrence_ParamStructure<"Dplr", "dplr", "Rank", "r",
     ["getTransitionOperandName", "checkSchedule", "hasApplyAndCopy",
-     "buildApplyAndCopy"]> {
+     "buildApplyAndCopy", "getLowRankUpdate"]> {
   let summary = "diag(d_t) + U_t V_t^T, diagonal plus low rank";
   let description = [{
     `dplr<r>`: `d: [..., T, N]`, `U, V: [..., T, N, r]` (DeltaNet's

@@ -149,6 +149,15 @@ def RecurrenceStructureInterface : AttrInterface<"RecurrenceStructureInterface">
       "::mlir::recurrence::CompositeForm", "getCompositeForm">,
     InterfaceMethod<"The m of a Blocks or Companion composite form.",
       "int64_t", "getCompositeBlockSize", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<[{
+        The rank r where each step is a diagonal plus a low-rank term,
+        A_t = diag(d) + U V^T, its transition operands being d, U and V in
+        that order ([N], [N, r] and [N, r] per step); std::nullopt for any
+        other step. Lowerings that spread a column's states over lanes read
+        it: such a step needs only r sums over the column.
+      }],
+      "std::optional<int64_t>", "getLowRankUpdate", (ins), [{}],
+      [{ return std::nullopt; }]>,
     InterfaceMethod<"One step's A_t in the composite form.",
       "::mlir::Value", "buildStepComposite",
       (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,

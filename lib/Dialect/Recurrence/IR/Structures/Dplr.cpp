@@ -102,6 +102,8 @@ DplrAttr::buildApplyAndCopy(OpBuilder &b, Location loc, ValueRange operands,
   return std::pair(results[0], results[1]);
 }
 
+std::optional<int64_t> DplrAttr::getLowRankUpdate() const { return getRank(); }
+
 CompositeForm DplrAttr::getCompositeForm() const {
   return CompositeForm::Dense;
 }
