@@ -205,8 +205,8 @@ struct StateLanes {
 
 /// Why `op` does not take the state lanes, or "" when it does.
 StringRef unsupported(ScanOp op) {
-  if (!op.getMatrix() || !op.getReadout())
-    return "not a matrix state with a readout";
+  if (!op.getMatrix())
+    return "not a matrix state";
   if (op.getOffsets())
     return "packed sequences";
   if (!op.getStateType().isF32())
@@ -217,13 +217,19 @@ StringRef unsupported(ScanOp op) {
            "diagonal plus low rank";
   if (lowRank && *lowRank > kMaxLowRank)
     return "a low-rank term of too high a rank";
+  // A diagonal step's columns split into threads of a state each by tiling
+  // where no readout sums them.
+  if (!lowRank && !op.getReadout())
+    return "a diagonal step without a readout";
   int64_t batchRank = op.getBatchRank();
   auto output = cast<RankedTensorType>(op.getOutput().getType());
   auto source = cast<RankedTensorType>(op.getShapeSource().getType());
-  auto readout = cast<RankedTensorType>(op.getReadout().getType());
   if (!output.hasStaticShape() || !source.hasStaticShape())
     return "dynamic shapes";
-  if (output.getRank() != batchRank + 2 || readout.getRank() != batchRank + 2)
+  if (op.getReadout() &&
+      (output.getRank() != batchRank + 2 ||
+       cast<RankedTensorType>(op.getReadout().getType()).getRank() !=
+           batchRank + 2))
     return "not a readout of a vector per step";
   int64_t n = source.getDimSize(batchRank + 1);
   if (n < 2 || (n <= kWarpSize
@@ -233,7 +239,8 @@ StringRef unsupported(ScanOp op) {
   if (output.getDimSize(batchRank) == 0)
     return "no steps";
   SmallVector<Value> operands(op.getTransition());
-  operands.push_back(op.getReadout());
+  if (op.getReadout())
+    operands.push_back(op.getReadout());
   if (op.hasFactoredInput())
     llvm::append_range(operands,
                        ValueRange{op.getInputKey(), op.getInputValue()});
@@ -244,8 +251,10 @@ StringRef unsupported(ScanOp op) {
   if (!llvm::all_of(operands, readable))
     return "operands neither the caller's buffers nor computed from them "
            "element by element";
+  // The states themselves go to buffers of their own where no caller's
+  // buffer takes them.
   StringRef reason;
-  if (failed(CallerResults::writes(op, reason)))
+  if (op.getReadout() && failed(CallerResults::writes(op, reason)))
     return reason;
   return "";
 }
@@ -316,6 +325,8 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
                                       indexConstant(b, loc, 0));
   Value readoutWrites =
       inside ? arith::AndIOp::create(b, loc, inside, first) : first;
+  if (!op.getReadout())
+    readoutWrites = {};
   Value row = arith::MinUIOp::create(
       b, loc,
       arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, lanes)),
@@ -386,6 +397,15 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
               nb, nl, arith::MulFOp::create(nb, nl, a, h, contract), x,
               contract));
         }
+        if (!op.getReadout()) {
+          guarded(nb, nl, inside, [&](OpBuilder &wb) {
+            for (auto [n, h] : llvm::zip_equal(states, next))
+              memref::StoreOp::create(wb, nl, convertFloat(wb, nl, h, outType),
+                                      scan.output, at({n, d}, t));
+          });
+          scf::YieldOp::create(nb, nl, next);
+          return;
+        }
         // y_t[d] = sum_n c_t[n] h_t[n, d], over the column's lanes.
         SmallVector<Value> readout;
         for (Value n : states)
@@ -417,25 +437,43 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     return rewriter.notifyMatchFailure(op, reason);
   auto output = cast<RankedTensorType>(op.getOutput().getType());
   int64_t batchRank = op.getBatchRank();
-  CallerResults results = *CallerResults::writes(op, reason);
+  Location loc = op.getLoc();
+  // The caller's buffers that the results are written into, or (the
+  // states, which a gradient reads) buffers of their own, read as tensors.
+  FailureOr<CallerResults> results = CallerResults::writes(op, reason);
+  Value outputBuffer, finalStateBuffer;
+  if (succeeded(results)) {
+    outputBuffer = results->outputBuffer();
+    finalStateBuffer = results->finalStateBuffer();
+    rewriter.setInsertionPoint(results->later());
+  } else {
+    rewriter.setInsertionPoint(op);
+    auto own = [&](Value result) -> Value {
+      auto type = cast<RankedTensorType>(result.getType());
+      return memref::AllocOp::create(
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()));
+    };
+    outputBuffer = own(op.getOutput());
+    if (op.getFinalState() && !op.getFinalState().use_empty())
+      finalStateBuffer = own(op.getFinalState());
+  }
   int64_t states = cast<RankedTensorType>(op.getShapeSource().getType())
                        .getDimSize(batchRank + 1);
   int64_t lanes = std::min(states, kWarpSize);
   StateLanes scan{op,
-                  results.outputBuffer(),
-                  results.finalStateBuffer(),
+                  outputBuffer,
+                  finalStateBuffer,
                   llvm::to_vector(output.getShape().take_front(batchRank)),
                   output.getDimSize(batchRank),
                   states,
-                  output.getDimSize(batchRank + 1),
-                  /*rows=*/output.getDimSize(batchRank + 1),
+                  output.getShape().back(),
+                  /*rows=*/output.getShape().back(),
                   lanes,
                   states / lanes,
                   op.getStructure().getLowRankUpdate().value_or(0)};
   for (int64_t size : scan.batch)
     scan.rows *= size;
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(results.later());
   if (scan.rows > 0) {
     auto loop = parallelLoop(
         rewriter, loc, llvm::alignTo(scan.rows * scan.lanes, kWarpSize),
@@ -443,7 +481,19 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     // Whole warps: a column's lanes shuffle.
     loop->setAttr(kWarpLanesAttrName, rewriter.getUnitAttr());
   }
-  results.eraseWithScan(rewriter, op);
+  if (succeeded(results)) {
+    results->eraseWithScan(rewriter, op);
+    return success();
+  }
+  for (auto [result, buffer] :
+       {std::pair(op.getOutput(), outputBuffer),
+        std::pair(op.getFinalState(), finalStateBuffer)})
+    if (buffer)
+      rewriter.replaceAllUsesWith(result,
+                                  bufferization::ToTensorOp::create(
+                                      rewriter, loc, result.getType(), buffer,
+                                      /*restrict=*/true, /*writable=*/true));
+  rewriter.eraseOp(op);
   return success();
 }
 

@@ -181,6 +181,74 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 
 // -----
 
+// The states themselves, as a gradient reads them (dplr<1>, no readout, in
+// reverse, its U and V read a step ahead through slices and [..., 8, 1]
+// views): each lane stores its state every step into a buffer of the
+// scan's own, which replaces the result as a tensor; the final state,
+// unread, is not written. 3 x 2 columns of 8 lanes: 48 lanes of 64 write.
+// CHECK-LABEL: func.func @adjoint_states
+// CHECK: %[[STATES:.*]] = memref.alloc() : memref<3x5x8x2xf32>
+// CHECK-NEXT: scf.parallel (%[[G:.*]]) = (%c0) to (%c64) step (%c1)
+// CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi ult, %[[G]], %c48
+// CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c8
+// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (3, 2)
+// CHECK-NEXT: %[[H0:.*]] = memref.load %arg5[%[[BD]]#0, %[[N]], %[[BD]]#1]
+// CHECK-NEXT: scf.for %[[S:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
+// CHECK-NEXT: %[[T:.*]] = arith.subi %c4, %[[S]]
+// CHECK-NEXT: %[[T1:.*]] = arith.subi %c5, %[[S]]
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg2[%[[BD]]#0, %[[T1]], %[[N]]]
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[V]], %[[H]]
+// CHECK-COUNT-3: gpu.shuffle  xor
+// CHECK-NEXT: %[[W:.*]] = arith.addf
+// CHECK-NEXT: %[[D:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[N]]]
+// CHECK: %[[U:.*]] = memref.load %arg1[%[[BD]]#0, %[[T1]], %[[N]]]
+// CHECK-NEXT: arith.mulf %[[U]], %[[W]] fastmath<contract>
+// CHECK: %[[DH:.*]] = arith.mulf %[[D]], %[[H]] fastmath<contract>
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[DH]], %{{.*}} fastmath<contract>
+// CHECK-NEXT: scf.if %[[INSIDE]] {
+// CHECK-NEXT: memref.store %[[NEW]], %[[STATES]][%[[BD]]#0, %[[T]], %[[N]], %[[BD]]#1]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[NEW]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {recurrence.warp_lanes}
+// CHECK-NEXT: %[[READ:.*]] = bufferization.to_tensor %[[STATES]] restrict writable
+// CHECK: linalg.generic {{.*}} ins(%[[READ]] :
+
+#id4 = affine_map<(b, t, n, d) -> (b, t, n, d)>
+#btd = affine_map<(b, t, n, d) -> (b, t, d)>
+func.func @adjoint_states(%d: memref<3x5x8xf32>, %u: memref<3x6x8xf32>,
+                          %w: memref<3x6x8xf32>, %k: memref<3x5x8xf32>,
+                          %v: memref<3x5x2xf32>, %h0: memref<3x8x2xf32>,
+                          %out: memref<3x5x2xf32>) {
+  %dt = bufferization.to_tensor %d restrict : memref<3x5x8xf32> to tensor<3x5x8xf32>
+  %ut = bufferization.to_tensor %u restrict : memref<3x6x8xf32> to tensor<3x6x8xf32>
+  %wt = bufferization.to_tensor %w restrict : memref<3x6x8xf32> to tensor<3x6x8xf32>
+  %kt = bufferization.to_tensor %k restrict : memref<3x5x8xf32> to tensor<3x5x8xf32>
+  %vt = bufferization.to_tensor %v restrict : memref<3x5x2xf32> to tensor<3x5x2xf32>
+  %h0t = bufferization.to_tensor %h0 restrict : memref<3x8x2xf32> to tensor<3x8x2xf32>
+  %us = tensor.extract_slice %ut[0, 1, 0] [3, 5, 8] [1, 1, 1] : tensor<3x6x8xf32> to tensor<3x5x8xf32>
+  %ws = tensor.extract_slice %wt[0, 1, 0] [3, 5, 8] [1, 1, 1] : tensor<3x6x8xf32> to tensor<3x5x8xf32>
+  %ue = tensor.expand_shape %us [[0], [1], [2, 3]] output_shape [3, 5, 8, 1] : tensor<3x5x8xf32> into tensor<3x5x8x1xf32>
+  %we = tensor.expand_shape %ws [[0], [1], [2, 3]] output_shape [3, 5, 8, 1] : tensor<3x5x8xf32> into tensor<3x5x8x1xf32>
+  %s_dest = tensor.empty() : tensor<3x5x8x2xf32>
+  %l_dest = tensor.empty() : tensor<3x8x2xf32>
+  %st, %lt = recurrence.scan dplr<1> schedule sequential matrix reverse transition(%dt, %ue, %we : tensor<3x5x8xf32>, tensor<3x5x8x1xf32>, tensor<3x5x8x1xf32>) factored_input(%kt, %vt : tensor<3x5x8xf32>, tensor<3x5x2xf32>) init(%h0t : tensor<3x8x2xf32>) outs(%s_dest, %l_dest : tensor<3x5x8x2xf32>, tensor<3x8x2xf32>) -> tensor<3x5x8x2xf32>, tensor<3x8x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x5x2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x5x2xf32>) -> tensor<3x5x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #btd], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%st : tensor<3x5x8x2xf32>) outs(%z : tensor<3x5x2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<3x5x2xf32>
+  bufferization.materialize_in_destination %sum in restrict writable %out : (tensor<3x5x2xf32>, memref<3x5x2xf32>) -> ()
+  return
+}
+
+// -----
+
 // A plain input, a transition per row (a_t[n], shared by a row's columns),
 // bf16 operands with an f32 state, in reverse, no init: 2 x 5 columns of 4
 // states, 40 lanes in 2 warps; lanes 40..63 run on copies of the last

@@ -757,22 +757,29 @@ def GpuBlockRowsPass : Pass<"recurrence-gpu-block-rows"> {
 
 def GpuStateLanesPass : Pass<"recurrence-gpu-state-lanes"> {
   let summary = "A lane per state of each column for matrix scans with a "
-                "readout";
+                "readout or a low-rank step";
   let description = [{
-    On the GPU, lowers a sequential diagonal scan of a matrix state [N, D]
-    with a readout (the selective SSM; N dividing a warp) to an
-    `scf.parallel` with a lane per state h[n, d] (`recurrence.warp_lanes`:
-    whole warps), rather than a thread per column holding its N states.
-    Each lane updates its state from its own loads of a_t[n, d] (or
-    a_t[n]) and b_t[n, d] (or k_t[n] v_t[d]); the column's N lanes add
-    their products c_t[n] h_t[n, d] by butterfly (`gpu.shuffle xor`), and
-    the first writes y_t[d]; each writes its final state. An operand is
-    read from the caller's memref that `bufferization.to_tensor` reads, or
-    computed per element from such memrefs where an elementwise linalg op
-    produces it (exp(delta A), delta x), so no [B, T, N, D] tensor is
-    built. Applies to static shapes with at least one step and an f32
-    state whose results are materialized in memrefs; other scans are left
-    to the other lowerings.
+    On the GPU, lowers a sequential scan of a matrix state [N, D] to an
+    `scf.parallel` with lanes per column (`recurrence.warp_lanes`: whole
+    warps), rather than a thread per column holding its N states: a lane
+    per state where N divides a warp, else a warp per column with N / 32
+    states a lane (N up to 256). It takes a diagonal step with a readout
+    (the selective SSM), and a diagonal plus low-rank step, with or without
+    one (dplr: the delta rule's forward and its gradient's scans). Each
+    lane updates its states from its own loads of a_t[n, d] (or a_t[n])
+    and b_t[n, d] (or k_t[n] v_t[d]); a low-rank step first adds the
+    column's r sums V^T h by butterfly (`gpu.shuffle xor`), then adds U w.
+    The column's lanes add their products c_t[n] h_t[n, d] likewise, and
+    the first writes y_t[d]; without a readout each lane writes its states
+    every step. Each writes its final states. An operand is read from the
+    caller's memref that `bufferization.to_tensor` reads, through the
+    static slices and reshapes on it, or computed per element from such
+    memrefs where an elementwise linalg op produces it (exp(delta A),
+    delta x, -beta k), so no [B, T, N, D] operand is built. The results go
+    to the caller's memrefs that materialize them, or (states without a
+    readout) to buffers of their own that replace them as tensors. Applies
+    to static shapes with at least one step and an f32 state; other scans
+    are left to the other lowerings.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::gpu::GPUDialect",
