@@ -226,18 +226,20 @@ def run(model, named, final, schedule, composed=False):
 # past its 105 x 16 that fill the last warp), and its dB and dC (sums over
 # the channels) are summed across a warp's lanes. The delta rule's dplr
 # scan runs likewise: a lane per state where dk divides a warp, and where
-# dk = 64 a warp per column, each lane holding two states (DELTA_WIDE).
+# dk = 64 a warp per column, each lane holding two states (DELTA_WIDE),
+# forward and in its gradient's two scans.
 WIDE = [((2,), 19, 40, 8, True, True, True, "auto"),
         ((3,), 33, 35, 16, False, False, False, "sequential")]
-DELTA_WIDE = ((2,), 21, 64, 5, True, True, True, "auto")
+DELTA_WIDE = [((2,), 21, 64, 5, True, True, True, "auto"),
+              ((3,), 17, 8, 6, False, True, False, "sequential")]
 MATRIX = [(model, dtype, case) for model in MODELS
           for dtype in (torch.float64, torch.float32) for case in CASES
           if dtype == torch.float64 or case == CASES[0] or
           model in ("selective_ssm", "delta_rule")] + [
     (model, dtype, case) for model in ("selective_ssm", "delta_rule")
     for dtype in (torch.float64, torch.float32) for case in WIDE] + [
-    ("delta_rule", dtype, DELTA_WIDE)
-    for dtype in (torch.float64, torch.float32)]
+    ("delta_rule", dtype, case)
+    for dtype in (torch.float64, torch.float32) for case in DELTA_WIDE]
 
 
 @pytest.mark.parametrize("model,dtype,case", MATRIX, ids=str)
