@@ -25,6 +25,10 @@
 // warp (at most 8 of them), a column takes a whole warp and each lane N / 32
 // states, n = lane, lane + 32, ...
 //
+// Without a readout (the gradient's scans, whose states the transitions'
+// gradients read), each lane stores its states every step, into the
+// caller's buffer or one of the scan's own that replaces the result.
+//
 // The operands are read where the caller's buffers hold them, or computed
 // from those buffers where an elementwise linalg op produces them (the
 // SSM's gates exp(delta A) and inputs delta x), element by element in the
@@ -217,6 +221,12 @@ StringRef unsupported(ScanOp op) {
            "diagonal plus low rank";
   if (lowRank && *lowRank > kMaxLowRank)
     return "a low-rank term of too high a rank";
+  if (lowRank &&
+      (op.getTransition().size() != 3 ||
+       op.getStructure().getStateDepth() != 0 ||
+       cast<RankedTensorType>(op.getTransition().front().getType()).getRank() !=
+           op.getBatchRank() + 2))
+    return "a low-rank step not given as d, U, V of a first-order state";
   // A diagonal step's columns split into threads of a state each by tiling
   // where no readout sums them.
   if (!lowRank && !op.getReadout())
@@ -224,7 +234,9 @@ StringRef unsupported(ScanOp op) {
   int64_t batchRank = op.getBatchRank();
   auto output = cast<RankedTensorType>(op.getOutput().getType());
   auto source = cast<RankedTensorType>(op.getShapeSource().getType());
-  if (!output.hasStaticShape() || !source.hasStaticShape())
+  if (!output.hasStaticShape() || !source.hasStaticShape() ||
+      (op.getFinalState() &&
+       !cast<RankedTensorType>(op.getFinalState().getType()).hasStaticShape()))
     return "dynamic shapes";
   if (op.getReadout() &&
       (output.getRank() != batchRank + 2 ||
@@ -492,7 +504,7 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
       rewriter.replaceAllUsesWith(result,
                                   bufferization::ToTensorOp::create(
                                       rewriter, loc, result.getType(), buffer,
-                                      /*restrict=*/true, /*writable=*/true));
+                                      /*restrict=*/true, /*writable=*/false));
   rewriter.eraseOp(op);
   return success();
 }

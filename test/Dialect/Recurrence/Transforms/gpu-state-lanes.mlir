@@ -116,9 +116,16 @@ func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
 // CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[K0]], %[[A]]
 // CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[K1]], %[[B]] fastmath<contract>
 // CHECK-NEXT: %[[P:.*]] = arith.addf %[[P0]], %[[P1]] fastmath<contract>
-// CHECK-NEXT: gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32
-// CHECK-COUNT-4: gpu.shuffle  xor
-// CHECK-NEXT: %[[W:.*]] = arith.addf
+// CHECK-NEXT: %[[O16:.*]], %{{.*}} = gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32
+// CHECK-NEXT: %[[S16:.*]] = arith.addf %[[P]], %[[O16]]
+// CHECK-NEXT: %[[O8:.*]], %{{.*}} = gpu.shuffle  xor %[[S16]], %c8_i32, %c32_i32
+// CHECK-NEXT: %[[S8:.*]] = arith.addf %[[S16]], %[[O8]]
+// CHECK-NEXT: %[[O4:.*]], %{{.*}} = gpu.shuffle  xor %[[S8]], %c4_i32, %c32_i32
+// CHECK-NEXT: %[[S4:.*]] = arith.addf %[[S8]], %[[O4]]
+// CHECK-NEXT: %[[O2:.*]], %{{.*}} = gpu.shuffle  xor %[[S4]], %c2_i32, %c32_i32
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S4]], %[[O2]]
+// CHECK-NEXT: %[[O1:.*]], %{{.*}} = gpu.shuffle  xor %[[S2]], %c1_i32, %c32_i32
+// CHECK-NEXT: %[[W:.*]] = arith.addf %[[S2]], %[[O1]]
 // CHECK-NEXT: %[[V:.*]] = memref.load %arg2[%[[BD]]#0, %[[T]], %[[BD]]#1]
 // CHECK-NEXT: %[[X0:.*]] = arith.mulf %[[K0]], %[[V]] fastmath<contract>
 // CHECK-NEXT: %[[BETA:.*]] = memref.load %arg1[%[[BD]]#0, %[[T]]]
@@ -127,11 +134,20 @@ func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
 // CHECK-NEXT: %[[UW:.*]] = arith.mulf %[[U0]], %[[W]] fastmath<contract>
 // CHECK-NEXT: %[[IN0:.*]] = arith.addf %[[X0]], %[[UW]] fastmath<contract>
 // CHECK-NEXT: %[[NEW0:.*]] = arith.addf %[[A]], %[[IN0]] fastmath<contract>
-// CHECK: %[[NEW1:.*]] = arith.addf %[[B]], %{{.*}} fastmath<contract>
+// CHECK-NEXT: %[[X1:.*]] = arith.mulf %[[K1]], %[[V]] fastmath<contract>
+// CHECK-NEXT: %[[BK1:.*]] = arith.mulf %[[BETA]], %[[K1]]
+// CHECK-NEXT: %[[U1:.*]] = arith.negf %[[BK1]]
+// CHECK-NEXT: %[[UW1:.*]] = arith.mulf %[[U1]], %[[W]] fastmath<contract>
+// CHECK-NEXT: %[[IN1:.*]] = arith.addf %[[X1]], %[[UW1]] fastmath<contract>
+// CHECK-NEXT: %[[NEW1:.*]] = arith.addf %[[B]], %[[IN1]] fastmath<contract>
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[T]], %c1
 // CHECK-NEXT: %[[Q0:.*]] = memref.load %arg3[%[[BD]]#0, %[[NEXT]], %[[L]]]
 // CHECK-NEXT: %[[Q1:.*]] = memref.load %arg3[%[[BD]]#0, %[[NEXT]], %[[L2]]]
-// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-NEXT: %[[R0:.*]] = arith.mulf %[[Q0]], %[[NEW0]]
+// CHECK-NEXT: %[[R1:.*]] = arith.mulf %[[Q1]], %[[NEW1]] fastmath<contract>
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[R0]], %[[R1]] fastmath<contract>
+// CHECK-NEXT: gpu.shuffle  xor %[[R]], %c16_i32, %c32_i32
+// CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK-NEXT: %[[Y:.*]] = arith.addf
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store %[[Y]], %arg5[%[[BD]]#0, %[[T]], %[[BD]]#1]
@@ -201,10 +217,14 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 // CHECK-COUNT-3: gpu.shuffle  xor
 // CHECK-NEXT: %[[W:.*]] = arith.addf
 // CHECK-NEXT: %[[D:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[N]]]
-// CHECK: %[[U:.*]] = memref.load %arg1[%[[BD]]#0, %[[T1]], %[[N]]]
-// CHECK-NEXT: arith.mulf %[[U]], %[[W]] fastmath<contract>
-// CHECK: %[[DH:.*]] = arith.mulf %[[D]], %[[H]] fastmath<contract>
-// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[DH]], %{{.*}} fastmath<contract>
+// CHECK-NEXT: %[[K:.*]] = memref.load %arg3[%[[BD]]#0, %[[T]], %[[N]]]
+// CHECK-NEXT: %[[VD:.*]] = memref.load %arg4[%[[BD]]#0, %[[T]], %[[BD]]#1]
+// CHECK-NEXT: %[[KV:.*]] = arith.mulf %[[K]], %[[VD]] fastmath<contract>
+// CHECK-NEXT: %[[U:.*]] = memref.load %arg1[%[[BD]]#0, %[[T1]], %[[N]]]
+// CHECK-NEXT: %[[UW:.*]] = arith.mulf %[[U]], %[[W]] fastmath<contract>
+// CHECK-NEXT: %[[IN:.*]] = arith.addf %[[KV]], %[[UW]] fastmath<contract>
+// CHECK-NEXT: %[[DH:.*]] = arith.mulf %[[D]], %[[H]] fastmath<contract>
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[DH]], %[[IN]] fastmath<contract>
 // CHECK-NEXT: scf.if %[[INSIDE]] {
 // CHECK-NEXT: memref.store %[[NEW]], %[[STATES]][%[[BD]]#0, %[[T]], %[[N]], %[[BD]]#1]
 // CHECK-NEXT: }
@@ -212,7 +232,7 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.reduce
 // CHECK-NEXT: } {recurrence.warp_lanes}
-// CHECK-NEXT: %[[READ:.*]] = bufferization.to_tensor %[[STATES]] restrict writable
+// CHECK-NEXT: %[[READ:.*]] = bufferization.to_tensor %[[STATES]] restrict :
 // CHECK: linalg.generic {{.*}} ins(%[[READ]] :
 
 #id4 = affine_map<(b, t, n, d) -> (b, t, n, d)>
@@ -347,5 +367,32 @@ func.func @transposed_operand(%a: memref<2x6x4x5xf32>, %x: memref<2x6x4x5xf32>,
   %y_dest = tensor.empty() : tensor<2x6x5xf32>
   %yt = recurrence.scan diagonal schedule sequential matrix transition(%at : tensor<2x6x4x5xf32>) input(%xt : tensor<2x6x4x5xf32>) readout(%ct : tensor<2x6x4xf32>) outs(%y_dest : tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
   bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xf32>, memref<2x6x5xf32>) -> ()
+  return
+}
+
+// -----
+
+// A dplr state of 48 neither divides a warp nor fills whole warps, and a
+// diagonal step without a readout splits into a thread per state by
+// tiling: both scans stay.
+// CHECK-LABEL: func.func @refused
+// CHECK: recurrence.scan dplr<1>
+// CHECK: recurrence.scan diagonal
+func.func @refused(%d: memref<2x6x48xf32>, %u: memref<2x6x48x1xf32>,
+                   %x: memref<2x6x48x5xf32>, %c: memref<2x6x48xf32>,
+                   %a: memref<2x6x8xf32>, %xd: memref<2x6x8x5xf32>,
+                   %y: memref<2x6x5xf32>, %h: memref<2x6x8x5xf32>) {
+  %dt = bufferization.to_tensor %d restrict : memref<2x6x48xf32> to tensor<2x6x48xf32>
+  %ut = bufferization.to_tensor %u restrict : memref<2x6x48x1xf32> to tensor<2x6x48x1xf32>
+  %xt = bufferization.to_tensor %x restrict : memref<2x6x48x5xf32> to tensor<2x6x48x5xf32>
+  %ct = bufferization.to_tensor %c restrict : memref<2x6x48xf32> to tensor<2x6x48xf32>
+  %at = bufferization.to_tensor %a restrict : memref<2x6x8xf32> to tensor<2x6x8xf32>
+  %xdt = bufferization.to_tensor %xd restrict : memref<2x6x8x5xf32> to tensor<2x6x8x5xf32>
+  %y_dest = tensor.empty() : tensor<2x6x5xf32>
+  %yt = recurrence.scan dplr<1> schedule sequential matrix transition(%dt, %ut, %ut : tensor<2x6x48xf32>, tensor<2x6x48x1xf32>, tensor<2x6x48x1xf32>) input(%xt : tensor<2x6x48x5xf32>) readout(%ct : tensor<2x6x48xf32>) outs(%y_dest : tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  bufferization.materialize_in_destination %yt in restrict writable %y : (tensor<2x6x5xf32>, memref<2x6x5xf32>) -> ()
+  %h_dest = tensor.empty() : tensor<2x6x8x5xf32>
+  %ht = recurrence.scan diagonal schedule sequential matrix transition(%at : tensor<2x6x8xf32>) input(%xdt : tensor<2x6x8x5xf32>) outs(%h_dest : tensor<2x6x8x5xf32>) -> tensor<2x6x8x5xf32>
+  bufferization.materialize_in_destination %ht in restrict writable %h : (tensor<2x6x8x5xf32>, memref<2x6x8x5xf32>) -> ()
   return
 }

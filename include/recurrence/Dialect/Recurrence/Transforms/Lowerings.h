@@ -105,15 +105,19 @@ LogicalResult lowerScanToBlockRows(RewriterBase &rewriter, ScanOp op);
 /// where it does not take it.
 int64_t blockRowLanes(ScanOp op);
 
-/// On the GPU, a sequential diagonal scan of a matrix state [N, D] with a
-/// readout (N dividing a warp; static shapes, an f32 state, operands that
-/// are the caller's memrefs or elementwise linalg ops of them, results
-/// materialized in the caller's memrefs) as an scf.parallel with a lane per
-/// state of each column, marked kWarpLanesAttrName: a column's N lanes add
-/// the readout's products by shuffles. Elementwise producers are applied
-/// per element where the lanes read them. The results' materializations
-/// are replaced by the loop's writes. Fails, changing nothing, where the
-/// scan does not qualify.
+/// On the GPU, a sequential scan of a matrix state [N, D] whose step is
+/// diagonal (with a readout) or diagonal plus low rank (getLowRankUpdate;
+/// with a readout or not), N dividing a warp or a multiple of it up to 256
+/// (static shapes, an f32 state, operands that are the caller's memrefs,
+/// static views of them or elementwise linalg ops of them), as an
+/// scf.parallel with lanes per column, marked kWarpLanesAttrName: a lane
+/// per state, or a warp per column with N / 32 states a lane. The column's
+/// lanes add the low-rank sums and the readout's products by shuffles.
+/// Elementwise producers are applied per element where the lanes read
+/// them. The results' materializations in the caller's memrefs are
+/// replaced by the loop's writes; states read otherwise go to buffers of
+/// the scan's own. Fails, changing nothing, where the scan does not
+/// qualify.
 LogicalResult lowerScanToStateLanes(RewriterBase &rewriter, ScanOp op);
 
 /// The three phases over chunks of `chunkSize` steps (>= 1): local end
