@@ -198,7 +198,10 @@ constexpr int64_t kMaxLowRank = 4;
 /// The scan's operands, buffers and static sizes.
 struct StateLanes {
   ScanOp op;
-  Value output, finalState; // the caller's memrefs (finalState: or null)
+  Value output, finalState; // the memrefs written (finalState: or null)
+  // Whether `output` holds the states [..., T, D, N] (each column's states
+  // contiguous, so that a warp's stores are) rather than [..., T, N, D].
+  bool columnMajor;
   SmallVector<int64_t> batch;
   int64_t steps, states, columns;
   int64_t rows;    // batch elements x columns
@@ -273,6 +276,13 @@ StringRef unsupported(ScanOp op) {
 } // namespace
 
 namespace {
+/// `shape` [..., N, D] as [..., D, N].
+SmallVector<int64_t> columnMajor(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> swapped(shape);
+  std::swap(swapped[swapped.size() - 2], swapped.back());
+  return swapped;
+}
+
 /// The sum of `value` over a column's `lanes` lanes (aligned within a
 /// warp), by butterfly: every one of them gets it.
 Value columnSum(OpBuilder &b, Location loc, Value value, int64_t lanes) {
@@ -412,8 +422,9 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
         if (!op.getReadout()) {
           guarded(nb, nl, inside, [&](OpBuilder &wb) {
             for (auto [n, h] : llvm::zip_equal(states, next))
-              memref::StoreOp::create(wb, nl, convertFloat(wb, nl, h, outType),
-                                      scan.output, at({n, d}, t));
+              memref::StoreOp::create(
+                  wb, nl, convertFloat(wb, nl, h, outType), scan.output,
+                  scan.columnMajor ? at({d, n}, t) : at({n, d}, t));
           });
           scf::YieldOp::create(nb, nl, next);
           return;
@@ -460,15 +471,15 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     rewriter.setInsertionPoint(results->later());
   } else {
     rewriter.setInsertionPoint(op);
-    auto own = [&](Value result) -> Value {
-      auto type = cast<RankedTensorType>(result.getType());
-      return memref::AllocOp::create(
-          rewriter, loc,
-          MemRefType::get(type.getShape(), type.getElementType()));
+    auto own = [&](ArrayRef<int64_t> shape, Type type) -> Value {
+      return memref::AllocOp::create(rewriter, loc,
+                                     MemRefType::get(shape, type));
     };
-    outputBuffer = own(op.getOutput());
-    if (op.getFinalState() && !op.getFinalState().use_empty())
-      finalStateBuffer = own(op.getFinalState());
+    outputBuffer = own(columnMajor(output.getShape()), output.getElementType());
+    if (op.getFinalState() && !op.getFinalState().use_empty()) {
+      auto type = cast<RankedTensorType>(op.getFinalState().getType());
+      finalStateBuffer = own(type.getShape(), type.getElementType());
+    }
   }
   int64_t states = cast<RankedTensorType>(op.getShapeSource().getType())
                        .getDimSize(batchRank + 1);
@@ -476,6 +487,7 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
   StateLanes scan{op,
                   outputBuffer,
                   finalStateBuffer,
+                  /*columnMajor=*/failed(results),
                   llvm::to_vector(output.getShape().take_front(batchRank)),
                   output.getDimSize(batchRank),
                   states,
@@ -497,14 +509,28 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     results->eraseWithScan(rewriter, op);
     return success();
   }
-  for (auto [result, buffer] :
-       {std::pair(op.getOutput(), outputBuffer),
-        std::pair(op.getFinalState(), finalStateBuffer)})
-    if (buffer)
-      rewriter.replaceAllUsesWith(result,
-                                  bufferization::ToTensorOp::create(
-                                      rewriter, loc, result.getType(), buffer,
-                                      /*restrict=*/true, /*writable=*/false));
+  // The states read back in their order by one transpose, which writes
+  // wherever the result goes (the adjoint's stack of shifted states).
+  auto read = [&](Value buffer, ArrayRef<int64_t> shape) -> Value {
+    return bufferization::ToTensorOp::create(
+        rewriter, loc, RankedTensorType::get(shape, output.getElementType()),
+        buffer, /*restrict=*/true, /*writable=*/false);
+  };
+  SmallVector<int64_t> swap =
+      columnMajor(llvm::to_vector(llvm::seq<int64_t>(0, output.getRank())));
+  Value ordered =
+      linalg::TransposeOp::create(
+          rewriter, loc, read(outputBuffer, columnMajor(output.getShape())),
+          tensor::EmptyOp::create(rewriter, loc, output.getShape(),
+                                  output.getElementType()),
+          swap)
+          ->getResult(0);
+  rewriter.replaceAllUsesWith(op.getOutput(), ordered);
+  if (finalStateBuffer)
+    rewriter.replaceAllUsesWith(
+        op.getFinalState(),
+        read(finalStateBuffer,
+             cast<RankedTensorType>(op.getFinalState().getType()).getShape()));
   rewriter.eraseOp(op);
   return success();
 }

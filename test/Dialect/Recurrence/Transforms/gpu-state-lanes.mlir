@@ -200,10 +200,12 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 // The states themselves, as a gradient reads them (dplr<1>, no readout, in
 // reverse, its U and V read a step ahead through slices and [..., 8, 1]
 // views): each lane stores its state every step into a buffer of the
-// scan's own, which replaces the result as a tensor; the final state,
-// unread, is not written. 3 x 2 columns of 8 lanes: 48 lanes of 64 write.
+// scan's own, each column's states contiguous ([..., T, D, N], so that a
+// warp's stores are), which one transpose reads back as the result; the
+// final state, unread, is not written. 3 x 2 columns of 8 lanes: 48 lanes
+// of 64 write.
 // CHECK-LABEL: func.func @adjoint_states
-// CHECK: %[[STATES:.*]] = memref.alloc() : memref<3x5x8x2xf32>
+// CHECK: %[[STATES:.*]] = memref.alloc() : memref<3x5x2x8xf32>
 // CHECK-NEXT: scf.parallel (%[[G:.*]]) = (%c0) to (%c64) step (%c1)
 // CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi ult, %[[G]], %c48
 // CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c8
@@ -226,14 +228,15 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 // CHECK-NEXT: %[[DH:.*]] = arith.mulf %[[D]], %[[H]] fastmath<contract>
 // CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[DH]], %[[IN]] fastmath<contract>
 // CHECK-NEXT: scf.if %[[INSIDE]] {
-// CHECK-NEXT: memref.store %[[NEW]], %[[STATES]][%[[BD]]#0, %[[T]], %[[N]], %[[BD]]#1]
+// CHECK-NEXT: memref.store %[[NEW]], %[[STATES]][%[[BD]]#0, %[[T]], %[[BD]]#1, %[[N]]]
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.yield %[[NEW]] : f32
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.reduce
 // CHECK-NEXT: } {recurrence.warp_lanes}
 // CHECK-NEXT: %[[READ:.*]] = bufferization.to_tensor %[[STATES]] restrict :
-// CHECK: linalg.generic {{.*}} ins(%[[READ]] :
+// CHECK: %[[ORDERED:.*]] = linalg.transpose ins(%[[READ]] : tensor<3x5x2x8xf32>) outs(%{{.*}} : tensor<3x5x8x2xf32>) permutation = [0, 1, 3, 2]
+// CHECK: linalg.generic {{.*}} ins(%[[ORDERED]] :
 
 #id4 = affine_map<(b, t, n, d) -> (b, t, n, d)>
 #btd = affine_map<(b, t, n, d) -> (b, t, d)>
