@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -46,6 +47,68 @@ static SmallVector<ReassociationIndices> trailingGroups(int64_t rank,
   return groups;
 }
 
+Value gpu_lowering::viewedTensor(Value view) {
+  if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>())
+    return slice.getResultType().getRank() == slice.getSourceType().getRank()
+               ? slice.getSource()
+               : Value();
+  if (auto expand = view.getDefiningOp<tensor::ExpandShapeOp>())
+    return expand.getSrc();
+  if (auto collapse = view.getDefiningOp<tensor::CollapseShapeOp>())
+    return collapse.getSrc();
+  return {};
+}
+
+SmallVector<Value> gpu_lowering::viewedIndices(OpBuilder &b, Location loc,
+                                               Value view, ValueRange indices) {
+  SmallVector<Value> at;
+  if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>()) {
+    // offset + index * stride, folded where they are constants.
+    AffineExpr index, offset, stride;
+    bindDims(b.getContext(), index);
+    bindSymbols(b.getContext(), offset, stride);
+    for (auto [i, o, s] : llvm::zip_equal(indices, slice.getMixedOffsets(),
+                                          slice.getMixedStrides()))
+      at.push_back(getValueOrCreateConstantIndexOp(
+          b, loc,
+          affine::makeComposedFoldedAffineApply(b, loc, offset + index * stride,
+                                                {i, o, s})));
+    return at;
+  }
+  if (auto expand = view.getDefiningOp<tensor::ExpandShapeOp>()) {
+    SmallVector<OpFoldResult> shape = expand.getMixedOutputShape();
+    for (const ReassociationIndices &group : expand.getReassociationIndices()) {
+      SmallVector<Value> parts;
+      SmallVector<OpFoldResult> basis;
+      for (int64_t dim : group) {
+        parts.push_back(indices[dim]);
+        basis.push_back(shape[dim]);
+      }
+      at.push_back(group.size() == 1
+                       ? parts.front()
+                       : affine::AffineLinearizeIndexOp::create(
+                             b, loc, parts, basis, /*disjoint=*/true)
+                             .getResult());
+    }
+    return at;
+  }
+  auto collapse = view.getDefiningOp<tensor::CollapseShapeOp>();
+  for (auto [index, group] :
+       llvm::zip_equal(indices, collapse.getReassociationIndices())) {
+    if (group.size() == 1) {
+      at.push_back(index);
+      continue;
+    }
+    SmallVector<OpFoldResult> basis;
+    for (int64_t dim : group)
+      basis.push_back(tensor::getMixedSize(b, loc, collapse.getSrc(), dim));
+    llvm::append_range(at, affine::AffineDelinearizeIndexOp::create(
+                               b, loc, index, basis, /*hasOuterBound=*/true)
+                               .getResults());
+  }
+  return at;
+}
+
 /// callerViewType and callerView: the view's type, and with a builder the
 /// view itself.
 static FailureOr<MemRefType> viewOf(Value tensor, OpBuilder *b, Location loc,
@@ -55,18 +118,16 @@ static FailureOr<MemRefType> viewOf(Value tensor, OpBuilder *b, Location loc,
       *view = buffer;
     return cast<MemRefType>(buffer.getType());
   }
-  Operation *op = tensor.getDefiningOp();
-  if (!isa_and_nonnull<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-                       tensor::CollapseShapeOp>(op))
+  Value viewed = viewedTensor(tensor);
+  if (!viewed)
     return failure();
   Value source;
   FailureOr<MemRefType> sourceType =
-      viewOf(op->getOperand(0), b, loc, view ? &source : nullptr);
+      viewOf(viewed, b, loc, view ? &source : nullptr);
   if (failed(sourceType))
     return failure();
+  Operation *op = tensor.getDefiningOp();
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    if (slice.getResultType().getRank() != slice.getSourceType().getRank())
-      return failure();
     MemRefType type = memref::SubViewOp::inferResultType(
         *sourceType, slice.getMixedOffsets(), slice.getMixedSizes(),
         slice.getMixedStrides());

@@ -34,6 +34,17 @@ Value callerBuffer(Value value);
 /// Whether dim `dim` of buffers of `type` has a static unit stride.
 bool isContiguousAlong(MemRefType type, int64_t dim);
 
+/// The tensor that `view` shows in place: the source of an extract_slice
+/// that keeps its rank, of an expand_shape or of a collapse_shape; else
+/// null. (The adjoint reads its operands shifted by a step, dplr's factors
+/// as [..., N, 1].)
+Value viewedTensor(Value view);
+
+/// The indices into viewedTensor(`view`) of `view`'s element at `indices`,
+/// built at the builder's point.
+SmallVector<Value> viewedIndices(OpBuilder &b, Location loc, Value view,
+                                 ValueRange indices);
+
 /// The type of the view of the caller's buffer that `tensor` is: the
 /// memref of a `bufferization.to_tensor`, through the tensor views between
 /// (extract_slice without rank reduction, expand_shape, collapse_shape),

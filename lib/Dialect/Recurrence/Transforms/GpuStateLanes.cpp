@@ -49,6 +49,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::recurrence {
 #define GEN_PASS_DEF_GPUSTATELANESPASS
@@ -79,83 +80,13 @@ linalg::LinalgOp elementwiseProducer(Value tensor) {
   return pure ? op : linalg::LinalgOp();
 }
 
-/// The tensor whose elements `view` holds as they are: the source of an
-/// extract_slice with static offsets and unit strides that keeps its rank,
-/// or of an expand_shape or collapse_shape between static shapes; else
-/// null. (The adjoint reads its operands shifted by a step, dplr's factors
-/// as [..., N, 1].)
-Value viewSource(Value view) {
-  if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>())
-    return slice.hasUnitStride() &&
-                   slice.getSourceType().getRank() ==
-                       slice.getType().getRank() &&
-                   !llvm::is_contained(slice.getStaticOffsets(),
-                                       ShapedType::kDynamic)
-               ? slice.getSource()
-               : Value();
-  if (auto expand = view.getDefiningOp<tensor::ExpandShapeOp>())
-    return expand.getResultType().hasStaticShape() ? expand.getSrc() : Value();
-  if (auto collapse = view.getDefiningOp<tensor::CollapseShapeOp>())
-    return collapse.getSrcType().hasStaticShape() ? collapse.getSrc() : Value();
-  return {};
-}
-
-/// The indices into viewSource(`view`) of `view`'s element at `indices`.
-SmallVector<Value> sourceIndices(OpBuilder &b, Location loc, Value view,
-                                 ValueRange indices) {
-  SmallVector<Value> at;
-  if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>()) {
-    for (auto [index, offset] :
-         llvm::zip_equal(indices, slice.getStaticOffsets()))
-      at.push_back(offset == 0
-                       ? index
-                       : arith::AddIOp::create(b, loc, index,
-                                               indexConstant(b, loc, offset))
-                             .getResult());
-    return at;
-  }
-  if (auto expand = view.getDefiningOp<tensor::ExpandShapeOp>()) {
-    ArrayRef<int64_t> shape = expand.getResultType().getShape();
-    for (const ReassociationIndices &group : expand.getReassociationIndices()) {
-      SmallVector<Value> parts;
-      SmallVector<int64_t> basis;
-      for (int64_t dim : group) {
-        parts.push_back(indices[dim]);
-        basis.push_back(shape[dim]);
-      }
-      at.push_back(group.size() == 1
-                       ? parts.front()
-                       : affine::AffineLinearizeIndexOp::create(
-                             b, loc, parts, basis, /*disjoint=*/true)
-                             .getResult());
-    }
-    return at;
-  }
-  auto collapse = view.getDefiningOp<tensor::CollapseShapeOp>();
-  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-  for (auto [index, group] :
-       llvm::zip_equal(indices, collapse.getReassociationIndices())) {
-    if (group.size() == 1) {
-      at.push_back(index);
-      continue;
-    }
-    SmallVector<int64_t> basis;
-    for (int64_t dim : group)
-      basis.push_back(shape[dim]);
-    llvm::append_range(at, affine::AffineDelinearizeIndexOp::create(
-                               b, loc, index, basis, /*hasOuterBound=*/true)
-                               .getResults());
-  }
-  return at;
-}
-
 /// Whether each element of `tensor` can be read (elementAt): it is a
 /// caller's buffer, a view of a readable tensor, or an elementwise op
 /// produces it from readable ones.
 bool readable(Value tensor) {
   if (callerBuffer(tensor))
     return true;
-  if (Value source = viewSource(tensor))
+  if (Value source = viewedTensor(tensor))
     return readable(source);
   linalg::LinalgOp op = elementwiseProducer(tensor);
   return op && llvm::all_of(op.getDpsInputOperands(), [](OpOperand *input) {
@@ -170,8 +101,8 @@ bool readable(Value tensor) {
 Value elementAt(OpBuilder &b, Location loc, Value tensor, ValueRange indices) {
   if (Value buffer = callerBuffer(tensor))
     return memref::LoadOp::create(b, loc, buffer, indices);
-  if (Value source = viewSource(tensor))
-    return elementAt(b, loc, source, sourceIndices(b, loc, tensor, indices));
+  if (Value source = viewedTensor(tensor))
+    return elementAt(b, loc, source, viewedIndices(b, loc, tensor, indices));
   linalg::LinalgOp op = elementwiseProducer(tensor);
   IRMapping values;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -308,21 +239,20 @@ Value dot(OpBuilder &b, Location loc, ValueRange xs, ValueRange ys) {
 
 /// Moves the ops of `loop`'s body that read the same at every step (pure
 /// ops and loads of buffers other than `written`, all of whose operands
-/// come from outside the loop) before it, in order.
+/// come from outside the loop) before it.
 void hoistInvariants(scf::ForOp loop, Value written) {
-  for (Operation &inner :
-       llvm::make_early_inc_range(loop.getBody()->without_terminator())) {
-    auto load = dyn_cast<memref::LoadOp>(inner);
-    bool movable = load ? load.getMemRef() != written
-                        : inner.getNumRegions() == 0 && isPure(&inner);
-    if (movable && llvm::all_of(inner.getOperands(), [&](Value operand) {
-          // (The enclosing loop is still being built: no region ancestry.)
-          if (auto argument = dyn_cast<BlockArgument>(operand))
-            return argument.getOwner() != loop.getBody();
-          return !loop->isProperAncestor(operand.getDefiningOp());
-        }))
-      inner.moveBefore(loop);
-  }
+  auto loopLike = cast<LoopLikeOpInterface>(loop.getOperation());
+  moveLoopInvariantCode(
+      loopLike.getLoopRegions(),
+      [&](Value value, Region *) {
+        return loopLike.isDefinedOutsideOfLoop(value);
+      },
+      [&](Operation *inner, Region *) {
+        if (auto load = dyn_cast<memref::LoadOp>(inner))
+          return load.getMemRef() != written;
+        return inner->getNumRegions() == 0 && isPure(inner);
+      },
+      [&](Operation *inner, Region *) { loopLike.moveOutOfLoop(inner); });
 }
 
 /// The lane with global index `global`: lane `l = global mod L` of column
@@ -332,8 +262,9 @@ void hoistInvariants(scf::ForOp loop, Value written) {
 /// column); of a column's lanes, each writes its final states and the
 /// first the readout's sum. A low-rank term's r sums V^T h over the column
 /// are added by butterfly too, before the step.
-void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
-              Value global) {
+/// Returns the loop over the steps.
+scf::ForOp emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
+                    Value global) {
   ScanOp op = scan.op;
   Type f32 = b.getF32Type();
   int64_t lanes = scan.lanes;
@@ -343,12 +274,11 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
                                    indexConstant(b, loc, scan.rows * lanes));
   Value lane =
       arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, lanes));
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                      indexConstant(b, loc, 0));
-  Value readoutWrites =
-      inside ? arith::AndIOp::create(b, loc, inside, first) : first;
-  if (!op.getReadout())
-    readoutWrites = {};
+  auto readoutWrites = [&](OpBuilder &nb, Location nl) -> Value {
+    Value first = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, lane,
+                                        indexConstant(nb, nl, 0));
+    return inside ? arith::AndIOp::create(nb, nl, inside, first) : first;
+  };
   Value row = arith::MinUIOp::create(
       b, loc,
       arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, lanes)),
@@ -376,7 +306,7 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
     h0.push_back(op.getInit() ? read(b, op.getInit(), at({n, d}, {}))
                               : floatConstant(b, loc, f32, 0.0));
   Value last = indexConstant(b, loc, scan.steps - 1);
-  Type outType = cast<MemRefType>(scan.output.getType()).getElementType();
+  Type outType = op.getOutput().getType().getElementType();
   auto contract = arith::FastMathFlags::contract;
   ValueRange transition = op.getTransition();
   bool perElement =
@@ -420,29 +350,28 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
               contract));
         }
         if (!op.getReadout()) {
-          guarded(nb, nl, inside, [&](OpBuilder &wb) {
-            for (auto [n, h] : llvm::zip_equal(states, next))
-              memref::StoreOp::create(
-                  wb, nl, convertFloat(wb, nl, h, outType), scan.output,
-                  scan.columnMajor ? at({d, n}, t) : at({n, d}, t));
-          });
+          if (scan.output)
+            guarded(nb, nl, inside, [&](OpBuilder &wb) {
+              for (auto [n, h] : llvm::zip_equal(states, next))
+                memref::StoreOp::create(
+                    wb, nl, convertFloat(wb, nl, h, outType), scan.output,
+                    scan.columnMajor ? at({d, n}, t) : at({n, d}, t));
+            });
           scf::YieldOp::create(nb, nl, next);
           return;
         }
-        // y_t[d] = sum_n c_t[n] h_t[n, d], over the column's lanes.
+        // y_t[d] = sum_n c_t[n] h_t[n, d], over the column's lanes; the
+        // column's first lane writes it.
         SmallVector<Value> readout;
         for (Value n : states)
           readout.push_back(read(nb, op.getReadout(), at({n}, t)));
         Value sum = columnSum(nb, nl, dot(nb, nl, readout, next), lanes);
-        guarded(nb, nl, readoutWrites, [&](OpBuilder &wb) {
+        guarded(nb, nl, readoutWrites(nb, nl), [&](OpBuilder &wb) {
           memref::StoreOp::create(wb, nl, convertFloat(wb, nl, sum, outType),
                                   scan.output, at({d}, t));
         });
         scf::YieldOp::create(nb, nl, next);
       });
-  // What a lane reads at every step alike (A[d, n]) is read once, before
-  // its steps: the caller's buffers it reads are not the ones it writes.
-  hoistInvariants(loop, scan.output);
   if (scan.finalState)
     guarded(b, loc, inside, [&](OpBuilder &wb) {
       Type type = cast<MemRefType>(scan.finalState.getType()).getElementType();
@@ -450,6 +379,7 @@ void emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
         memref::StoreOp::create(wb, loc, convertFloat(wb, loc, h, type),
                                 scan.finalState, at({n, d}, {}));
     });
+  return loop;
 }
 } // namespace
 
@@ -475,7 +405,11 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
       return memref::AllocOp::create(rewriter, loc,
                                      MemRefType::get(shape, type));
     };
-    outputBuffer = own(columnMajor(output.getShape()), output.getElementType());
+    // (States that nothing reads, where only the final state is, are not
+    // stored.)
+    if (!op.getOutput().use_empty())
+      outputBuffer =
+          own(columnMajor(output.getShape()), output.getElementType());
     if (op.getFinalState() && !op.getFinalState().use_empty()) {
       auto type = cast<RankedTensorType>(op.getFinalState().getType());
       finalStateBuffer = own(type.getShape(), type.getElementType());
@@ -499,9 +433,15 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
   for (int64_t size : scan.batch)
     scan.rows *= size;
   if (scan.rows > 0) {
-    auto loop = parallelLoop(
-        rewriter, loc, llvm::alignTo(scan.rows * scan.lanes, kWarpSize),
-        [&](OpBuilder &b, Value global) { emitLane(b, loc, scan, global); });
+    scf::ForOp steps;
+    auto loop = parallelLoop(rewriter, loc,
+                             llvm::alignTo(scan.rows * scan.lanes, kWarpSize),
+                             [&](OpBuilder &b, Value global) {
+                               steps = emitLane(b, loc, scan, global);
+                             });
+    // What a lane reads at every step alike (A[d, n]) is read once, before
+    // its steps: the caller's buffers it reads are not the ones it writes.
+    hoistInvariants(steps, scan.output);
     // Whole warps: a column's lanes shuffle.
     loop->setAttr(kWarpLanesAttrName, rewriter.getUnitAttr());
   }
@@ -516,16 +456,18 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
         rewriter, loc, RankedTensorType::get(shape, output.getElementType()),
         buffer, /*restrict=*/true, /*writable=*/false);
   };
-  SmallVector<int64_t> swap =
-      columnMajor(llvm::to_vector(llvm::seq<int64_t>(0, output.getRank())));
-  Value ordered =
-      linalg::TransposeOp::create(
-          rewriter, loc, read(outputBuffer, columnMajor(output.getShape())),
-          tensor::EmptyOp::create(rewriter, loc, output.getShape(),
-                                  output.getElementType()),
-          swap)
-          ->getResult(0);
-  rewriter.replaceAllUsesWith(op.getOutput(), ordered);
+  if (outputBuffer) {
+    SmallVector<int64_t> swap =
+        columnMajor(llvm::to_vector(llvm::seq<int64_t>(0, output.getRank())));
+    Value ordered =
+        linalg::TransposeOp::create(
+            rewriter, loc, read(outputBuffer, columnMajor(output.getShape())),
+            tensor::EmptyOp::create(rewriter, loc, output.getShape(),
+                                    output.getElementType()),
+            swap)
+            ->getResult(0);
+    rewriter.replaceAllUsesWith(op.getOutput(), ordered);
+  }
   if (finalStateBuffer)
     rewriter.replaceAllUsesWith(
         op.getFinalState(),

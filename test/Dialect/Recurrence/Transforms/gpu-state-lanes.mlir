@@ -15,12 +15,12 @@
 // CHECK-NOT: linalg.
 // CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c288) step (%c1)
 // CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c8
-// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
 // CHECK-NEXT: %[[COLUMN:.*]] = arith.divui %[[G]], %c8
 // CHECK-NEXT: %[[ROW:.*]] = arith.minui %[[COLUMN]], %c35
 // CHECK-NEXT: %[[BD:.*]]:2 = affine.delinearize_index %[[ROW]] into (3, 12)
 // CHECK-NEXT: %[[H0:.*]] = memref.load %arg5[%[[BD]]#0, %[[N]], %[[BD]]#1]
 // CHECK-NEXT: %[[A:.*]] = memref.load %arg2[%[[BD]]#1, %[[N]]]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
 // CHECK-NEXT: %[[END:.*]] = scf.for %[[T:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
 // CHECK-NEXT: %[[DELTA:.*]] = memref.load %arg1[%[[BD]]#0, %[[T]], %[[BD]]#1]
 // CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[DELTA]], %[[A]]
@@ -101,15 +101,16 @@ func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
 // states as h + k[n] v[d] - beta k[n] w (the ones fold away), then adds
 // q[n] h[n] over the warp for y_t[d]; each lane writes its two final
 // states.
+// CHECK: #map = affine_map<(d0) -> (d0 + 1)>
 // CHECK-LABEL: func.func @delta
 // CHECK-NOT: recurrence.scan
 // CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c192) step (%c1)
 // CHECK-NEXT: %[[L:.*]] = arith.remui %[[G]], %c32
-// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[L]], %c0
 // CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 3)
 // CHECK-NEXT: %[[L2:.*]] = arith.addi %[[L]], %c32
 // CHECK-NEXT: %[[H0:.*]] = memref.load %arg4[%[[BD]]#0, %[[L]], %[[BD]]#1]
 // CHECK-NEXT: %[[H1:.*]] = memref.load %arg4[%[[BD]]#0, %[[L2]], %[[BD]]#1]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[L]], %c0
 // CHECK-NEXT: %[[END:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c6 step %c1 iter_args(%[[A:.*]] = %[[H0]], %[[B:.*]] = %[[H1]]) -> (f32, f32)
 // CHECK-NEXT: %[[K0:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[L]]]
 // CHECK-NEXT: %[[K1:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[L2]]]
@@ -140,7 +141,7 @@ func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
 // CHECK-NEXT: %[[UW1:.*]] = arith.mulf %[[U1]], %[[W]] fastmath<contract>
 // CHECK-NEXT: %[[IN1:.*]] = arith.addf %[[X1]], %[[UW1]] fastmath<contract>
 // CHECK-NEXT: %[[NEW1:.*]] = arith.addf %[[B]], %[[IN1]] fastmath<contract>
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// CHECK-NEXT: %[[NEXT:.*]] = affine.apply #map(%[[T]])
 // CHECK-NEXT: %[[Q0:.*]] = memref.load %arg3[%[[BD]]#0, %[[NEXT]], %[[L]]]
 // CHECK-NEXT: %[[Q1:.*]] = memref.load %arg3[%[[BD]]#0, %[[NEXT]], %[[L2]]]
 // CHECK-NEXT: %[[R0:.*]] = arith.mulf %[[Q0]], %[[NEW0]]
@@ -204,6 +205,7 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 // warp's stores are), which one transpose reads back as the result; the
 // final state, unread, is not written. 3 x 2 columns of 8 lanes: 48 lanes
 // of 64 write.
+// CHECK: #map = affine_map<(d0) -> (d0 + 1)>
 // CHECK-LABEL: func.func @adjoint_states
 // CHECK: %[[STATES:.*]] = memref.alloc() : memref<3x5x2x8xf32>
 // CHECK-NEXT: scf.parallel (%[[G:.*]]) = (%c0) to (%c64) step (%c1)
@@ -213,7 +215,7 @@ func.func @delta(%k: memref<2x6x64xf32>, %beta: memref<2x6xf32>,
 // CHECK-NEXT: %[[H0:.*]] = memref.load %arg5[%[[BD]]#0, %[[N]], %[[BD]]#1]
 // CHECK-NEXT: scf.for %[[S:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
 // CHECK-NEXT: %[[T:.*]] = arith.subi %c4, %[[S]]
-// CHECK-NEXT: %[[T1:.*]] = arith.subi %c5, %[[S]]
+// CHECK-NEXT: %[[T1:.*]] = affine.apply #map(%[[T]])
 // CHECK-NEXT: %[[V:.*]] = memref.load %arg2[%[[BD]]#0, %[[T1]], %[[N]]]
 // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[V]], %[[H]]
 // CHECK-COUNT-3: gpu.shuffle  xor
@@ -272,6 +274,50 @@ func.func @adjoint_states(%d: memref<3x5x8xf32>, %u: memref<3x6x8xf32>,
 
 // -----
 
+// Only the final state read (the states unused): no buffer for the states
+// and no store in the steps; each lane writes its final state into a buffer
+// of the scan's own after them.
+// CHECK-LABEL: func.func @final_state_only
+// CHECK: %[[LAST:.*]] = memref.alloc() : memref<3x8x2xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for
+// CHECK-NOT: memref.store
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if %{{.*}} {
+// CHECK-NEXT: memref.store %{{.*}}, %[[LAST]]
+// CHECK: %[[READ:.*]] = bufferization.to_tensor %[[LAST]] restrict :
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} ins(%[[READ]] :
+
+#id3 = affine_map<(b, n, d) -> (b, n, d)>
+#bd = affine_map<(b, n, d) -> (b, d)>
+func.func @final_state_only(%d: memref<3x5x8xf32>, %u: memref<3x5x8x1xf32>,
+                            %w: memref<3x5x8x1xf32>, %k: memref<3x5x8xf32>,
+                            %v: memref<3x5x2xf32>, %out: memref<3x2xf32>) {
+  %dt = bufferization.to_tensor %d restrict : memref<3x5x8xf32> to tensor<3x5x8xf32>
+  %ut = bufferization.to_tensor %u restrict : memref<3x5x8x1xf32> to tensor<3x5x8x1xf32>
+  %wt = bufferization.to_tensor %w restrict : memref<3x5x8x1xf32> to tensor<3x5x8x1xf32>
+  %kt = bufferization.to_tensor %k restrict : memref<3x5x8xf32> to tensor<3x5x8xf32>
+  %vt = bufferization.to_tensor %v restrict : memref<3x5x2xf32> to tensor<3x5x2xf32>
+  %s_dest = tensor.empty() : tensor<3x5x8x2xf32>
+  %l_dest = tensor.empty() : tensor<3x8x2xf32>
+  %st, %lt = recurrence.scan dplr<1> schedule sequential matrix transition(%dt, %ut, %wt : tensor<3x5x8xf32>, tensor<3x5x8x1xf32>, tensor<3x5x8x1xf32>) factored_input(%kt, %vt : tensor<3x5x8xf32>, tensor<3x5x2xf32>) outs(%s_dest, %l_dest : tensor<3x5x8x2xf32>, tensor<3x8x2xf32>) -> tensor<3x5x8x2xf32>, tensor<3x8x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #bd], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%lt : tensor<3x8x2xf32>) outs(%z : tensor<3x2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<3x2xf32>
+  bufferization.materialize_in_destination %sum in restrict writable %out : (tensor<3x2xf32>, memref<3x2xf32>) -> ()
+  return
+}
+
+// -----
+
 // A plain input, a transition per row (a_t[n], shared by a row's columns),
 // bf16 operands with an f32 state, in reverse, no init: 2 x 5 columns of 4
 // states, 40 lanes in 2 warps; lanes 40..63 run on copies of the last
@@ -280,9 +326,9 @@ func.func @adjoint_states(%d: memref<3x5x8xf32>, %u: memref<3x6x8xf32>,
 // CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c64) step (%c1)
 // CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi ult, %[[G]], %c40
 // CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c4
+// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 5)
 // CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
 // CHECK-NEXT: %[[WRITES:.*]] = arith.andi %[[INSIDE]], %[[FIRST]]
-// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 5)
 // CHECK-NEXT: scf.for %[[S:.*]] = %c0 to %c6 step %c1 iter_args(%[[H:.*]] = %cst) -> (f32)
 // CHECK-NEXT: %[[T:.*]] = arith.subi %c5, %[[S]]
 // CHECK-NEXT: %[[A:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[N]]]
