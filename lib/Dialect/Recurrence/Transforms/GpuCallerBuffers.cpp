@@ -63,7 +63,12 @@ SmallVector<Value> gpu_lowering::viewedIndices(OpBuilder &b, Location loc,
                                                Value view, ValueRange indices) {
   SmallVector<Value> at;
   if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>()) {
-    // offset + index * stride, folded where they are constants.
+    // offset + index * stride, folded where they are constants. (Upstream's
+    // affine::resolveIndicesIntoOpWithOffsetsAndStrides binds the indices as
+    // symbols, whose check asks for their region's parent: the lanes build
+    // theirs in a loop body that is not yet in one, where it crashes. The
+    // memref dialect's resolveSourceIndices{Expand,Collapse}Shape below take
+    // memref views only.)
     AffineExpr index, offset, stride;
     bindDims(b.getContext(), index);
     bindSymbols(b.getContext(), offset, stride);

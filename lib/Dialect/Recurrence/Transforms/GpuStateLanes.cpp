@@ -130,9 +130,10 @@ constexpr int64_t kMaxLowRank = 4;
 struct StateLanes {
   ScanOp op;
   Value output, finalState; // the memrefs written (finalState: or null)
-  // Whether `output` holds the states [..., T, D, N] (each column's states
-  // contiguous, so that a warp's stores are) rather than [..., T, N, D].
-  bool columnMajor;
+  // Whether `output` is a buffer of the scan's own rather than the
+  // caller's: it then holds the states column by column, [..., T, D, N]
+  // (so that a warp's stores are contiguous), not [..., T, N, D].
+  bool ownStates;
   SmallVector<int64_t> batch;
   int64_t steps, states, columns;
   int64_t rows;    // batch elements x columns
@@ -208,7 +209,7 @@ StringRef unsupported(ScanOp op) {
 
 namespace {
 /// `shape` [..., N, D] as [..., D, N].
-SmallVector<int64_t> columnMajor(ArrayRef<int64_t> shape) {
+SmallVector<int64_t> swapLastTwo(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> swapped(shape);
   std::swap(swapped[swapped.size() - 2], swapped.back());
   return swapped;
@@ -274,11 +275,14 @@ scf::ForOp emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
                                    indexConstant(b, loc, scan.rows * lanes));
   Value lane =
       arith::RemUIOp::create(b, loc, global, indexConstant(b, loc, lanes));
-  auto readoutWrites = [&](OpBuilder &nb, Location nl) -> Value {
-    Value first = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, lane,
-                                        indexConstant(nb, nl, 0));
-    return inside ? arith::AndIOp::create(nb, nl, inside, first) : first;
-  };
+  // The column's first lane writes the readout's sum.
+  Value readoutWrites;
+  if (op.getReadout()) {
+    readoutWrites = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          lane, indexConstant(b, loc, 0));
+    if (inside)
+      readoutWrites = arith::AndIOp::create(b, loc, inside, readoutWrites);
+  }
   Value row = arith::MinUIOp::create(
       b, loc,
       arith::DivUIOp::create(b, loc, global, indexConstant(b, loc, lanes)),
@@ -355,7 +359,7 @@ scf::ForOp emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
               for (auto [n, h] : llvm::zip_equal(states, next))
                 memref::StoreOp::create(
                     wb, nl, convertFloat(wb, nl, h, outType), scan.output,
-                    scan.columnMajor ? at({d, n}, t) : at({n, d}, t));
+                    scan.ownStates ? at({d, n}, t) : at({n, d}, t));
             });
           scf::YieldOp::create(nb, nl, next);
           return;
@@ -366,7 +370,7 @@ scf::ForOp emitLane(OpBuilder &b, Location loc, const StateLanes &scan,
         for (Value n : states)
           readout.push_back(read(nb, op.getReadout(), at({n}, t)));
         Value sum = columnSum(nb, nl, dot(nb, nl, readout, next), lanes);
-        guarded(nb, nl, readoutWrites(nb, nl), [&](OpBuilder &wb) {
+        guarded(nb, nl, readoutWrites, [&](OpBuilder &wb) {
           memref::StoreOp::create(wb, nl, convertFloat(wb, nl, sum, outType),
                                   scan.output, at({d}, t));
         });
@@ -409,7 +413,7 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
     // stored.)
     if (!op.getOutput().use_empty())
       outputBuffer =
-          own(columnMajor(output.getShape()), output.getElementType());
+          own(swapLastTwo(output.getShape()), output.getElementType());
     if (op.getFinalState() && !op.getFinalState().use_empty()) {
       auto type = cast<RankedTensorType>(op.getFinalState().getType());
       finalStateBuffer = own(type.getShape(), type.getElementType());
@@ -421,7 +425,7 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
   StateLanes scan{op,
                   outputBuffer,
                   finalStateBuffer,
-                  /*columnMajor=*/failed(results),
+                  /*ownStates=*/failed(results),
                   llvm::to_vector(output.getShape().take_front(batchRank)),
                   output.getDimSize(batchRank),
                   states,
@@ -458,10 +462,10 @@ LogicalResult mlir::recurrence::lowerScanToStateLanes(RewriterBase &rewriter,
   };
   if (outputBuffer) {
     SmallVector<int64_t> swap =
-        columnMajor(llvm::to_vector(llvm::seq<int64_t>(0, output.getRank())));
+        swapLastTwo(llvm::to_vector(llvm::seq<int64_t>(0, output.getRank())));
     Value ordered =
         linalg::TransposeOp::create(
-            rewriter, loc, read(outputBuffer, columnMajor(output.getShape())),
+            rewriter, loc, read(outputBuffer, swapLastTwo(output.getShape())),
             tensor::EmptyOp::create(rewriter, loc, output.getShape(),
                                     output.getElementType()),
             swap)

@@ -15,12 +15,12 @@
 // CHECK-NOT: linalg.
 // CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c288) step (%c1)
 // CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c8
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
 // CHECK-NEXT: %[[COLUMN:.*]] = arith.divui %[[G]], %c8
 // CHECK-NEXT: %[[ROW:.*]] = arith.minui %[[COLUMN]], %c35
 // CHECK-NEXT: %[[BD:.*]]:2 = affine.delinearize_index %[[ROW]] into (3, 12)
 // CHECK-NEXT: %[[H0:.*]] = memref.load %arg5[%[[BD]]#0, %[[N]], %[[BD]]#1]
 // CHECK-NEXT: %[[A:.*]] = memref.load %arg2[%[[BD]]#1, %[[N]]]
-// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
 // CHECK-NEXT: %[[END:.*]] = scf.for %[[T:.*]] = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (f32)
 // CHECK-NEXT: %[[DELTA:.*]] = memref.load %arg1[%[[BD]]#0, %[[T]], %[[BD]]#1]
 // CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[DELTA]], %[[A]]
@@ -106,11 +106,11 @@ func.func @ssm(%x: memref<3x5x12xf32>, %delta: memref<3x5x12xf32>,
 // CHECK-NOT: recurrence.scan
 // CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c192) step (%c1)
 // CHECK-NEXT: %[[L:.*]] = arith.remui %[[G]], %c32
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[L]], %c0
 // CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 3)
 // CHECK-NEXT: %[[L2:.*]] = arith.addi %[[L]], %c32
 // CHECK-NEXT: %[[H0:.*]] = memref.load %arg4[%[[BD]]#0, %[[L]], %[[BD]]#1]
 // CHECK-NEXT: %[[H1:.*]] = memref.load %arg4[%[[BD]]#0, %[[L2]], %[[BD]]#1]
-// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[L]], %c0
 // CHECK-NEXT: %[[END:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c6 step %c1 iter_args(%[[A:.*]] = %[[H0]], %[[B:.*]] = %[[H1]]) -> (f32, f32)
 // CHECK-NEXT: %[[K0:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[L]]]
 // CHECK-NEXT: %[[K1:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[L2]]]
@@ -326,9 +326,9 @@ func.func @final_state_only(%d: memref<3x5x8xf32>, %u: memref<3x5x8x1xf32>,
 // CHECK: scf.parallel (%[[G:.*]]) = (%c0) to (%c64) step (%c1)
 // CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi ult, %[[G]], %c40
 // CHECK-NEXT: %[[N:.*]] = arith.remui %[[G]], %c4
-// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 5)
 // CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[N]], %c0
 // CHECK-NEXT: %[[WRITES:.*]] = arith.andi %[[INSIDE]], %[[FIRST]]
+// CHECK: %[[BD:.*]]:2 = affine.delinearize_index %{{.*}} into (2, 5)
 // CHECK-NEXT: scf.for %[[S:.*]] = %c0 to %c6 step %c1 iter_args(%[[H:.*]] = %cst) -> (f32)
 // CHECK-NEXT: %[[T:.*]] = arith.subi %c5, %[[S]]
 // CHECK-NEXT: %[[A:.*]] = memref.load %arg0[%[[BD]]#0, %[[T]], %[[N]]]
