@@ -1,6 +1,7 @@
 // RUN: recurrence-opt %s -split-input-file -recurrence-gpu-state-lanes -canonicalize -cse | FileCheck %s
 // RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm | FileCheck %s --check-prefix=PTX
 // RUN: recurrence-opt %s -split-input-file -recurrence-to-nvvm=state-lanes=0 | FileCheck %s --check-prefix=OFF
+// RUN: recurrence-opt %s -split-input-file -recurrence-gpu-state-lanes | FileCheck %s --check-prefix=RAW
 
 // The selective SSM's scan on the caller's buffers (its gates exp(delta A)
 // and inputs delta x computed by elementwise ops): a lane per state of each
@@ -289,6 +290,11 @@ func.func @adjoint_states(%d: memref<3x5x8xf32>, %u: memref<3x6x8xf32>,
 // CHECK: %[[READ:.*]] = bufferization.to_tensor %[[LAST]] restrict :
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.generic {{.*}} ins(%[[READ]] :
+// The lowering itself makes no buffer for the states (before
+// canonicalization, which would erase one that is only stored to).
+// RAW-LABEL: func.func @final_state_only
+// RAW-NOT: memref.alloc() : memref<3x5x2x8xf32>
+// RAW: return
 
 #id3 = affine_map<(b, n, d) -> (b, n, d)>
 #bd = affine_map<(b, n, d) -> (b, d)>
