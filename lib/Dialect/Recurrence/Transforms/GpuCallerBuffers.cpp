@@ -63,12 +63,14 @@ SmallVector<Value> gpu_lowering::viewedIndices(OpBuilder &b, Location loc,
                                                Value view, ValueRange indices) {
   SmallVector<Value> at;
   if (auto slice = view.getDefiningOp<tensor::ExtractSliceOp>()) {
-    // offset + index * stride, folded where they are constants. (Upstream's
-    // affine::resolveIndicesIntoOpWithOffsetsAndStrides binds the indices as
-    // symbols, whose check asks for their region's parent: the lanes build
-    // theirs in a loop body that is not yet in one, where it crashes. The
-    // memref dialect's resolveSourceIndices{Expand,Collapse}Shape below take
-    // memref views only.)
+    // offset + index * stride, folded where they are constants, the index a
+    // dim. (Upstream's affine::resolveIndicesIntoOpWithOffsetsAndStrides
+    // binds it as a symbol, so makeComposedFoldedAffineApply asks
+    // affine::isValidDim whether to demote it; for a block argument such as
+    // a step loop's induction variable that walks up from its region, which
+    // crashes while scf.for's body builder runs, the region not yet attached
+    // to an op. memref::resolveSourceIndices{Expand,Collapse}Shape, the
+    // counterparts of the cases below, take memref ops only.)
     AffineExpr index, offset, stride;
     bindDims(b.getContext(), index);
     bindSymbols(b.getContext(), offset, stride);

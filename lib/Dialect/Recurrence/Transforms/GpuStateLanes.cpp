@@ -130,9 +130,10 @@ constexpr int64_t kMaxLowRank = 4;
 struct StateLanes {
   ScanOp op;
   Value output, finalState; // the memrefs written (finalState: or null)
-  // Whether `output` is a buffer of the scan's own rather than the
-  // caller's: it then holds the states column by column, [..., T, D, N]
-  // (so that a warp's stores are contiguous), not [..., T, N, D].
+  // Whether the results go to buffers of the scan's own rather than the
+  // caller's: `output` (null where nothing reads the states) then holds the
+  // states column by column, [..., T, D, N] (so that a warp's stores are
+  // contiguous), not [..., T, N, D].
   bool ownStates;
   SmallVector<int64_t> batch;
   int64_t steps, states, columns;
