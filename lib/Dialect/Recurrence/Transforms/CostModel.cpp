@@ -77,8 +77,8 @@ std::optional<TargetModel> TargetModel::get(StringRef name, int64_t cores,
   // which the model keeps the choices of the H200's sweep of
   // block_diagonal<m> at (8, 4096, 512), m = 2 to 16, where chunks of 64
   // ran fastest, ahead of 256 and far ahead of a sequential thread per
-  // block (3.4 to 63 ms; README). Its estimates there stay 1.5 to 3x
-  // short of those times.
+  // block (3.4 to 63 ms; docs/GpuJournal.md). Its estimates there stay
+  // 1.5 to 3x short of those times.
   target.blockedStreamShare = name == "cuda" ? 0.25 : 1.0;
   // On the CPU, an adjoint of a matrix state recomputes its states 16
   // steps at a time: each chunk's states, cotangents and projections then
