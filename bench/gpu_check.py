@@ -709,50 +709,56 @@ def model_ops_user_ir():
 
 
 def models_torch_cuda():
-    """recurrence.torch's model functions on CUDA tensors, which run as the
-    model ops compiled for cuda and their derived gradients
+    """recurrence.torch's model functions on CUDA tensors, both ways: by
+    default the model ops compiled for cuda with their derived gradients,
+    and with $RECURRENCE_CUDA_MODELS=0 composed of scans and torch ops
     (test_torch_compiled_model.py's cases): outputs and the gradients of a
-    random weighting against the float64 CPU run of the same values."""
+    random weighting against the float64 CPU run of the same values. The
+    cases are shared among the workers one by one."""
     from test_torch_compiled_model import MATRIX, run, tensors
     failures = 0
-    os.environ["RECURRENCE_CUDA_MODELS"] = "1"
-    for model, dtype, case in MATRIX:
-        final, schedule = case[6:]
-        name = (f"torch {model} on cuda, compiled model op "
-                f"{str(dtype)[6:]} {case}")
-        cpu = tensors(model, case, torch.float64)
-        rng = np.random.default_rng(5)
-        outs = run(model, cpu, final, schedule)
-        weights = [torch.tensor(rng.uniform(-1, 1, o.shape))
-                   for o in outs]
-        leaves = [v for v in cpu if v is not None]
-        want = list(outs) + list(torch.autograd.grad(
-            sum((o * w).sum() for o, w in zip(outs, weights)),
-            leaves))
-        try:
-            gpu = [None if v is None else
-                   v.detach().to(dtype).cuda().requires_grad_()
-                   for v in cpu]
-            outs = run(model, gpu, final, schedule)
-            compiled = (type(outs[0].grad_fn).__name__ ==
-                        "_CompiledModelBackward")
-            got = list(outs) + list(torch.autograd.grad(
-                sum((o * w.to(o)).sum()
-                    for o, w in zip(outs, weights)),
-                [v for v in gpu if v is not None]))
-            torch.cuda.synchronize()
-        except Exception as error:  # reported, counted
-            failures += report_failure(name, error)
-            continue
-        error = max(relative_error(g, w) for g, w in zip(got, want))
-        tolerance = 1e-10 if dtype == torch.float64 else 1e-4
-        failures += report(
-            name, error <= tolerance and all(g.is_cuda for g in got)
-            and (compiled or 0 in case[0]),
-            f"vs float64 CPU {error:.2e}, "
-            f"{'compiled' if compiled else 'composed'}")
-    os.environ.pop("RECURRENCE_CUDA_MODELS")
+    for form in ("compiled", "composed"):
+        os.environ.pop("RECURRENCE_CUDA_MODELS", None)
+        if form == "composed":
+            os.environ["RECURRENCE_CUDA_MODELS"] = "0"
+        for model, dtype, case in MATRIX:
+            if mine():
+                failures += model_torch_cuda(form, model, dtype, case, run,
+                                             tensors)
+    os.environ.pop("RECURRENCE_CUDA_MODELS", None)
     return failures
+
+
+def model_torch_cuda(form, model, dtype, case, run, tensors):
+    """One case of models_torch_cuda, run the way `form` names (an empty
+    batch is composed either way); returns the failure count."""
+    final, schedule = case[6:]
+    name = f"torch {model} on cuda, {form} {str(dtype)[6:]} {case}"
+    cpu = tensors(model, case, torch.float64)
+    rng = np.random.default_rng(5)
+    outs = run(model, cpu, final, schedule)
+    weights = [torch.tensor(rng.uniform(-1, 1, o.shape)) for o in outs]
+    leaves = [v for v in cpu if v is not None]
+    want = list(outs) + list(torch.autograd.grad(
+        sum((o * w).sum() for o, w in zip(outs, weights)), leaves))
+    try:
+        gpu = [None if v is None else
+               v.detach().to(dtype).cuda().requires_grad_() for v in cpu]
+        outs = run(model, gpu, final, schedule)
+        compiled = type(outs[0].grad_fn).__name__ == "_CompiledModelBackward"
+        got = list(outs) + list(torch.autograd.grad(
+            sum((o * w.to(o)).sum() for o, w in zip(outs, weights)),
+            [v for v in gpu if v is not None]))
+        torch.cuda.synchronize()
+    except Exception as error:  # reported, counted
+        return report_failure(name, error)
+    error = max(relative_error(g, w) for g, w in zip(got, want))
+    tolerance = 1e-10 if dtype == torch.float64 else 1e-4
+    ran_as_named = compiled == (form == "compiled" and 0 not in case[0])
+    ran = "compiled" if compiled else "composed"
+    return report(
+        name, error <= tolerance and all(g.is_cuda for g in got)
+        and ran_as_named, f"vs float64 CPU {error:.2e}, {ran}")
 
 
 def bench_models():
@@ -1224,7 +1230,7 @@ def correctness_sections(args, only, shapes, dtypes, structures):
         checks += [user_ir, packed_sequences, packed_torch, decode_torch,
                    model_ops_user_ir]
     if "models" in only:
-        checks.append(models_torch_cuda)
+        failures += models_torch_cuda()
     if "layouts" in only:
         checks.append(time_contiguous)
     return failures + sum(sharded(check) for check in checks)

@@ -998,8 +998,8 @@ def _runs_compiled_model(tensors, offsets):
     """Whether a model op runs as the compiler's model op and its derived
     gradient rather than composed of scans and torch ops: eagerly (not
     while torch.compile traces), on f32 or f64 tensors, all on the CPU or,
-    with $RECURRENCE_CUDA_MODELS=1, all on one CUDA device (there, not over
-    packed sequences, and not empty)."""
+    unless $RECURRENCE_CUDA_MODELS=0, all on one CUDA device (there, not
+    over packed sequences, and not empty)."""
     if _compiling():
         return False
     given = [t for t in tensors if t is not None]
@@ -1030,10 +1030,10 @@ def _compiling():
 
 
 def _cuda_models():
-    """$RECURRENCE_CUDA_MODELS=1 runs model ops on CUDA tensors compiled;
-    by default they stay composed of scans and torch ops, whose forward +
-    backward of the selective SSM is still the faster (README)."""
-    return os.environ.get("RECURRENCE_CUDA_MODELS", "0") == "1"
+    """Whether model ops on CUDA tensors run compiled (the default: every
+    shape timed on the GPU ran faster so, forward and forward + backward);
+    $RECURRENCE_CUDA_MODELS=0 composes them of scans and torch ops."""
+    return os.environ.get("RECURRENCE_CUDA_MODELS", "1") != "0"
 
 
 # The options of a compiled model's call that are not the model's own.

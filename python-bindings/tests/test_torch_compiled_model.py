@@ -380,3 +380,15 @@ def test_an_operand_passed_twice():
     for got, want in zip(grads(False), grads(True)):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
 
+
+
+def test_cuda_tensors_run_compiled_unless_told(monkeypatch):
+    """Model functions on CUDA tensors run compiled by default (the GPU
+    checks, scripts/gpu-check.sh's models section, run both ways);
+    RECURRENCE_CUDA_MODELS=0 composes them."""
+    monkeypatch.delenv("RECURRENCE_CUDA_MODELS", raising=False)
+    assert rt._cuda_models()
+    monkeypatch.setenv("RECURRENCE_CUDA_MODELS", "1")
+    assert rt._cuda_models()
+    monkeypatch.setenv("RECURRENCE_CUDA_MODELS", "0")
+    assert not rt._cuda_models()
