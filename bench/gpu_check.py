@@ -5,6 +5,7 @@ time and per-call overhead. One line per check; run by scripts/gpu-check.sh
 on the GPU machine from an installed wheel."""
 
 import argparse
+import contextlib
 import gc
 import os
 import re
@@ -718,15 +719,27 @@ def models_torch_cuda():
     from test_torch_compiled_model import MATRIX, run, tensors
     failures = 0
     for form in ("compiled", "composed"):
-        os.environ.pop("RECURRENCE_CUDA_MODELS", None)
-        if form == "composed":
-            os.environ["RECURRENCE_CUDA_MODELS"] = "0"
-        for model, dtype, case in MATRIX:
-            if mine():
-                failures += model_torch_cuda(form, model, dtype, case, run,
-                                             tensors)
-    os.environ.pop("RECURRENCE_CUDA_MODELS", None)
+        with models_form(form):
+            for model, dtype, case in MATRIX:
+                if mine():
+                    failures += model_torch_cuda(form, model, dtype, case,
+                                                 run, tensors)
     return failures
+
+
+@contextlib.contextmanager
+def models_form(form):
+    """Model functions on CUDA tensors run `form` ("compiled", the
+    default, or "composed") within; the caller's setting after."""
+    saved = os.environ.get("RECURRENCE_CUDA_MODELS")
+    os.environ["RECURRENCE_CUDA_MODELS"] = "1" if form == "compiled" else "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("RECURRENCE_CUDA_MODELS", None)
+        else:
+            os.environ["RECURRENCE_CUDA_MODELS"] = saved
 
 
 def model_torch_cuda(form, model, dtype, case, run, tensors):
@@ -803,22 +816,20 @@ def bench_models_at(B, T, Dm, N, H):
         moved = sum(t.numel() for t in inputs) * 4 + inputs[0].numel() * 4
         copy = copy_seconds(moved)
         times = {}
+
+        def forward_backward():
+            for t in leaves:
+                t.grad = None
+            fn(*leaves).sum().backward()
+
         for form in ("compiled", "composed"):
-            os.environ["RECURRENCE_CUDA_MODELS"] = (
-                "1" if form == "compiled" else "0")
-
-            def forward_backward():
-                for t in leaves:
-                    t.grad = None
-                fn(*leaves).sum().backward()
-
-            with torch.no_grad():
+            with models_form(form), torch.no_grad():
                 forward = seconds(lambda: fn(*inputs), reps=3)
-            times[form] = (forward, seconds(forward_backward, reps=2))
+            with models_form(form):
+                times[form] = (forward, seconds(forward_backward, reps=2))
             print(f"BENCH-GPU-MODEL-PART {name} {shape} {form}: forward_ms="
                   f"{forward * 1e3:.3f} forward_backward_ms="
                   f"{times[form][1] * 1e3:.3f}", flush=True)
-        os.environ.pop("RECURRENCE_CUDA_MODELS")
         (f1, b1), (f2, b2) = times["compiled"], times["composed"]
         print(f"BENCH-GPU-MODEL {name} {shape} float32 forward_ms="
               f"{f1 * 1e3:.3f} vs_copy={copy / f1:.3f} composed_ms="

@@ -1,10 +1,13 @@
-"""PyTorch embedding: recurrences as autograd functions on CPU tensors.
+"""PyTorch embedding: recurrences as autograd functions on CPU and CUDA
+tensors.
 
 ``scan`` runs the compiled scan forward and, for the backward pass, the
 gradient function that the compiler's -recurrence-differentiate derives (a
 reverse scan with transposed, shifted transitions plus the gradient
 contractions); no gradient is written by hand per structure. The model
-functions compose torch's elementwise ops with ``scan``, so their gradients
+functions run the compiler's model op and the gradient it derives for it
+where they can (f32 or f64, eagerly; see _runs_compiled_model), and else
+compose torch's elementwise ops with ``scan``, so that their gradients
 flow through torch's autograd and through the adjoint.
 
 The scan and the models are also registered as custom ops

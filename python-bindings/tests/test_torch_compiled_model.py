@@ -381,7 +381,6 @@ def test_an_operand_passed_twice():
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
 
 
-
 def test_cuda_tensors_run_compiled_unless_told(monkeypatch):
     """Model functions on CUDA tensors run compiled by default (the GPU
     checks, scripts/gpu-check.sh's models section, run both ways);
