@@ -824,9 +824,9 @@ def bench_models_at(B, T, Dm, N, H):
             fn(*leaves).sum().backward()
 
         for form in ("compiled", "composed"):
-            with models_form(form), torch.no_grad():
-                forward = seconds(lambda: fn(*inputs), reps=3)
             with models_form(form):
+                with torch.no_grad():
+                    forward = seconds(lambda: fn(*inputs), reps=3)
                 times[form] = (forward, seconds(forward_backward, reps=2))
             print(f"BENCH-GPU-MODEL-PART {name} {shape} {form}: forward_ms="
                   f"{forward * 1e3:.3f} forward_backward_ms="
@@ -1228,10 +1228,6 @@ def overhead():
               f"{detail.strip()[-300:]}", flush=True)
     a = torch.full((1, 16, 64), 0.5, device="cuda")
     b = torch.ones(1, 16, 64, device="cuda")
-    start = time.perf_counter()
-    rt.scan(a, b, reverse=True)
-    torch.cuda.synchronize()
-    cold = time.perf_counter() - start
     calls = 2000
     rt.scan(a, b)
     torch.cuda.synchronize()
@@ -1240,8 +1236,7 @@ def overhead():
         rt.scan(a, b)
     torch.cuda.synchronize()
     per_call = (time.perf_counter() - start) / calls
-    print(f"COMPILE first call (compile or cache load) {cold * 1e3:.0f} ms; "
-          f"per call from Python {per_call * 1e6:.1f} us "
+    print(f"OVERHEAD per call from Python {per_call * 1e6:.1f} us "
           f"(small diagonal scan, on torch's stream)", flush=True)
     # Where those microseconds go: the functions that took the most time
     # of their own over 500 calls.
