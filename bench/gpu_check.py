@@ -826,8 +826,8 @@ def bench_models_at(B, T, Dm, N, H):
         for form in ("compiled", "composed"):
             with models_form(form):
                 with torch.no_grad():
-                    forward = seconds(lambda: fn(*inputs), reps=3)
-                times[form] = (forward, seconds(forward_backward, reps=2))
+                    forward = seconds(lambda: fn(*inputs), reps=10)
+                times[form] = (forward, seconds(forward_backward, reps=5))
             print(f"BENCH-GPU-MODEL-PART {name} {shape} {form}: forward_ms="
                   f"{forward * 1e3:.3f} forward_backward_ms="
                   f"{times[form][1] * 1e3:.3f}", flush=True)
