@@ -876,9 +876,11 @@ def decode_torch():
 def seconds(f, reps=20):
     """The best of `reps` runs of f, in seconds, by CUDA events around each
     run. The runs are queued back to back and awaited once at the end (as
-    triton.testing.do_bench does), so that the GPU time of one call is
-    measured, not the host's time to issue it; the per-call cost from
-    Python is measured on its own (the overhead check)."""
+    triton.testing.do_bench does), so that where the GPU is the slower of
+    the two, the GPU time of one call is measured, not the host's time to
+    issue it; where a call's kernels take less than the host's time to
+    issue it (small shapes), that time is what shows. The per-call cost
+    from Python is measured on its own (the overhead check)."""
     f()
     torch.cuda.synchronize()
     events = [(torch.cuda.Event(enable_timing=True),

@@ -1,16 +1,20 @@
-"""Per-kernel GPU times of a model function's forward + backward on CUDA
-tensors (recurrence.torch.selective_ssm or delta_rule), compiled
-(RECURRENCE_CUDA_MODELS=1) or composed of torch ops around the scan, from
-torch.profiler: where the backward's time goes. Then the gradients of
-both forms on the same inputs, against each other (the compiled op's own
-reductions, e.g. the SSM's dA, against torch's).
+"""Per-kernel GPU times of a model function's forward + backward (or
+forward alone) on CUDA tensors (recurrence.torch.selective_ssm or
+delta_rule), compiled (RECURRENCE_CUDA_MODELS=1) or composed of torch ops
+around the scan, from torch.profiler: where the time goes, beside the
+wall time of a call timed without the profiler (where it far exceeds the
+kernels', the host's time to issue them is what a call costs). Then, for
+forward + backward, the gradients of both forms on the same inputs,
+against each other (the compiled op's own reductions, e.g. the SSM's dA,
+against torch's).
 
     python3 bench/profile_models.py [selective_ssm|delta_rule] [compiled|composed]
-        [large|small] [forward|backward]
+        [large|small] [backward|forward]
 
-large is gpu_check's larger shape (4, 2048, 768, 16) and 8 heads of the
-delta rule; small its smaller (1, 256, 64, 16) and one head. forward
-profiles the forward alone, without autograd.
+Defaults: selective_ssm compiled large backward. large is gpu_check's
+larger shape (4, 2048, 768, 16) and 8 heads of the delta rule; small its
+smaller (1, 256, 64, 16) and one head. backward profiles forward +
+backward, forward the forward alone, without autograd.
 """
 
 import os
@@ -36,10 +40,10 @@ def main():
     form = sys.argv[2] if len(sys.argv) > 2 else "compiled"
     shape = sys.argv[3] if len(sys.argv) > 3 else "large"
     part = sys.argv[4] if len(sys.argv) > 4 else "backward"
-    if (model not in ("selective_ssm", "delta_rule")
+    if (len(sys.argv) > 5 or model not in ("selective_ssm", "delta_rule")
             or form not in ("compiled", "composed") or shape not in SHAPES
             or part not in ("forward", "backward")):
-        raise SystemExit(__doc__)
+        raise SystemExit(f"unexpected arguments {sys.argv[1:]}\n{__doc__}")
     os.environ["RECURRENCE_CUDA_MODELS"] = "1" if form == "compiled" else "0"
     import recurrence.torch as rt
     fn = getattr(rt, model)
@@ -59,12 +63,15 @@ def main():
     torch.cuda.synchronize()
     calls = 3
     start = time.perf_counter()
+    for _ in range(calls):
+        step()
+    torch.cuda.synchronize()
+    wall = (time.perf_counter() - start) / calls
     with torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
         for _ in range(calls):
             step()
         torch.cuda.synchronize()
-    wall = (time.perf_counter() - start) / calls
     kernels = [e for e in profile.events()
                if e.device_type == torch.autograd.DeviceType.CUDA]
     per_call = len(kernels) // calls
@@ -73,7 +80,7 @@ def main():
     what = "forward" if part == "forward" else "forward + backward"
     print(f"PROFILE {model} {form} {shape} {what}: {per_call} kernels, "
           f"{total / 1e3:.3f} ms of kernel time per call, {wall * 1e3:.3f} ms "
-          f"of wall time (profiled)")
+          f"of wall time (unprofiled)")
     # In launch order (the modules' kernels share a name).
     for i, event in enumerate(last):
         print(f"PROFILE kernel {i}: {event.device_time:9.1f} us "

@@ -1034,7 +1034,7 @@ def _compiling():
 
 def _cuda_models():
     """Whether model ops on CUDA tensors run compiled (the default: faster
-    than composed in 14 of the 16 timings of the README's Performance,
+    than composed in 13 of the 16 timings of the README's Performance,
     forward and forward + backward on two GPUs); $RECURRENCE_CUDA_MODELS=0
     composes them of scans and torch ops."""
     return os.environ.get("RECURRENCE_CUDA_MODELS", "1") != "0"
