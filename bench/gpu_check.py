@@ -782,8 +782,13 @@ def bench_models():
     exp(delta A) as a [B, T, N, Dm] tensor), and against a copy of the
     bytes the op must move at least. Small shapes first, each part printed
     as it is timed."""
-    for B, T, Dm, N, H in ((1, 256, 64, 16, 1), (4, 2048, 768, 16, 8)):
-        bench_models_at(B, T, Dm, N, H)
+    for shape in MODEL_SHAPES.values():
+        bench_models_at(*shape)
+
+
+# The model benchmarks' (B, T, Dm, N) of the selective SSM and heads H of
+# the delta rule, small first.
+MODEL_SHAPES = {"small": (1, 256, 64, 16, 1), "large": (4, 2048, 768, 16, 8)}
 
 
 def model_inputs(B, T, Dm, N, H):
@@ -1153,6 +1158,21 @@ def backward_problem(B=8, T=16384, N=1536):
     return a, b, g, forward_backward
 
 
+def accelerated_backward(a, b, g, scan):
+    """backward_problem's values time-contiguous, as accelerated_scan's
+    `scan` takes them: its leaves (gates, tokens) and a call that runs its
+    forward + backward on them."""
+    gates = a.detach().transpose(1, 2).contiguous().requires_grad_()
+    tokens = b.detach().transpose(1, 2).contiguous().requires_grad_()
+    cotangent = g.transpose(1, 2).contiguous()
+
+    def forward_backward():
+        gates.grad = tokens.grad = None
+        scan(gates, tokens).backward(cotangent)
+
+    return gates, tokens, forward_backward
+
+
 def bench_backward(baselines=None):
     """Forward + backward of diagonal f32 [B, T, N] against a copy of the
     bytes it must move at least (a, b, the cotangent and y read; y, da, db
@@ -1168,14 +1188,7 @@ def bench_backward(baselines=None):
             f"layout=[B,T,N] ms={mine * 1e3:.3f} "
             f"vs_copy={copy / mine:.3f}")
     if accelerated is not None:
-        gates = a.detach().transpose(1, 2).contiguous().requires_grad_()
-        tokens = b.detach().transpose(1, 2).contiguous().requires_grad_()
-        cotangent = g.transpose(1, 2).contiguous()
-
-        def theirs():
-            gates.grad = tokens.grad = None
-            accelerated(gates, tokens).backward(cotangent)
-
+        gates, tokens, theirs = accelerated_backward(a, b, g, accelerated)
         ours()
         theirs()
         agree = max(relative_error(a.grad, gates.grad.transpose(1, 2)),

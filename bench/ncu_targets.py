@@ -18,44 +18,53 @@ import argparse
 import os
 import sys
 
-CASES = {
-    "many_btn": "diagonal (8, 16384, 1536) [B, T, N]",
-    "many_bnt": "diagonal (8, 16384, 1536) [B, N, T] (time-contiguous views)",
-    "long_btn": "diagonal (1, 262144, 256) [B, T, N]",
-    "long_bnt": "diagonal (1, 262144, 256) [B, N, T] (time-contiguous views)",
-    "block2": "block_diagonal<2> (8, 4096, 512)",
-    "block4": "block_diagonal<4> (8, 4096, 512)",
-    "backward": "diagonal forward + backward (8, 16384, 1536) [B, T, N]",
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_check import (BENCH_CASES, accelerated_backward,  # noqa: E402
+                       backward_problem, baseline_scan, bench_inputs, rt)
+
+# Each case: the gpu_check.BENCH_CASES entry whose inputs it takes (None:
+# backward_problem's), and the layout its operands are read in.
+_CASES = {"many_btn": (0, "[B, T, N]"), "many_bnt": (0, "[B, N, T]"),
+          "long_btn": (1, "[B, T, N]"), "long_bnt": (1, "[B, N, T]"),
+          "block2": (2, "[B, T, N]"), "block4": (3, "[B, T, N]"),
+          "backward": (None, "[B, T, N]")}
+
+
+def describe(case):
+    """What `case` runs, in words."""
+    index, layout = _CASES[case]
+    if index is None:
+        B, T, N = backward_problem.__defaults__
+        return f"diagonal forward + backward ({B}, {T}, {N}) {layout}"
+    structure, shape, m = BENCH_CASES[index]
+    label = structure + (f"<{m}>" if m else "")
+    return f"{label} {shape} {layout}"
+
+
+CASES = {case: describe(case) for case in _CASES}
 __doc__ += "".join(f"    {name}: {what}\n" for name, what in CASES.items())
 
 
-def problem(case):
-    """The case's call, and accelerated_scan's on the same values in its
-    layout (time-contiguous (B, N, T)), or None where it has none."""
-    from gpu_check import backward_problem, bench_inputs, rt
-    if case == "backward":
+def problem(case, accelerated):
+    """The case's call, and accelerated_scan's (`accelerated`, or None) on
+    the same values in its layout (time-contiguous (B, N, T)), or None
+    where it has none."""
+    index, layout = _CASES[case]
+    if index is None:
         a, b, g, ours = backward_problem()
-        gates = a.detach().transpose(1, 2).contiguous().requires_grad_()
-        tokens = b.detach().transpose(1, 2).contiguous().requires_grad_()
-        cotangent = g.transpose(1, 2).contiguous()
-
-        def theirs(scan):
-            gates.grad = tokens.grad = None
-            scan(gates, tokens).backward(cotangent)
+        theirs = accelerated and accelerated_backward(a, b, g,
+                                                      accelerated)[2]
         return ours, theirs
-    shape = (1, 262144, 256) if case.startswith("long") else (
-        8, 4096, 512) if case.startswith("block") else (8, 16384, 1536)
-    m = int(case[len("block"):]) if case.startswith("block") else None
+    structure, shape, m = BENCH_CASES[index]
     a, b = bench_inputs(*shape, m)
-    structure = "block_diagonal" if m else "diagonal"
     if m:
         return (lambda: rt.scan(a, b, structure=structure)), None
     gates = a.transpose(1, 2).contiguous()
     tokens = b.transpose(1, 2).contiguous()
-    if case.endswith("_bnt"):
+    if layout == "[B, N, T]":
         a, b = gates.transpose(1, 2), tokens.transpose(1, 2)
-    return (lambda: rt.scan(a, b)), (lambda scan: scan(gates, tokens))
+    theirs = accelerated and (lambda: accelerated(gates, tokens))
+    return (lambda: rt.scan(a, b)), theirs
 
 
 def profiled(label, call):
@@ -90,18 +99,15 @@ def main():
     if args.case not in CASES:
         parser.error(f"expected a case, one of {', '.join(CASES)}; got "
                      f"{args.case!r}")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    ours, theirs = problem(args.case)
+    accelerated = baseline_scan(args.baselines) if args.theirs else None
+    ours, theirs = problem(args.case, accelerated)
     if not args.theirs:
         profiled(f"{args.case} ours: {CASES[args.case]}", ours)
         return
-    from gpu_check import baseline_scan
-    accelerated = baseline_scan(args.baselines)
-    if theirs is None or accelerated is None:
+    if theirs is None:
         raise SystemExit(f"{args.case}: no accelerated_scan call (it has "
                          f"none for this case, or --baselines lacks it)")
-    profiled(f"{args.case} accelerated_scan: {CASES[args.case]}",
-             lambda: theirs(accelerated))
+    profiled(f"{args.case} accelerated_scan: {CASES[args.case]}", theirs)
 
 
 if __name__ == "__main__":

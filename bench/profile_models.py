@@ -11,9 +11,9 @@ against torch's).
     python3 bench/profile_models.py [selective_ssm|delta_rule] [compiled|composed]
         [large|small] [backward|forward]
 
-Defaults: selective_ssm compiled large backward. large is gpu_check's
-larger shape (4, 2048, 768, 16) and 8 heads of the delta rule; small its
-smaller (1, 256, 64, 16) and one head. backward profiles forward +
+Defaults: selective_ssm compiled large backward. The shapes are
+gpu_check's MODEL_SHAPES: large (4, 2048, 768, 16) and 8 heads of the
+delta rule, small (1, 256, 64, 16) and one head. backward profiles forward +
 backward, forward the forward alone, without autograd.
 """
 
@@ -23,15 +23,12 @@ import time
 
 import torch
 
-from gpu_check import model_inputs
-
-
-SHAPES = {"large": (4, 2048, 768, 16, 8), "small": (1, 256, 64, 16, 1)}
+from gpu_check import MODEL_SHAPES, model_inputs
 
 
 def inputs(model, shape):
     torch.manual_seed(0)
-    ssm, delta_rule = model_inputs(*SHAPES[shape])
+    ssm, delta_rule = model_inputs(*MODEL_SHAPES[shape])
     return ssm if model == "selective_ssm" else delta_rule
 
 
@@ -41,7 +38,7 @@ def main():
     shape = sys.argv[3] if len(sys.argv) > 3 else "large"
     part = sys.argv[4] if len(sys.argv) > 4 else "backward"
     if (len(sys.argv) > 5 or model not in ("selective_ssm", "delta_rule")
-            or form not in ("compiled", "composed") or shape not in SHAPES
+            or form not in ("compiled", "composed") or shape not in MODEL_SHAPES
             or part not in ("forward", "backward")):
         raise SystemExit(f"unexpected arguments {sys.argv[1:]}\n{__doc__}")
     os.environ["RECURRENCE_CUDA_MODELS"] = "1" if form == "compiled" else "0"

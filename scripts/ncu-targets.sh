@@ -20,15 +20,15 @@ wheel="$(realpath "${1:?usage: $0 WHEEL [CASE ...]}")"
 shift
 python="${PYTHON:-python3}"
 command -v ncu >/dev/null || { echo "ncu: not found" >&2; exit 1; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+source "$root/scripts/common.sh"
+use_wheel "$wheel" "$work/site" "$python"
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
   mapfile -t cases < <("$python" "$root/bench/ncu_targets.py" --list | cut -d: -f1)
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "no cases to run" >&2; exit 1; }
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-source "$root/scripts/common.sh"
-use_wheel "$wheel" "$work/site" "$python"
 export RECURRENCE_CACHE_DIR="${RECURRENCE_CACHE_DIR:-$work/cache}"
 baselines="${BASELINES:-$root/../shared/baselines}"
 [ -d "$baselines" ] || baselines="$root/.baselines"
