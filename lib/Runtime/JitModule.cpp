@@ -397,10 +397,10 @@ static llvm::Error addPackedEntry(llvm::Module &module, StringRef entry) {
 constexpr llvm::StringLiteral kModuleName = "recurrence.compiled";
 
 /// The LLVM IR of a module lowered to the LLVM dialect, for `machine`, with
-/// a packed entry point per entry, optimized at -O3.
+/// a packed entry point per entry, optimized at -O`optLevel`.
 static llvm::Expected<llvm::orc::ThreadSafeModule>
 translate(ModuleOp module, llvm::TargetMachine &machine,
-          ArrayRef<std::string> entries) {
+          ArrayRef<std::string> entries, unsigned optLevel) {
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, *context);
@@ -413,9 +413,22 @@ translate(ModuleOp module, llvm::TargetMachine &machine,
     if (llvm::Error error = addPackedEntry(*llvmModule, entry))
       return std::move(error);
   if (llvm::Error error =
-          makeOptimizingTransformer(3, 0, &machine)(llvmModule.get()))
+          makeOptimizingTransformer(optLevel, 0, &machine)(llvmModule.get()))
     return std::move(error);
   return llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(context));
+}
+
+/// The optimization level 0 to 3 that the environment variable `name` sets,
+/// 3 where it is unset or empty.
+static llvm::Expected<unsigned> levelFromEnvironment(llvm::StringRef name) {
+  const char *value = std::getenv(name.str().c_str());
+  unsigned level = 3;
+  if (!value || !*value)
+    return level;
+  if (llvm::StringRef(value).getAsInteger(10, level) || level > 3)
+    return makeError("$" + name + ": '" + value +
+                     "' is not an optimization level 0 to 3");
+  return level;
 }
 
 namespace {
@@ -544,11 +557,24 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   else if (!targetCores(module, "CPU"))
     pipelineOptions.cores = std::max(1u, std::thread::hardware_concurrency());
 
+  // LLVM optimizes the host code and selects its instructions at -O3, or
+  // at the levels $RECURRENCE_OPT_LEVEL and $RECURRENCE_CODEGEN_OPT_LEVEL
+  // say (both part of the cache key).
+  llvm::Expected<unsigned> optLevel =
+      levelFromEnvironment("RECURRENCE_OPT_LEVEL");
+  if (!optLevel)
+    return optLevel.takeError();
+  llvm::Expected<unsigned> codeGenLevel =
+      levelFromEnvironment("RECURRENCE_CODEGEN_OPT_LEVEL");
+  if (!codeGenLevel)
+    return codeGenLevel.takeError();
+
   // Optimize for this very CPU (its vector width and features).
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  machineBuilder->setCodeGenOptLevel(
+      *llvm::CodeGenOpt::getLevel(static_cast<int>(*codeGenLevel)));
   // A step's small contractions (block_diagonal's m x m blocks) read their
   // blocks row by row; vectorized across rows, every column becomes a gather,
   // which measured 2 to 5x slower than scalar code here. Keep them out.
@@ -567,9 +593,11 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
       cudaOptions.print(optionStream);
     else
       pipelineOptions.print(optionStream);
-    SmallVector<std::string> parts = {
-        text, options, machineBuilder->getCPU(),
-        machineBuilder->getFeatures().getString()};
+    SmallVector<std::string> parts = {text, options, machineBuilder->getCPU(),
+                                      machineBuilder->getFeatures().getString(),
+                                      "O" + std::to_string(*optLevel) +
+                                          " codegen O" +
+                                          std::to_string(*codeGenLevel)};
     llvm::append_range(parts, entries);
     SmallString<256> path(jitOptions.cacheDirectory);
     llvm::sys::path::append(path, cacheKey(parts) + ".kernel");
@@ -634,7 +662,7 @@ JitModule::compile(ModuleOp module, ArrayRef<std::string> entries,
   if (!machine)
     return machine.takeError();
   llvm::Expected<llvm::orc::ThreadSafeModule> llvmModule =
-      translate(module, **machine, entries);
+      translate(module, **machine, entries, *optLevel);
   if (!llvmModule)
     return llvmModule.takeError();
   auto kept = std::make_shared<KeptObject>();

@@ -12,6 +12,9 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::recurrence;
@@ -291,6 +294,67 @@ func.func @scan(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
   EXPECT_NE(message.find("expected shape [4, 3], got [4, 2]"),
             std::string::npos)
       << message;
+}
+
+/// Sets an environment variable for a scope, then puts back what was there.
+class ScopedEnvironment {
+public:
+  ScopedEnvironment(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      previous = old;
+    ::setenv(name, value, /*overwrite=*/1);
+  }
+  ~ScopedEnvironment() {
+    if (previous)
+      ::setenv(name, previous->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::optional<std::string> previous;
+};
+
+TEST_F(JitModuleTest, CompilesAtTheOptimizationLevelsTheEnvironmentSets) {
+  llvm::SmallString<128> cache;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("recurrence-cache", cache));
+  JitOptions options;
+  options.cacheDirectory = cache.str().str();
+  // (IR optimizer, instruction selection): each pair compiles anew, since
+  // the levels are part of the cache key, and computes the same values.
+  const char *levels[][2] = {{"3", "3"}, {"0", "0"}, {"3", "0"}, {"1", "2"}};
+  for (auto [opt, codeGen] : levels) {
+    ScopedEnvironment optLevel("RECURRENCE_OPT_LEVEL", opt);
+    ScopedEnvironment codeGenLevel("RECURRENCE_CODEGEN_OPT_LEVEL", codeGen);
+    auto jit =
+        JitModule::compileSource(context.get(), kDiagonal, {"scan"}, options);
+    ASSERT_TRUE(static_cast<bool>(jit)) << llvm::toString(jit.takeError());
+    EXPECT_FALSE((*jit)->isCached()) << "-O" << opt << ", codegen " << codeGen;
+    std::vector<float> a = {0.5f, 0.25f, 0.5f, 0.25f, 2, 4},
+                       b = {1, 2, 3, 4, 5, 6};
+    std::vector<float> h(6, 0.0f);
+    ASSERT_EQ(
+        errorOf((*jit)->call(
+            "scan",
+            {BufferView::contiguous(a.data(), ElementType::F32, {3, 2}),
+             BufferView::contiguous(b.data(), ElementType::F32, {3, 2})},
+            {BufferView::contiguous(h.data(), ElementType::F32, {3, 2})})),
+        "");
+    EXPECT_EQ(h, (std::vector<float>{1, 2, 3.5f, 4.5f, 12, 24}))
+        << "-O" << opt << ", codegen " << codeGen;
+  }
+  llvm::sys::fs::remove_directories(cache);
+  for (const char *name :
+       {"RECURRENCE_OPT_LEVEL", "RECURRENCE_CODEGEN_OPT_LEVEL"})
+    for (const char *bad : {"4", "fast", "-1"}) {
+      ScopedEnvironment level(name, bad);
+      auto jit = JitModule::compileSource(context.get(), kDiagonal, {"scan"});
+      ASSERT_FALSE(static_cast<bool>(jit)) << name << "=" << bad;
+      EXPECT_EQ(llvm::toString(jit.takeError()),
+                std::string("$") + name + ": '" + bad +
+                    "' is not an optimization level 0 to 3");
+    }
 }
 
 TEST_F(JitModuleTest, ReportsParseAndLookupErrors) {
