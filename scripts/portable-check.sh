@@ -35,7 +35,8 @@ if "$work/venv/bin/python" -c "import xdist" 2>/dev/null; then
 fi
 # A compile cache of its own, which the workers share (entries are written
 # to a temporary file, then renamed): the run compiles every kernel, and
-# writes and loads the cache along the way.
+# writes and loads the cache along the way. The ten slowest tests are
+# named at the end, to keep an eye on the suite's time.
 RECURRENCE_CACHE_DIR="$work/cache" env -u RECURRENCE_PYTHON_DIR -u RECURRENCE_LIBRARY \
   "$work/venv/bin/python" -m pytest -q -rsx -p no:cacheprovider "${workers[@]}" \
-  tests "$@"
+  --durations=10 tests "$@"
