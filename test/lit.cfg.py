@@ -40,11 +40,13 @@ tools = ["recurrence-opt", "recurrence-run", "recurrence-capi-test", "mlir-opt",
          "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
-# Runs lowered IR on the CPU JIT with the runtime libraries for printing.
+# Runs lowered IR on the CPU JIT with the runtime libraries for printing,
+# optimized at -O3 as the users' JIT does (an alias scope wrongly stated
+# shows only once LLVM's optimizer acts on it).
 config.substitutions.append(
     (
         "%run",
-        "mlir-runner -e main -entry-point-result=void "
+        "mlir-runner -O3 -e main -entry-point-result=void "
         "-shared-libs=%s,%s,%s"
         % (config.runner_utils, config.c_runner_utils, config.openmp_runtime),
     )

@@ -312,7 +312,7 @@ public:
   }
   ~ScopedEnvironment() {
     if (previous)
-      ::setenv(name, previous->c_str(), 1);
+      ::setenv(name, previous->c_str(), /*overwrite=*/1);
     else
       ::unsetenv(name);
   }
