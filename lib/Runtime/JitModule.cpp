@@ -420,13 +420,13 @@ translate(ModuleOp module, llvm::TargetMachine &machine,
 
 /// The optimization level 0 to 3 that the environment variable `name` sets,
 /// 3 where it is unset or empty.
-static llvm::Expected<unsigned> levelFromEnvironment(StringRef name) {
-  const char *value = std::getenv(name.str().c_str());
+static llvm::Expected<unsigned> levelFromEnvironment(const char *name) {
+  const char *value = std::getenv(name);
   unsigned level = 3;
   if (!value || !*value)
     return level;
   if (StringRef(value).getAsInteger(10, level) || level > 3)
-    return makeError("$" + name + ": '" + value +
+    return makeError(Twine("$") + name + ": '" + value +
                      "' is not an optimization level 0 to 3");
   return level;
 }
