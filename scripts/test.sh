@@ -48,12 +48,9 @@ passed=$((passed + ${p:-0}))
 failed=$((failed + ${f:-0}))
 rm -f "$lit_log"
 
-# The GoogleTest suites, pytest and the install check compile about two
-# thousand modules. With LLVM's backend (instruction selection, register
-# allocation) at -O0 instead of -O3 they compile in about half the time;
-# LLVM's IR optimizer still runs at -O3 on the IR we emit, alias scopes and
-# all, as it does for users. lit ran above at the users' levels: its
-# execution tests at -O3 (mlir-runner -O3, recurrence-run).
+# What follows compiles with LLVM's backend at -O0 (its IR optimizer stays
+# at -O3; lit above ran at the users' levels): about half the time.
+# docs/Rationale.md, "Testing philosophy", says why.
 export RECURRENCE_CODEGEN_OPT_LEVEL="${RECURRENCE_CODEGEN_OPT_LEVEL:-0}"
 
 # Each suite runs in one shard per core; the counts add up over shards.
